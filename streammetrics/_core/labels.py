@@ -1,0 +1,161 @@
+"""Label sets: map labels of any kind (ints or strings) to dense indices, growing as they come.
+
+A discovered label set is kept sorted (as scikit-learn's ``unique_labels``); a fixed one keeps
+the user's order. Integer labels that are exactly ``0..K-1`` are mapped without any work, and
+other small integer ranges through a lookup table, so the hot path is a couple of reductions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError, StateError
+
+_LUT_MAX_SPAN = 1 << 16
+
+
+class LabelSet:
+    """An ordered set of labels (ints or strings) with vectorized encoding.
+
+    Examples:
+        >>> ls = LabelSet()
+        >>> idx, grown = ls.encode(np.array(["b", "a", "b"]), "y_true")
+        >>> grown.values.tolist(), idx.tolist()
+        (['a', 'b'], [1, 0, 1])
+    """
+
+    __slots__ = ("values", "fixed", "_sorter", "_is_range", "_lut", "_lut_lo")
+
+    def __init__(self, values: Any = None, fixed: bool = False) -> None:
+        if values is None:
+            arr = np.empty(0, dtype=np.int64)
+        else:
+            arr = np.asarray(values)
+            if arr.dtype.kind == "b":
+                arr = arr.astype(np.int64)
+            if arr.dtype.kind == "O" and arr.size and all(isinstance(v, str) for v in arr):
+                arr = arr.astype(str)
+            if arr.dtype.kind not in "iuU" and arr.size:
+                raise ValueError(f"labels: expected ints or strings, found dtype {arr.dtype}")
+            if arr.dtype.kind in "iu" or not arr.size:
+                arr = arr.astype(np.int64) if arr.dtype.kind != "U" else arr
+            if arr.ndim != 1 or len(np.unique(arr)) != len(arr):
+                raise ValueError(f"labels: expected a list of distinct labels, found {values!r}")
+        self.values = arr
+        self.fixed = fixed
+        self._sorter = np.argsort(arr, kind="stable")
+        self._is_range = arr.dtype.kind == "i" and np.array_equal(arr, np.arange(len(arr)))
+        self._lut = None
+        self._lut_lo = 0
+        if arr.dtype.kind == "i" and arr.size and not self._is_range:
+            lo, hi = int(arr.min()), int(arr.max())
+            if hi - lo < _LUT_MAX_SPAN:
+                self._lut = np.full(hi - lo + 1, -1, dtype=np.int64)
+                self._lut[arr - lo] = np.arange(len(arr))
+                self._lut_lo = lo
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    @property
+    def kind(self) -> str | None:
+        """``"int"``, ``"str"`` or ``None`` when empty."""
+        if not self.values.size:
+            return None
+        return "str" if self.values.dtype.kind == "U" else "int"
+
+    def tolist(self) -> list[Any]:
+        return self.values.tolist()
+
+    def index_of(self, label: Any) -> int | None:
+        """The index of one label, or ``None`` if absent."""
+        if not self.values.size:
+            return None
+        hits = np.flatnonzero(self.values == label) if _same_kind(self.values, label) else []
+        return int(hits[0]) if len(hits) else None
+
+    def _lookup(self, arr: np.ndarray) -> np.ndarray:
+        """Indices of ``arr`` in ``values`` (-1 where absent)."""
+        if not self.values.size:
+            return np.full(arr.shape, -1, dtype=np.int64)
+        pos = np.searchsorted(self.values, arr, sorter=self._sorter)
+        pos = np.minimum(pos, len(self.values) - 1)
+        idx = self._sorter[pos]
+        return np.where(self.values[idx] == arr, idx, -1)
+
+    def encode(self, arr: np.ndarray, name: str) -> tuple[np.ndarray, LabelSet | None]:
+        """Map ``arr`` to indices; return them and the grown label set (``None`` if unchanged).
+
+        Raises :class:`InputError` for a label outside a fixed set or of another kind (strings
+        after ints). The label set itself is never modified: the caller commits the new one.
+        """
+        if not arr.size:
+            return np.empty(arr.shape, dtype=np.int64), None
+        arr_kind = "str" if arr.dtype.kind == "U" else "int"
+        if self.kind is not None and arr_kind != self.kind:
+            raise InputError(
+                f"{name}: expected {self.kind} labels like those seen so far "
+                f"({self.values[:3].tolist()}...), found {arr_kind} labels such as {arr.flat[0]!r}"
+            )
+        if arr_kind == "int":
+            lo, hi = int(arr.min()), int(arr.max())
+            if self._is_range and lo >= 0 and hi < len(self.values):
+                return arr, None
+            if self._lut is not None and lo >= self._lut_lo and hi < self._lut_lo + len(self._lut):
+                idx = self._lut[arr - self._lut_lo]
+                if idx.min() >= 0:
+                    return idx, None
+        uniques = np.unique(arr)
+        new = uniques[self._lookup(uniques) < 0]
+        if not new.size:
+            return self._lookup(arr), None
+        if self.fixed:
+            raise InputError(
+                f"{name}: expected labels in the fixed list {self.values.tolist()}, "
+                f"found {new[:5].tolist()}"
+            )
+        grown = LabelSet(np.union1d(self.values, new) if self.values.size else new)
+        return grown._lookup(arr), grown
+
+    def union(self, other: LabelSet) -> LabelSet:
+        """The sorted union (used when merging states)."""
+        if not other.values.size:
+            return self
+        if not self.values.size:
+            return other
+        if self.kind != other.kind:
+            raise InputError(
+                f"labels: cannot unite {self.kind} labels {self.values[:3].tolist()} with "
+                f"{other.kind} labels {other.values[:3].tolist()}"
+            )
+        if self.fixed:
+            return self
+        return LabelSet(np.union1d(self.values, other.values))
+
+    def positions_in(self, other: LabelSet) -> np.ndarray:
+        """For each of our labels, its index in ``other`` (which must contain it)."""
+        return other._lookup(self.values)
+
+    def to_list(self) -> list[Any]:
+        return self.values.tolist()
+
+    @classmethod
+    def from_list(cls, values: Any, fixed: bool, where: str) -> LabelSet:
+        if not isinstance(values, list) or not all(
+            isinstance(v, str) for v in values
+        ) and not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            raise StateError(f"{where}: labels must be a list of all ints or all strings")
+        try:
+            return cls(np.array(values, dtype=str) if values and isinstance(values[0], str) else values, fixed)
+        except ValueError as err:
+            raise StateError(f"{where}: {err}") from None
+
+
+def _same_kind(values: np.ndarray, label: Any) -> bool:
+    if values.dtype.kind == "U":
+        return isinstance(label, str)
+    return isinstance(label, (int, np.integer, bool, np.bool_)) or (
+        isinstance(label, float) and float(label).is_integer()
+    )

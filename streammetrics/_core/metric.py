@@ -1,0 +1,294 @@
+"""The accumulator base class: the protocol of API.md section 1, once for every metric."""
+
+from __future__ import annotations
+
+import abc
+import copy
+import os
+import threading
+import warnings
+from typing import Any, ClassVar, Generic, TypeVar
+
+import numpy as np
+
+from ..errors import MergeError, StateError, UndefinedMetricWarning
+from . import registry, serialization
+from .state import State, canonical_json, describe_difference
+
+S = TypeVar("S", bound=State)
+Batch = Any
+
+
+class Metric(abc.ABC, Generic[S]):
+    """A streaming, mergeable metric: a state (sufficient statistics) plus a formula.
+
+    Subclasses say how to validate a batch (:meth:`_validate`), how to build an empty state
+    (:meth:`_make_state`), how to apply a validated batch to a state (:meth:`_apply`) and how
+    to compute the value from a state (:meth:`_compute`). Everything else — merging, copying,
+    serialization, pickling, thread safety, batch values — lives here.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> m = sm.Accuracy()
+        >>> m.update([0, 1, 1], [0, 1, 0]).update([1], [1]).compute()
+        0.75
+        >>> m.n_samples
+        4
+        >>> (sm.Accuracy().update([0], [0]) + sm.Accuracy().update([1], [0])).compute()
+        0.5
+    """
+
+    #: Version of the state layout; loading a newer one raises :class:`StateError`.
+    version: ClassVar[int] = 1
+    #: Whether larger values are better (``None`` when it depends).
+    higher_is_better: ClassVar[bool | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if not getattr(cls, "__abstractmethods__", None) and not cls.__name__.startswith("_"):
+            registry.register(cls)
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._state: S = self._make_state()
+
+    # ----------------------------------------------------------------- to implement
+    @abc.abstractmethod
+    def get_config(self) -> dict[str, Any]:
+        """The constructor arguments, as plain JSON-compatible values."""
+
+    @abc.abstractmethod
+    def _make_state(self) -> S:
+        """A new, empty state for this configuration."""
+
+    @abc.abstractmethod
+    def _validate(self, *args: Any, sample_weight: Any = None) -> Batch:
+        """Check and convert a batch; raise :class:`InputError`; never touch the state."""
+
+    @abc.abstractmethod
+    def _apply(self, state: S, batch: Batch) -> None:
+        """Add a validated batch to ``state`` (atomically: all or nothing)."""
+
+    @abc.abstractmethod
+    def _compute(self, state: S) -> Any:
+        """The metric's value on ``state`` (which holds some data)."""
+
+    def _unapply(self, state: S, batch: Batch) -> None:
+        """Remove a validated batch from ``state`` (for revertible states)."""
+        raise TypeError(f"{type(self).__name__} cannot revert: its state is not exactly invertible")
+
+    def _is_empty(self, state: S) -> bool:
+        """Whether ``state`` holds no (positively weighted) data: its value is undefined."""
+        return state.n_samples == 0
+
+    def _empty_value(self) -> Any:
+        return float("nan")
+
+    # ----------------------------------------------------------------- the protocol
+    @classmethod
+    def type_name(cls) -> str:
+        """The name under which states of this class are stored."""
+        return cls.__name__
+
+    @property
+    def n_samples(self) -> int:
+        """Number of rows seen so far (sample weights ignored)."""
+        return self._state.n_samples
+
+    @property
+    def state(self) -> S:
+        """The underlying state (sufficient statistics); formulas are functions of it."""
+        return self._state
+
+    @property
+    def is_revertible(self) -> bool:
+        """Whether :meth:`revert` can take data out again exactly."""
+        return self._state.revertible
+
+    def update(self, *args: Any, sample_weight: Any = None) -> Metric[S]:
+        """Add a batch; returns ``self``. Any batch size, 0 included.
+
+        Raises :class:`~streammetrics.InputError` on a malformed batch, leaving the accumulator
+        unchanged.
+        """
+        batch = self._validate(*args, sample_weight=sample_weight)
+        with self._lock:
+            self._apply(self._state, batch)
+        return self
+
+    def revert(self, *args: Any, sample_weight: Any = None) -> Metric[S]:
+        """Take a batch out again: the inverse of :meth:`update` (exact states only)."""
+        if not self._state.revertible:
+            self._unapply(self._state, None)  # raises TypeError naming the metric
+        batch = self._validate(*args, sample_weight=sample_weight)
+        with self._lock:
+            self._unapply(self._state, batch)
+        return self
+
+    def compute(self) -> Any:
+        """The metric's value over everything seen; warns and returns NaN when empty."""
+        with self._lock:
+            return self._value_of(self._state)
+
+    def _value_of(self, state: S) -> Any:
+        if self._is_empty(state):
+            warnings.warn(
+                f"{type(self).__name__} is undefined on an empty accumulator; returning NaN",
+                UndefinedMetricWarning,
+                stacklevel=3,
+            )
+            return self._empty_value()
+        return self._compute(state)
+
+    def __call__(self, *args: Any, sample_weight: Any = None) -> Any:
+        """Update with a batch and return the metric's value on that batch alone.
+
+        Examples:
+            >>> import streammetrics as sm
+            >>> m = sm.Accuracy()
+            >>> m([0, 1], [0, 0]), m([1, 1], [1, 1]), m.compute()
+            (0.5, 1.0, 0.75)
+        """
+        batch = self._validate(*args, sample_weight=sample_weight)
+        fresh = self._make_state()
+        self._apply(fresh, batch)
+        with self._lock:
+            self._state.merge(fresh)
+        return self._value_of(fresh)
+
+    def check_compatible(self, other: Metric[Any]) -> None:
+        """Raise :class:`MergeError` unless ``other`` has the same type and configuration."""
+        if type(other) is not type(self):
+            raise MergeError(
+                f"cannot merge {type(other).__name__} into {type(self).__name__}: "
+                "accumulators of different types"
+            )
+        mine, theirs = self.get_config(), other.get_config()
+        if canonical_json(mine) != canonical_json(theirs):
+            raise MergeError(
+                f"cannot merge {type(self).__name__} accumulators of different configuration: "
+                + describe_difference(mine, theirs)
+            )
+
+    def merge(self, other: Metric[Any]) -> Metric[S]:
+        """Add the data of ``other`` into ``self`` (in place); ``other`` is unchanged."""
+        self.check_compatible(other)
+        with other._lock:
+            snapshot = other._state.copy()
+        with self._lock:
+            self._state.merge(snapshot)
+        return self
+
+    def __add__(self, other: Any) -> Metric[S]:
+        if not isinstance(other, Metric):
+            return NotImplemented
+        return self.copy().merge(other)
+
+    def __radd__(self, other: Any) -> Metric[S]:
+        if isinstance(other, int) and other == 0:  # makes sum(list_of_metrics) work
+            return self.copy()
+        if isinstance(other, Metric):
+            return other.copy().merge(self)
+        return NotImplemented
+
+    def reset(self) -> Metric[S]:
+        """Forget all data; the configuration is kept. Returns ``self``."""
+        with self._lock:
+            self._state.reset()
+        return self
+
+    def copy(self) -> Metric[S]:
+        """A deep, independent copy."""
+        with self._lock:
+            return copy.deepcopy(self)
+
+    def empty_like(self) -> Metric[S]:
+        """A new, empty accumulator with the same configuration."""
+        return type(self)(**self.get_config())
+
+    # ----------------------------------------------------------------- persistence
+    def state_dict(self) -> dict[str, Any]:
+        """A plain dict ``{"type", "version", "config", "state"}`` describing the accumulator."""
+        with self._lock:
+            state = self._state.to_dict()
+        return {
+            "type": self.type_name(),
+            "version": self.version,
+            "config": self.get_config(),
+            "state": state,
+        }
+
+    @classmethod
+    def from_state_dict(cls, data: dict[str, Any]) -> Metric[Any]:
+        """Rebuild an accumulator from :meth:`state_dict` output (raises :class:`StateError`)."""
+        if cls is Metric or getattr(cls, "__abstractmethods__", None):
+            return registry.from_state_dict(data)
+        if not isinstance(data, dict) or set(data) != {"type", "version", "config", "state"}:
+            raise StateError(
+                "state dict: expected the keys ['config', 'state', 'type', 'version'], found "
+                + (repr(sorted(data)) if isinstance(data, dict) else type(data).__name__)
+            )
+        if data["type"] != cls.type_name():
+            raise StateError(f"state dict: holds a {data['type']!r}, not a {cls.type_name()!r}")
+        version = data["version"]
+        if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+            raise StateError(f"state dict: bad version {version!r}")
+        if version > cls.version:
+            raise StateError(
+                f"state dict: {cls.type_name()} version {version} is newer than this library "
+                f"reads ({cls.version})"
+            )
+        config = data["config"]
+        if not isinstance(config, dict):
+            raise StateError("state dict: 'config' must be a dict")
+        try:
+            metric = cls(**config)
+        except (TypeError, ValueError) as err:
+            raise StateError(f"state dict: invalid configuration for {cls.type_name()}: {err}") from None
+        metric._state.load_dict(data["state"])
+        metric._state.check()
+        return metric
+
+    def to_bytes(self) -> bytes:
+        """Compact, versioned, checksummed bytes (see the state file format in the docs)."""
+        return serialization.encode(self.state_dict())
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Metric[Any]:
+        """Rebuild an accumulator from :meth:`to_bytes` output; never runs code."""
+        return cls.from_state_dict(serialization.decode(data))
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write :meth:`to_bytes` to ``path`` (atomically: a temporary file, then a rename)."""
+        tmp = f"{os.fspath(path)}.tmp-{os.getpid()}-{threading.get_ident()}"
+        with open(tmp, "wb") as fh:
+            fh.write(self.to_bytes())
+        os.replace(tmp, path)
+
+    # ----------------------------------------------------------------- Python protocol
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.RLock()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Metric[S]:
+        new = type(self).__new__(type(self))
+        for key, value in self.__dict__.items():
+            if key != "_lock":
+                new.__dict__[key] = copy.deepcopy(value, memo)
+        new._lock = threading.RLock()
+        return new
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={_short_repr(v)}" for k, v in self.get_config().items())
+        return f"{type(self).__name__}({args})"
+
+
+def _short_repr(value: Any) -> str:
+    if isinstance(value, float) and np.isnan(value):
+        return "nan"
+    return repr(value)

@@ -1,0 +1,56 @@
+"""Validation of constructor parameters, in one place, with messages naming the argument."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any
+
+
+def check_option(name: str, value: Any, options: Iterable[Any]) -> Any:
+    """Return ``value`` if it is one of ``options`` else raise ``ValueError``."""
+    options = list(options)
+    if not any(value is o or (type(value) is type(o) and value == o) for o in options):
+        raise ValueError(f"{name}: expected one of {options!r}, found {value!r}")
+    return value
+
+
+def check_number(
+    name: str,
+    value: Any,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+    integer: bool = False,
+) -> Any:
+    """Return ``value`` if it is a real number (an int if ``integer``) in the given interval."""
+    kind = "an integer" if integer else "a real number"
+    ok_type = isinstance(value, int) if integer else isinstance(value, (int, float))
+    if isinstance(value, bool) or not ok_type or (not integer and math.isnan(value)):
+        raise ValueError(f"{name}: expected {kind}, found {value!r}")
+    if low is not None and (value < low or (low_open and value == low)):
+        raise ValueError(f"{name}: expected {kind} {'>' if low_open else '>='} {low}, found {value!r}")
+    if high is not None and (value > high or (high_open and value == high)):
+        raise ValueError(f"{name}: expected {kind} {'<' if high_open else '<='} {high}, found {value!r}")
+    return value
+
+
+def check_zero_division(value: Any) -> Any:
+    """``"warn"``, 0.0, 1.0 or NaN, as scikit-learn's ``zero_division``."""
+    if value == "warn":
+        return "warn"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if math.isnan(value) or value in (0, 1):
+            return float(value)
+    raise ValueError(f"zero_division: expected 'warn', 0.0, 1.0 or nan, found {value!r}")
+
+
+def plain(value: Any) -> Any:
+    """NumPy scalars and tuples to plain Python values (for JSON configurations)."""
+    if hasattr(value, "item") and not isinstance(value, (list, tuple, dict)):
+        return value.item()
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value

@@ -1,0 +1,98 @@
+"""The state protocol: mergeable sufficient statistics that know nothing about metrics."""
+
+from __future__ import annotations
+
+import abc
+import copy
+import json
+from typing import Any, ClassVar
+
+from ..errors import MergeError, StateError
+
+
+class State(abc.ABC):
+    """Mergeable sufficient statistics of everything seen so far.
+
+    A state knows how to absorb a validated batch (its ``update`` method, whose signature is
+    specific to the kind of state), how to merge another state of the same kind and
+    configuration, how to undo a batch (``revert``, when it can do so exactly), and how to turn
+    itself into a plain dict and back. Formulas (pure functions) turn a state into numbers.
+
+    Subclasses keep every update atomic: they compute the new values first and assign them at the
+    end, so that an error leaves the state unchanged.
+    """
+
+    #: Whether ``revert`` is exact for this kind of state.
+    revertible: ClassVar[bool] = False
+
+    @property
+    @abc.abstractmethod
+    def n_samples(self) -> int:
+        """Number of rows seen (sample weights ignored)."""
+
+    @abc.abstractmethod
+    def config(self) -> dict[str, Any]:
+        """The configuration: two states merge only when their configurations are equal."""
+
+    @abc.abstractmethod
+    def merge(self, other: State) -> None:
+        """Add ``other`` into ``self`` in place; ``other`` is not changed."""
+
+    @abc.abstractmethod
+    def reset(self) -> None:
+        """Forget all data, keep the configuration."""
+
+    @abc.abstractmethod
+    def to_dict(self) -> dict[str, Any]:
+        """The data as a plain dict of NumPy arrays, numbers, strings and lists."""
+
+    @abc.abstractmethod
+    def load_dict(self, data: dict[str, Any]) -> None:
+        """Replace the data by ``data`` (from :meth:`to_dict`), raising :class:`StateError`."""
+
+    def check(self) -> None:
+        """Assert the invariants of the state; raise :class:`StateError` if one is broken."""
+
+    def share_key(self) -> tuple[str, str]:
+        """A hashable key: states with equal keys hold the same statistics of the same batches.
+
+        A :class:`~streammetrics.MetricCollection` updates each distinct key once per batch.
+        """
+        return (type(self).__qualname__, canonical_json(self.config()))
+
+    def copy(self) -> State:
+        """A deep, independent copy."""
+        return copy.deepcopy(self)
+
+    def check_mergeable(self, other: State) -> None:
+        """Raise :class:`MergeError` unless ``other`` has the same kind and configuration."""
+        if type(other) is not type(self):
+            raise MergeError(
+                f"cannot merge a {type(other).__name__} state into a {type(self).__name__} state"
+            )
+        mine, theirs = self.config(), other.config()
+        if canonical_json(mine) != canonical_json(theirs):
+            raise MergeError(f"cannot merge states of different configuration: {describe_difference(mine, theirs)}")
+
+
+def canonical_json(value: Any) -> str:
+    """A canonical text form of a configuration (NaN equals NaN, key order is irrelevant)."""
+    return json.dumps(value, sort_keys=True, default=repr)
+
+
+def describe_difference(mine: dict[str, Any], theirs: dict[str, Any]) -> str:
+    """Name the configuration keys that differ, with both values."""
+    parts = [
+        f"{key}={mine.get(key)!r} vs {key}={theirs.get(key)!r}"
+        for key in sorted(set(mine) | set(theirs))
+        if canonical_json(mine.get(key)) != canonical_json(theirs.get(key))
+    ]
+    return "; ".join(parts) or "configurations differ"
+
+
+def require_keys(data: Any, keys: set[str], where: str) -> None:
+    """Raise :class:`StateError` unless ``data`` is a dict with exactly ``keys``."""
+    if not isinstance(data, dict):
+        raise StateError(f"{where}: expected a dict, found {type(data).__name__}")
+    if set(data) != keys:
+        raise StateError(f"{where}: expected the keys {sorted(keys)}, found {sorted(data)}")

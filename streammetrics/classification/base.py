@@ -1,0 +1,253 @@
+"""Base classes of the confusion family: input handling, and per-class rates with averaging."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .._core import validation as v
+from .._core.labels import LabelSet
+from .._core.metric import Metric
+from .._core.params import check_number, check_option, check_zero_division, plain
+from ..errors import InputError
+from .averaging import AVERAGES, RateFn, score
+from .counts import ConfusionCounts
+
+INPUTS = ("probability", "score")
+
+
+class ConfusionMetric(Metric[ConfusionCounts]):
+    """A metric computed from confusion counts.
+
+    ``update(y_true, y_pred, sample_weight=None)`` takes 1-D labels (binary or multiclass), a
+    2-D 0/1 indicator (multilabel), 1-D scores with ``threshold=``, or 2-D class scores for
+    1-D ``y_true`` (the arg-max column is the prediction; columns follow ``labels``).
+    Predictions ``score >= threshold`` are positive, matching the ROC curve convention.
+    """
+
+    higher_is_better: ClassVar[bool | None] = True
+
+    def __init__(
+        self,
+        *,
+        labels: Any = None,
+        pos_label: Any = 1,
+        threshold: float | None = None,
+        input: str = "probability",
+    ) -> None:
+        self.labels = None if labels is None else plain(list(labels))
+        self.pos_label = plain(pos_label)
+        self.input = check_option("input", input, INPUTS)
+        if threshold is not None:
+            check_number("threshold", threshold)
+            if input == "probability":
+                check_number("threshold", threshold, low=0.0, high=1.0)
+        self.threshold = None if threshold is None else float(threshold)
+        if self.labels is not None:
+            LabelSet(self.labels)  # raises ValueError on duplicates or bad types
+        self._negative_label = self._find_negative_label()
+        super().__init__()
+
+    def _base_config(self) -> dict[str, Any]:
+        return {
+            "labels": self.labels,
+            "pos_label": self.pos_label,
+            "threshold": self.threshold,
+            "input": self.input,
+        }
+
+    def get_config(self) -> dict[str, Any]:
+        return self._base_config()
+
+    def _find_negative_label(self) -> Any:
+        if self.threshold is None:
+            return None
+        if self.labels is not None:
+            if len(self.labels) != 2 or self.pos_label not in self.labels:
+                raise ValueError(
+                    f"threshold: needs labels=[negative, positive] holding pos_label={self.pos_label!r}, "
+                    f"found labels={self.labels!r}"
+                )
+            return next(lab for lab in self.labels if lab != self.pos_label)
+        if self.pos_label in (0, 1) and not isinstance(self.pos_label, str):
+            return 1 - int(self.pos_label)
+        raise ValueError(
+            f"threshold: with pos_label={self.pos_label!r} pass labels=[negative, positive] "
+            "to name the negative label"
+        )
+
+    def _make_state(self) -> ConfusionCounts:
+        return ConfusionCounts(self.labels)
+
+    # ------------------------------------------------------------------ input
+    def _validate(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> tuple[Any, ...]:
+        yt_raw, yp_raw = v.to_array(y_true, "y_true"), v.to_array(y_pred, "y_pred")
+        if yt_raw.ndim == 2:
+            return self._validate_multilabel(yt_raw, yp_raw, sample_weight)
+        yt = v.as_labels(yt_raw, "y_true")
+        if yp_raw.ndim == 2:
+            yp = self._argmax_labels(yp_raw)
+        elif self.threshold is not None:
+            scores = self._scores(yp_raw, (1,))
+            positive = scores >= self.threshold
+            yp = np.where(positive, *np.asarray([self.pos_label, self._negative_label]))
+        else:
+            yp = v.as_labels(yp_raw, "y_pred")
+        v.check_length(yp, len(yt), "y_pred")
+        weights = v.as_weights(sample_weight, len(yt))
+        self._check_mode("multiclass")
+        return ("multiclass", yt, yp, weights)
+
+    def _scores(self, raw: np.ndarray, ndim: tuple[int, ...]) -> np.ndarray:
+        scores = v.as_float(raw, "y_pred", ndim)
+        if self.input == "probability":
+            v.check_probability(scores, "y_pred")
+        return scores
+
+    def _argmax_labels(self, raw: np.ndarray) -> np.ndarray:
+        scores = self._scores(raw, (2,))
+        columns = scores.argmax(axis=1) if scores.shape[1] else np.zeros(len(scores), np.int64)
+        if self.labels is None:
+            return columns.astype(np.int64)
+        if scores.shape[1] != len(self.labels):
+            raise InputError(
+                f"y_pred: expected {len(self.labels)} score columns (one per label), found {scores.shape[1]}"
+            )
+        return np.asarray(self.labels)[columns]
+
+    def _validate_multilabel(self, yt_raw: np.ndarray, yp_raw: np.ndarray, sample_weight: Any) -> tuple[Any, ...]:
+        yt = v.as_indicator(yt_raw, "y_true")
+        if self.threshold is not None:
+            yp = self._scores(yp_raw, (2,)) >= self.threshold
+        else:
+            yp = v.as_indicator(yp_raw, "y_pred")
+        if yp.shape != yt.shape:
+            raise InputError(f"y_pred: expected shape {yt.shape} (the shape of y_true), found {yp.shape}")
+        weights = v.as_weights(sample_weight, len(yt))
+        self._check_mode("multilabel")
+        return ("multilabel", yt, yp, weights)
+
+    def _check_mode(self, mode: str) -> None:
+        """Reject input kinds this configuration cannot evaluate (before any state change)."""
+
+    def _check_labels(self, labels: LabelSet) -> None:
+        """Reject a label set this configuration cannot evaluate (called before commit)."""
+
+    # ------------------------------------------------------------------ state
+    def _apply(self, state: ConfusionCounts, batch: tuple[Any, ...], sign: int = 1) -> None:
+        mode, yt, yp, weights = batch
+        if mode == "multilabel":
+            state.add_multilabel(yt, yp, weights, sign=sign)
+        else:
+            state.add_multiclass(yt, yp, weights, sign=sign, check_labels=self._check_labels)
+
+    def _unapply(self, state: ConfusionCounts, batch: tuple[Any, ...] | None) -> None:
+        self._apply(state, batch, sign=-1)
+
+    def _is_empty(self, state: ConfusionCounts) -> bool:
+        return state.total_weight == 0
+
+
+class RateMetric(ConfusionMetric):
+    """A per-class formula of the 2x2 table averaged over labels like scikit-learn.
+
+    ``average``: ``"binary"`` (the ``pos_label`` class), ``"micro"`` (counts summed over labels),
+    ``"macro"``, ``"weighted"`` (by support), ``"samples"`` (multilabel) or ``None`` (one value
+    per label, in label order). ``zero_division``: ``"warn"``, 0.0, 1.0 or ``np.nan``.
+    """
+
+    #: The per-class formula.
+    rate: ClassVar[RateFn]
+    #: What ``zero_division="warn"`` returns (scikit-learn returns NaN for likelihood ratios).
+    warn_value: ClassVar[float] = 0.0
+    #: Formula over the whole matrix used for ``average`` "binary"/"micro" on multiclass data.
+    whole_matrix: ClassVar[Callable[[Any, ConfusionCounts], float] | None] = None
+    #: Whether ``average="binary"`` has a meaning for multilabel input (subset accuracy).
+    multilabel_binary: ClassVar[bool] = False
+
+    def __init__(
+        self,
+        *,
+        average: str | None = "binary",
+        labels: Any = None,
+        pos_label: Any = 1,
+        zero_division: Any = "warn",
+        threshold: float | None = None,
+        input: str = "probability",
+    ) -> None:
+        self.average = check_option("average", average, AVERAGES)
+        self.zero_division = check_zero_division(zero_division)
+        super().__init__(labels=labels, pos_label=pos_label, threshold=threshold, input=input)
+        if self.average == "binary" and self.labels is not None and self.whole_matrix is None:
+            if self.pos_label not in self.labels:
+                raise ValueError(f"pos_label: expected one of labels={self.labels!r}, found {self.pos_label!r}")
+
+    def get_config(self) -> dict[str, Any]:
+        return {"average": self.average, "zero_division": self.zero_division, **self._base_config()}
+
+    def _rate(self, tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarray) -> np.ndarray:
+        return type(self).rate(tp, fp, fn, tn)
+
+    def _check_mode(self, mode: str) -> None:
+        if mode == "multiclass" and self.average == "samples":
+            raise InputError(
+                "y_true: average='samples' needs multilabel (2-D indicator) input, found 1-D labels"
+            )
+        if mode == "multilabel" and self.average == "binary" and not self.multilabel_binary:
+            raise InputError(
+                "y_true: multilabel input needs average in 'micro', 'macro', 'weighted', 'samples' "
+                "or None, found average='binary'"
+            )
+
+    def _check_labels(self, labels: LabelSet) -> None:
+        if self.average != "binary" or self.whole_matrix is not None:
+            return
+        if len(labels) > 2:
+            raise InputError(
+                f"y_true: average='binary' needs at most 2 labels, found {len(labels)} "
+                f"({labels.tolist()[:10]}); choose average='micro', 'macro', 'weighted' or None"
+            )
+        if len(labels) == 2 and labels.index_of(self.pos_label) is None:
+            raise InputError(
+                f"y_true: pos_label={self.pos_label!r} is not one of the labels {labels.tolist()}"
+            )
+
+    def compute(self, prevalence: float | None = None) -> Any:
+        """The value; ``prevalence=`` evaluates it at a deployment prevalence (binary only).
+
+        With ``prevalence=pi`` the sensitivity and specificity measured on the data are kept and
+        the counts are reweighted so that positives make a fraction ``pi`` of the population
+        (seed 003 expresses accuracy, the predictive values and F-scores this way).
+        """
+        if prevalence is not None:
+            check_number("prevalence", prevalence, low=0.0, high=1.0, low_open=True, high_open=True)
+            if self.average not in ("binary", "micro") or self._state.mode == "multilabel":
+                raise ValueError(f"prevalence: needs average='binary' on binary data, found average={self.average!r}")
+        with self._lock:
+            if self._is_empty(self._state):
+                return self._value_of(self._state)
+            return self._score(self._state, prevalence)
+
+    def _compute(self, state: ConfusionCounts) -> Any:
+        return self._score(state, None)
+
+    def _score(self, state: ConfusionCounts, prevalence: float | None) -> Any:
+        if (
+            self.whole_matrix is not None
+            and self.average in ("binary", "micro")
+            and state.mode == "multiclass"
+            and prevalence is None
+        ):
+            return self.whole_matrix(state)
+        return score(
+            state,
+            self._rate,
+            average=self.average,
+            pos_label=self.pos_label,
+            zero_division=self.zero_division,
+            warn_value=self.warn_value,
+            name=type(self).__name__,
+            prevalence=prevalence,
+        )

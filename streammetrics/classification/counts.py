@@ -1,0 +1,319 @@
+"""The confusion-counts state shared by every confusion-matrix metric.
+
+One state holds either a multiclass (binary included) confusion matrix over a growing or fixed
+label set, or a multilabel stack of 2x2 matrices plus a histogram of per-sample
+(tp, fp, fn) triples — the sufficient statistic for ``average="samples"``. Counts are int64;
+the first weighted batch turns them into float64 weighted counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .._core.labels import LabelSet
+from .._core.state import State, require_keys
+from ..errors import InputError, MergeError, StateError
+
+LabelCheck = Callable[[LabelSet], None]
+
+
+class ConfusionCounts(State):
+    """Confusion counts: a K x K matrix (multiclass) or L 2x2 matrices (multilabel).
+
+    Rows of the multiclass matrix are true labels and columns predicted labels, in the order of
+    :attr:`labels`, as :func:`sklearn.metrics.confusion_matrix`. The multilabel matrices are
+    ``[[tn, fp], [fn, tp]]`` per label, as :func:`sklearn.metrics.multilabel_confusion_matrix`.
+
+    Examples:
+        >>> import numpy as np
+        >>> s = ConfusionCounts()
+        >>> s.add_multiclass(np.array(["a", "b", "b"]), np.array(["a", "a", "b"]), None)
+        >>> s.labels.tolist(), s.matrix.tolist()
+        (['a', 'b'], [[1, 0], [1, 1]])
+    """
+
+    revertible = True
+
+    def __init__(self, labels: Any = None) -> None:
+        self._fixed_labels = None if labels is None else list(labels)
+        self.reset()
+
+    # ------------------------------------------------------------------ protocol
+    def config(self) -> dict[str, Any]:
+        return {"labels": self._fixed_labels}
+
+    def reset(self) -> None:
+        fixed = self._fixed_labels is not None
+        self.mode: str | None = None
+        self.labels = LabelSet(self._fixed_labels, fixed=fixed) if fixed else LabelSet()
+        k = len(self.labels)
+        self.matrix = np.zeros((k, k), dtype=np.int64)
+        self.codes = np.empty(0, dtype=np.int64)
+        self.code_weights = np.empty(0, dtype=np.int64)
+        self._n = 0
+
+    @property
+    def n_samples(self) -> int:
+        return self._n
+
+    @property
+    def total_weight(self) -> float:
+        """Sum of the weights of all rows (the number of rows when unweighted)."""
+        if self.mode == "multilabel":
+            return float(self.code_weights.sum())
+        return float(self.matrix.sum())
+
+    @property
+    def n_labels(self) -> int:
+        return self.matrix.shape[0]
+
+    # ------------------------------------------------------------------ multiclass
+    def add_multiclass(
+        self,
+        y_true: np.ndarray,
+        y_pred: np.ndarray,
+        weights: np.ndarray | None,
+        *,
+        sign: int = 1,
+        check_labels: LabelCheck | None = None,
+    ) -> None:
+        """Add (``sign=1``) or remove (``sign=-1``) a batch of label pairs."""
+        if self.mode == "multilabel":
+            raise InputError("y_true: expected a 2-D multilabel indicator like earlier batches, found 1-D labels")
+        n_rows = len(y_true)
+        if weights is not None and n_rows and weights.min() == 0:
+            keep = weights > 0  # zero weight = leaving the row out, labels included
+            y_true, y_pred, weights = y_true[keep], y_pred[keep], weights[keep]
+        idx_t, grown_t = self.labels.encode(y_true, "y_true")
+        idx_p, grown_p = self.labels.encode(y_pred, "y_pred")
+        labels = self.labels
+        if grown_t is not None or grown_p is not None:
+            if sign < 0:
+                raise InputError("y_true: cannot revert rows with labels that were never added")
+            labels = (grown_t or self.labels).union(grown_p or self.labels)
+            idx_t, _ = labels.encode(y_true, "y_true")
+            idx_p, _ = labels.encode(y_pred, "y_pred")
+        if check_labels is not None:
+            check_labels(labels)
+        k = len(labels)
+        flat = idx_t * k + idx_p if k > 1 else idx_t
+        counts = np.bincount(flat, weights=weights, minlength=k * k).reshape(k, k)
+        matrix = self._reindexed(labels) if labels is not self.labels else self.matrix
+        if sign > 0:
+            matrix = _add(matrix, counts)
+        else:
+            matrix = _subtract(matrix, counts)
+            labels, matrix = self._pruned(labels, matrix)
+        self.labels, self.matrix = labels, matrix
+        self.mode = "multiclass" if self.mode is None or sign > 0 or n_rows else self.mode
+        self._n += sign * n_rows
+
+    def _reindexed(self, labels: LabelSet) -> np.ndarray:
+        k = len(labels)
+        out = np.zeros((k, k), dtype=self.matrix.dtype)
+        if self.matrix.size:
+            pos = self.labels.positions_in(labels)
+            out[np.ix_(pos, pos)] = self.matrix
+        return out
+
+    def _pruned(self, labels: LabelSet, matrix: np.ndarray) -> tuple[LabelSet, np.ndarray]:
+        """Drop discovered labels whose counts fell to zero (so revert undoes update exactly)."""
+        if labels.fixed:
+            return labels, matrix
+        alive = (matrix.sum(axis=0) != 0) | (matrix.sum(axis=1) != 0)
+        if alive.all():
+            return labels, matrix
+        return LabelSet(labels.values[alive]), matrix[np.ix_(alive, alive)]
+
+    # ------------------------------------------------------------------ multilabel
+    def add_multilabel(
+        self, y_true: np.ndarray, y_pred: np.ndarray, weights: np.ndarray | None, *, sign: int = 1
+    ) -> None:
+        """Add or remove a batch of 0/1 indicator rows (bool arrays of shape (n, L))."""
+        if self.mode == "multiclass":
+            raise InputError("y_true: expected 1-D labels like earlier batches, found a 2-D indicator")
+        n_rows, n_labels = y_true.shape
+        expected = len(self._fixed_labels) if self._fixed_labels is not None else (
+            self.matrix.shape[0] if self.mode == "multilabel" else None
+        )
+        if expected is not None and n_labels != expected:
+            raise InputError(f"y_true: expected {expected} label columns, found {n_labels}")
+        tp = y_true & y_pred
+        fp = y_pred & ~y_true
+        fn = y_true & ~y_pred
+        if weights is None:
+            tp_l, fp_l, fn_l = tp.sum(0), fp.sum(0), fn.sum(0)
+            total = n_rows
+        else:
+            tp_l, fp_l, fn_l = weights @ tp, weights @ fp, weights @ fn
+            total = weights.sum()
+        tn_l = total - tp_l - fp_l - fn_l
+        mcm = np.stack([np.stack([tn_l, fp_l], -1), np.stack([fn_l, tp_l], -1)], 1)
+        base = n_labels + 1
+        codes = (tp.sum(1, dtype=np.int64) * base + fp.sum(1, dtype=np.int64)) * base + fn.sum(1, dtype=np.int64)
+        uniq, inverse = np.unique(codes, return_inverse=True)
+        code_w = np.bincount(inverse.ravel(), weights=weights, minlength=len(uniq))
+        current = self.matrix if self.mode == "multilabel" else np.zeros((n_labels, 2, 2), np.int64)
+        if sign > 0:
+            matrix = _add(current, mcm)
+            all_codes = np.concatenate([self.codes, uniq])
+            all_w = np.concatenate([_as(self.code_weights, code_w), _as(code_w, self.code_weights)])
+        else:
+            if self.mode is None and n_rows:
+                raise InputError("y_true: cannot revert rows that were never added")
+            matrix = _subtract(current, mcm)
+            all_codes = np.concatenate([self.codes, uniq])
+            all_w = np.concatenate([_as(self.code_weights, code_w), -_as(code_w, self.code_weights)])
+        codes_out, weights_out = _compact(all_codes, all_w)
+        if weights_out.size and weights_out.min() < 0:
+            raise InputError("y_true: reverting rows that were never added (counts would go negative)")
+        self.matrix, self.codes, self.code_weights = matrix, codes_out, weights_out
+        if n_rows or self.mode is not None:
+            self.mode = "multilabel"
+        if self._fixed_labels is None and self.mode == "multilabel":
+            self.labels = LabelSet(np.arange(n_labels))
+        self._n += sign * n_rows
+
+    # ------------------------------------------------------------------ merge / serialize
+    def merge(self, other: State) -> None:
+        self.check_mergeable(other)
+        assert isinstance(other, ConfusionCounts)
+        if other.mode is None:
+            self._n += other._n
+            return
+        if self.mode is None:
+            n = self._n
+            self.mode, self.labels, self.matrix = other.mode, other.labels, other.matrix.copy()
+            self.codes, self.code_weights = other.codes.copy(), other.code_weights.copy()
+            self._n = n + other._n
+            return
+        if self.mode != other.mode:
+            raise MergeError(f"cannot merge {other.mode} counts into {self.mode} counts")
+        if self.mode == "multilabel":
+            if self.matrix.shape != other.matrix.shape:
+                raise MergeError(
+                    f"cannot merge multilabel counts of {other.matrix.shape[0]} labels into "
+                    f"counts of {self.matrix.shape[0]} labels"
+                )
+            self.matrix = _add(self.matrix, other.matrix)
+            self.codes, self.code_weights = _compact(
+                np.concatenate([self.codes, other.codes]),
+                np.concatenate([_as(self.code_weights, other.code_weights), _as(other.code_weights, self.code_weights)]),
+            )
+        else:
+            try:
+                labels = self.labels.union(other.labels)
+            except InputError as err:
+                raise MergeError(str(err)) from None
+            mine = self._reindexed(labels)
+            theirs = other._reindexed(labels)
+            self.labels, self.matrix = labels, _add(mine, theirs)
+        self._n += other._n
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "labels": self.labels.to_list(),
+            "matrix": self.matrix,
+            "codes": self.codes,
+            "code_weights": self.code_weights,
+            "n_samples": self._n,
+        }
+
+    def load_dict(self, data: dict[str, Any]) -> None:
+        where = "ConfusionCounts state"
+        require_keys(data, {"mode", "labels", "matrix", "codes", "code_weights", "n_samples"}, where)
+        mode, n = data["mode"], data["n_samples"]
+        if mode not in (None, "multiclass", "multilabel"):
+            raise StateError(f"{where}: unknown mode {mode!r}")
+        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+            raise StateError(f"{where}: n_samples must be a non-negative int, found {n!r}")
+        labels = LabelSet.from_list(data["labels"], self._fixed_labels is not None, where)
+        if self._fixed_labels is not None and labels.to_list() != self.labels.to_list():
+            raise StateError(f"{where}: labels {labels.to_list()} differ from the configured ones")
+        matrix = _counts_array(data["matrix"], where, "matrix")
+        codes = _counts_array(data["codes"], where, "codes", allow_float=False)
+        code_weights = _counts_array(data["code_weights"], where, "code_weights")
+        k = len(labels)
+        expected_shape = (k, 2, 2) if mode == "multilabel" else (k, k)
+        if matrix.shape != expected_shape:
+            raise StateError(f"{where}: matrix of shape {matrix.shape}, expected {expected_shape}")
+        if codes.shape != code_weights.shape or codes.ndim != 1:
+            raise StateError(f"{where}: codes and code_weights must be 1-D of equal length")
+        self.mode, self.labels, self.matrix = mode, labels, matrix
+        self.codes, self.code_weights, self._n = codes, code_weights, n
+
+    def check(self) -> None:
+        where = "ConfusionCounts state"
+        if self.matrix.size and self.matrix.min() < 0:
+            raise StateError(f"{where}: negative counts")
+        if self.code_weights.size and self.code_weights.min() < 0:
+            raise StateError(f"{where}: negative sample-wise counts")
+        if self.matrix.dtype == np.int64:
+            totals = self.matrix.sum(axis=(1, 2)) if self.mode == "multilabel" else [self.matrix.sum()]
+            if any(int(t) != self._n for t in totals):
+                raise StateError(f"{where}: unweighted counts do not sum to n_samples={self._n}")
+
+    # ------------------------------------------------------------------ views for formulas
+    def one_vs_rest(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Per-label (tp, fp, fn, tn) as float64 arrays, in label order."""
+        m = self.matrix.astype(np.float64)
+        if self.mode == "multilabel":
+            return m[:, 1, 1], m[:, 0, 1], m[:, 1, 0], m[:, 0, 0]
+        tp = np.diag(m).copy()
+        fp = m.sum(axis=0) - tp
+        fn = m.sum(axis=1) - tp
+        tn = m.sum() - tp - fp - fn
+        return tp, fp, fn, tn
+
+    def samplewise(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Multilabel only: distinct per-sample (tp, fp, fn, tn) rows and their total weights."""
+        n_labels = self.matrix.shape[0]
+        base = n_labels + 1
+        fn = self.codes % base
+        fp = (self.codes // base) % base
+        tp = self.codes // (base * base)
+        tn = n_labels - tp - fp - fn
+        return (*(a.astype(np.float64) for a in (tp, fp, fn, tn)), self.code_weights.astype(np.float64))
+
+
+def _as(a: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """``a`` as float64 if either array is float (weighted), else as is."""
+    return a.astype(np.float64) if (a.dtype.kind == "f" or other.dtype.kind == "f") else a
+
+
+def _add(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return _as(a, b) + _as(b, a)
+
+
+def _subtract(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    out = _as(a, b) - _as(b, a)
+    if out.size and out.min() < 0:
+        if out.dtype.kind == "f" and out.min() > -1e-9 * max(1.0, float(np.abs(a).max())):
+            return np.maximum(out, 0.0)  # rounding in weighted counts
+        raise InputError("y_true: reverting rows that were never added (counts would go negative)")
+    return out
+
+
+def _compact(codes: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sum the weights of equal codes and drop codes whose weight is zero."""
+    if not codes.size:
+        return codes.astype(np.int64), weights
+    uniq, inverse = np.unique(codes, return_inverse=True)
+    summed = np.bincount(inverse.ravel(), weights=weights, minlength=len(uniq))
+    if weights.dtype.kind != "f":
+        summed = np.rint(summed).astype(np.int64)
+    keep = summed != 0
+    return uniq[keep], summed[keep]
+
+
+def _counts_array(value: Any, where: str, name: str, allow_float: bool = True) -> np.ndarray:
+    arr = np.asarray(value)
+    if arr.dtype.kind == "i" or (arr.dtype.kind == "f" and allow_float):
+        if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+            raise StateError(f"{where}: {name} holds non-finite values")
+        return arr.astype(np.int64 if arr.dtype.kind == "i" else np.float64)
+    raise StateError(f"{where}: {name} must be {'int64 or float64' if allow_float else 'int64'}, found {arr.dtype}")

@@ -1,0 +1,94 @@
+"""Formulas on a whole confusion matrix (not a per-class average), as pure functions of a state.
+
+These are the multiclass definitions scikit-learn uses for accuracy, balanced accuracy,
+Matthews correlation, Cohen's kappa, Hamming loss and subset accuracy.
+
+Examples:
+    >>> import numpy as np
+    >>> from streammetrics.classification.counts import ConfusionCounts
+    >>> s = ConfusionCounts()
+    >>> s.add_multiclass(np.array([0, 1, 2, 2]), np.array([0, 2, 2, 2]), None)
+    >>> multiclass_accuracy(s), round(matthews_corrcoef(s), 6)
+    (0.75, 0.636364)
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..errors import UndefinedMetricWarning
+from .counts import ConfusionCounts
+
+
+def multiclass_accuracy(counts: ConfusionCounts) -> float:
+    """Fraction of rows whose predicted label equals the true label."""
+    m = counts.matrix
+    return float(np.trace(m) / m.sum())
+
+
+def subset_accuracy(counts: ConfusionCounts) -> float:
+    """Fraction of rows predicted exactly (every label right, for multilabel input)."""
+    if counts.mode != "multilabel":
+        return multiclass_accuracy(counts)
+    tp, fp, fn, _, w = counts.samplewise()
+    return float(w[(fp == 0) & (fn == 0)].sum() / w.sum())
+
+
+def hamming_loss(counts: ConfusionCounts) -> float:
+    """Fraction of wrong labels: wrong rows (multiclass) or wrong cells (multilabel)."""
+    if counts.mode != "multilabel":
+        return 1.0 - multiclass_accuracy(counts)
+    m = counts.matrix.astype(np.float64)
+    return float((m[:, 0, 1].sum() + m[:, 1, 0].sum()) / m.sum())
+
+
+def balanced_accuracy(counts: ConfusionCounts, adjusted: bool = False) -> float:
+    """Mean recall over the classes present in y_true (chance-adjusted if ``adjusted``)."""
+    m = counts.matrix.astype(np.float64)
+    support = m.sum(axis=1)
+    present = support > 0
+    if not present.all():
+        warnings.warn("y_pred contains classes not in y_true", UndefinedMetricWarning, stacklevel=3)
+    per_class = np.diag(m)[present] / support[present]
+    value = float(per_class.mean())
+    if adjusted:
+        chance = 1.0 / len(per_class)
+        value = (value - chance) / (1.0 - chance)
+    return value
+
+
+def matthews_corrcoef(counts: ConfusionCounts) -> float:
+    """The multiclass Matthews correlation (Gorodkin's R_K); 0.0 when undefined, as scikit-learn."""
+    m = counts.matrix.astype(np.float64)
+    t_sum, p_sum = m.sum(axis=1), m.sum(axis=0)
+    n_correct, n = np.trace(m), m.sum()
+    cov_ytyp = n_correct * n - t_sum @ p_sum
+    cov_ypyp = n * n - p_sum @ p_sum
+    cov_ytyt = n * n - t_sum @ t_sum
+    if cov_ypyp * cov_ytyt == 0:
+        return 0.0
+    return float(cov_ytyp / np.sqrt(cov_ytyt * cov_ypyp))
+
+
+def cohen_kappa(counts: ConfusionCounts, weights: str | None = None, undefined: float = float("nan")) -> float:
+    """Cohen's kappa (unweighted, linear or quadratic weights) over the label order."""
+    m = counts.matrix.astype(np.float64)
+    k = m.shape[0]
+    expected = np.outer(m.sum(axis=1), m.sum(axis=0)) / m.sum()
+    if weights is None:
+        w = 1.0 - np.eye(k)
+    else:
+        grid = np.arange(k, dtype=np.float64)
+        diff = np.abs(grid[:, None] - grid[None, :])
+        w = diff if weights == "linear" else diff**2
+    den = float((w * expected).sum())
+    if den == 0:
+        warnings.warn(
+            f"Cohen's kappa is undefined (only one label in common); returning {undefined}",
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+        return undefined
+    return float(1.0 - (w * m).sum() / den)

@@ -1,0 +1,406 @@
+"""The confusion-matrix metrics: each is one formula on the shared :class:`ConfusionCounts`.
+
+All take ``average``, ``labels``, ``pos_label``, ``zero_division``, ``threshold`` and ``input``
+(see :class:`~streammetrics.classification.base.RateMetric`) and agree with scikit-learn where
+it has the metric.
+
+Examples:
+    >>> import streammetrics as sm
+    >>> y_true, y_pred = [0, 1, 1, 0, 1], [0, 1, 0, 0, 1]
+    >>> sm.Precision().update(y_true, y_pred).compute()
+    1.0
+    >>> round(sm.Recall().update(y_true, y_pred).compute(), 4)
+    0.6667
+    >>> sm.Specificity().update(y_true, y_pred).compute()
+    1.0
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .._core.params import check_number, check_option
+from . import formulas, rates
+from .base import RateMetric
+from .counts import ConfusionCounts
+
+
+class Precision(RateMetric):
+    """Precision (positive predictive value, PPV): TP / (TP + FP). Seeds 000, 002, 003.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> sm.Precision(average="macro").update([0, 1, 2, 2], [0, 2, 2, 2]).compute()
+        0.5555555555555555
+    """
+
+    rate = staticmethod(rates.ppv)
+
+
+class Recall(RateMetric):
+    """Recall (sensitivity, true positive rate, TPR): TP / (TP + FN). Seeds 000, 002, 003.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> sm.Recall().update([1, 1, 0, 1], [1, 0, 0, 1]).compute()
+        0.6666666666666666
+    """
+
+    rate = staticmethod(rates.tpr)
+
+
+class Specificity(RateMetric):
+    """Specificity (selectivity, true negative rate, TNR): TN / (TN + FP). Seed 003.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> sm.Specificity().update([0, 0, 0, 1], [0, 1, 0, 1]).compute()
+        0.6666666666666666
+    """
+
+    rate = staticmethod(rates.tnr)
+
+
+class NPV(RateMetric):
+    """Negative predictive value: TN / (TN + FN). Seed 003.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> sm.NPV().update([0, 1, 0, 1], [0, 0, 0, 1]).compute()
+        0.6666666666666666
+    """
+
+    rate = staticmethod(rates.npv)
+
+
+class FPR(RateMetric):
+    """False positive rate (fall-out): FP / (FP + TN) = 1 - specificity. Seed 003.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> sm.FPR().update([0, 0, 0, 1], [0, 1, 0, 1]).compute()
+        0.3333333333333333
+    """
+
+    rate = staticmethod(rates.fpr)
+    higher_is_better = False
+
+
+class FNR(RateMetric):
+    """False negative rate (miss rate): FN / (FN + TP) = 1 - recall. Seed 003.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> sm.FNR().update([1, 1, 1, 0], [1, 0, 1, 0]).compute()
+        0.3333333333333333
+    """
+
+    rate = staticmethod(rates.fnr)
+    higher_is_better = False
+
+
+class FDR(RateMetric):
+    """False discovery rate: FP / (FP + TP) = 1 - precision. Seed 003.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> sm.FDR().update([0, 1, 1, 0], [1, 1, 1, 0]).compute()
+        0.3333333333333333
+    """
+
+    rate = staticmethod(rates.fdr)
+    higher_is_better = False
+
+
+class FOR(RateMetric):
+    """False omission rate: FN / (FN + TN) = 1 - NPV. Seed 003.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> sm.FOR().update([1, 0, 0, 1], [0, 0, 0, 1]).compute()
+        0.3333333333333333
+    """
+
+    rate = staticmethod(rates.false_omission_rate)
+    higher_is_better = False
+
+
+class FBeta(RateMetric):
+    """F-beta score: (1 + β²) TP / ((1 + β²) TP + β² FN + FP). Seeds 000, 002.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> round(sm.FBeta(beta=2.0).update([1, 1, 0, 1], [1, 0, 1, 1]).compute(), 6)
+        0.666667
+    """
+
+    def __init__(self, beta: float = 1.0, **kwargs: Any) -> None:
+        check_number("beta", beta, low=0.0)
+        self.beta = float(beta)
+        super().__init__(**kwargs)
+
+    def get_config(self) -> dict[str, Any]:
+        return {"beta": self.beta, **super().get_config()}
+
+    def _rate(self, tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarray) -> np.ndarray:
+        return rates.fbeta(tp, fp, fn, tn, self.beta)
+
+
+class F1(RateMetric):
+    """F1 score, the harmonic mean of precision and recall: 2 TP / (2 TP + FP + FN).
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> sm.F1().update([1, 1, 0, 1], [1, 0, 1, 1]).compute()
+        0.6666666666666666
+    """
+
+    rate = staticmethod(rates.fbeta)
+
+
+class Jaccard(RateMetric):
+    """Jaccard index (threat score): TP / (TP + FP + FN), as ``sklearn.metrics.jaccard_score``.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> sm.Jaccard().update([1, 1, 0, 1], [1, 0, 1, 1]).compute()
+        0.5
+    """
+
+    rate = staticmethod(rates.jaccard)
+
+
+class Informedness(RateMetric):
+    """Bookmaker informedness (Youden's J statistic at this threshold): TPR + TNR - 1. Seed 003.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> sm.Informedness().update([1, 1, 0, 0], [1, 0, 0, 0]).compute()
+        0.5
+    """
+
+    rate = staticmethod(rates.informedness)
+
+
+class Markedness(RateMetric):
+    """Markedness: PPV + NPV - 1. Seed 003.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> round(sm.Markedness().update([1, 1, 0, 0], [1, 0, 0, 0]).compute(), 6)
+        0.666667
+    """
+
+    rate = staticmethod(rates.markedness)
+
+
+class FowlkesMallows(RateMetric):
+    """Fowlkes-Mallows index of a classifier: sqrt(PPV · TPR). Seed 003.
+
+    (For the clustering index of the same name see ``FowlkesMallowsIndex``.)
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> round(sm.FowlkesMallows().update([1, 1, 0, 0], [1, 0, 1, 0]).compute(), 6)
+        0.5
+    """
+
+    rate = staticmethod(rates.fowlkes_mallows)
+
+
+class PositiveLikelihoodRatio(RateMetric):
+    """LR+ = TPR / FPR, as ``sklearn.metrics.class_likelihood_ratios``. Seed 003.
+
+    Undefined (NaN with an :class:`~streammetrics.UndefinedMetricWarning` by default, as
+    scikit-learn) when there are no false positives or no positives.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> sm.PositiveLikelihoodRatio().update([1, 1, 0, 0, 0], [1, 0, 1, 0, 0]).compute()
+        1.5
+    """
+
+    rate = staticmethod(rates.positive_likelihood_ratio)
+    warn_value = float("nan")
+
+
+class NegativeLikelihoodRatio(RateMetric):
+    """LR- = FNR / TNR, as ``sklearn.metrics.class_likelihood_ratios``. Seed 003.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> sm.NegativeLikelihoodRatio().update([1, 1, 0, 0, 0], [1, 0, 1, 0, 0]).compute()
+        0.75
+    """
+
+    rate = staticmethod(rates.negative_likelihood_ratio)
+    warn_value = float("nan")
+    higher_is_better = False
+
+
+class DiagnosticOddsRatio(RateMetric):
+    """Diagnostic odds ratio: LR+ / LR- = (TP · TN) / (FP · FN). Seed 003.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> sm.DiagnosticOddsRatio().update([1, 1, 0, 0, 0], [1, 0, 1, 0, 0]).compute()
+        2.0
+    """
+
+    rate = staticmethod(rates.diagnostic_odds_ratio)
+    warn_value = float("nan")
+
+
+class PrevalenceThreshold(RateMetric):
+    """Prevalence threshold: (sqrt(TPR · FPR) - FPR) / (TPR - FPR). Seed 003.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> round(sm.PrevalenceThreshold().update([1, 1, 0, 0], [1, 1, 1, 0]).compute(), 6)
+        0.414214
+    """
+
+    rate = staticmethod(rates.prevalence_threshold)
+    warn_value = float("nan")
+    higher_is_better = None
+
+
+class Prevalence(RateMetric):
+    """Prevalence of the positive class in ``y_true``: (TP + FN) / N. Seed 003.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> sm.Prevalence().update([1, 0, 0, 0], [1, 1, 0, 0]).compute()
+        0.25
+    """
+
+    rate = staticmethod(rates.prevalence)
+    higher_is_better = None
+
+
+class Accuracy(RateMetric):
+    """Accuracy: the fraction of correct predictions, ``sklearn.metrics.accuracy_score``.
+
+    ``average="binary"`` (default) and ``"micro"`` give the fraction of rows predicted right for
+    binary and multiclass input; for multilabel input ``"binary"`` gives the subset accuracy (as
+    scikit-learn) and ``"micro"`` the fraction of label cells right. ``"macro"``, ``"weighted"``
+    and ``None`` average the one-vs-rest accuracy (TP + TN) / N of each label.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> sm.Accuracy().update(["a", "b", "c", "c"], ["a", "c", "c", "c"]).compute()
+        0.75
+    """
+
+    rate = staticmethod(rates.accuracy)
+    multilabel_binary = True
+
+    def whole_matrix(self, state: ConfusionCounts) -> float:
+        return formulas.multiclass_accuracy(state)
+
+    def _score(self, state: ConfusionCounts, prevalence: float | None) -> Any:
+        if state.mode == "multilabel" and self.average == "binary":
+            return formulas.subset_accuracy(state)
+        return super()._score(state, prevalence)
+
+
+class BalancedAccuracy(RateMetric):
+    """Balanced accuracy: the mean recall over classes, ``sklearn.metrics.balanced_accuracy_score``.
+
+    On a 2x2 table it equals (TPR + TNR) / 2 (seed 003). ``adjusted=True`` rescales so that
+    chance scores 0. ``"macro"``/``"weighted"``/``None`` give one-vs-rest (TPR + TNR) / 2.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> sm.BalancedAccuracy().update([0, 0, 0, 1], [0, 0, 1, 1]).compute()
+        0.8333333333333333
+    """
+
+    rate = staticmethod(rates.balanced_accuracy)
+
+    def __init__(self, adjusted: bool = False, **kwargs: Any) -> None:
+        self.adjusted = check_option("adjusted", adjusted, (False, True))
+        super().__init__(**kwargs)
+
+    def get_config(self) -> dict[str, Any]:
+        return {"adjusted": self.adjusted, **super().get_config()}
+
+    def whole_matrix(self, state: ConfusionCounts) -> float:
+        return formulas.balanced_accuracy(state, self.adjusted)
+
+
+class MCC(RateMetric):
+    """Matthews correlation coefficient, ``sklearn.metrics.matthews_corrcoef`` (multiclass R_K).
+
+    Undefined margins give 0.0 as scikit-learn (with a warning under ``zero_division="warn"``
+    for the per-class averages). Seeds 002, 003.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> round(sm.MCC().update([1, 1, 1, 0], [1, 0, 1, 1]).compute(), 6)
+        -0.333333
+    """
+
+    rate = staticmethod(rates.mcc)
+    higher_is_better = True
+
+    def whole_matrix(self, state: ConfusionCounts) -> float:
+        return formulas.matthews_corrcoef(state)
+
+
+class CohenKappa(RateMetric):
+    """Cohen's kappa, ``sklearn.metrics.cohen_kappa_score`` (``weights``: None, linear, quadratic).
+
+    Undefined (one label in common) gives NaN with a warning, as scikit-learn's default.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> round(sm.CohenKappa().update([0, 1, 2, 2], [0, 2, 2, 2]).compute(), 6)
+        0.6
+    """
+
+    rate = staticmethod(rates.cohen_kappa)
+    warn_value = float("nan")
+
+    def __init__(self, weights: str | None = None, **kwargs: Any) -> None:
+        self.weights = check_option("weights", weights, (None, "linear", "quadratic"))
+        super().__init__(**kwargs)
+
+    def get_config(self) -> dict[str, Any]:
+        return {"weights": self.weights, **super().get_config()}
+
+    def whole_matrix(self, state: ConfusionCounts) -> float:
+        return formulas.cohen_kappa(state, self.weights, self.warn_value)
+
+
+class RateMean(RateMetric):
+    """A mean of two rates of the 2x2 table, as tabulated in seed 003.
+
+    ``rate_a``/``rate_b`` are among ``"tpr"``, ``"tnr"``, ``"fpr"``, ``"fnr"``, ``"ppv"``,
+    ``"npv"``, ``"fdr"``, ``"for"`` and ``kind`` is ``"arithmetic"``, ``"harmonic"``,
+    ``"geometric"``, ``"sum_minus_one"`` or ``"ratio"`` (rate_a / rate_b). F1 is
+    ``RateMean("ppv", "tpr", "harmonic")``, informedness ``RateMean("tpr", "tnr", "sum_minus_one")``.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> sm.RateMean("tpr", "tnr", "geometric").update([1, 1, 0, 0], [1, 1, 1, 0]).compute()
+        0.7071067811865476
+    """
+
+    higher_is_better = None
+
+    def __init__(self, rate_a: str = "tpr", rate_b: str = "tnr", kind: str = "arithmetic", **kwargs: Any) -> None:
+        self.rate_a = check_option("rate_a", rate_a, rates.RATE_FUNCTIONS)
+        self.rate_b = check_option("rate_b", rate_b, rates.RATE_FUNCTIONS)
+        self.kind = check_option("kind", kind, ("arithmetic", "harmonic", "geometric", "sum_minus_one", "ratio"))
+        super().__init__(**kwargs)
+
+    def get_config(self) -> dict[str, Any]:
+        return {"rate_a": self.rate_a, "rate_b": self.rate_b, "kind": self.kind, **super().get_config()}
+
+    def _rate(self, tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarray) -> np.ndarray:
+        a = rates.RATE_FUNCTIONS[self.rate_a](tp, fp, fn, tn)
+        b = rates.RATE_FUNCTIONS[self.rate_b](tp, fp, fn, tn)
+        return rates.mean_of_rates(a, b, self.kind)

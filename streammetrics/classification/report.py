@@ -1,0 +1,212 @@
+"""Whole-table outputs: Hamming loss, subset accuracy, the confusion matrix and the report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .._core.params import check_option, check_zero_division
+from . import formulas, rates
+from .averaging import apply_zero_division, nan_average
+from .base import ConfusionMetric
+from .counts import ConfusionCounts
+
+
+class HammingLoss(ConfusionMetric):
+    """Fraction of wrong labels, ``sklearn.metrics.hamming_loss``. Seed 000.
+
+    Multiclass: the fraction of rows predicted wrong; multilabel: the fraction of label cells
+    predicted wrong. (No ``average``: the loss is defined on the whole table.)
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> sm.HammingLoss().update([[0, 1], [1, 1]], [[0, 0], [1, 1]]).compute()
+        0.25
+    """
+
+    higher_is_better = False
+
+    def _compute(self, state: ConfusionCounts) -> float:
+        return formulas.hamming_loss(state)
+
+
+class SubsetAccuracy(ConfusionMetric):
+    """Exact-match ratio: rows whose whole label set is right, ``accuracy_score`` on multilabel.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> sm.SubsetAccuracy().update([[0, 1], [1, 1]], [[0, 0], [1, 1]]).compute()
+        0.5
+    """
+
+    def _compute(self, state: ConfusionCounts) -> float:
+        return formulas.subset_accuracy(state)
+
+
+class ConfusionMatrix(ConfusionMetric):
+    """The confusion matrix, as ``sklearn.metrics.confusion_matrix``; rows true, columns predicted.
+
+    ``compute()`` returns a K x K array in the order of :attr:`classes` (int64 counts, float64
+    when weighted or normalized); for multilabel input an (L, 2, 2) array of
+    ``[[tn, fp], [fn, tp]]`` as ``multilabel_confusion_matrix``. ``normalize``: ``None``,
+    ``"true"`` (rows sum to 1), ``"pred"`` (columns) or ``"all"``.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> cm = sm.ConfusionMatrix().update(["cat", "dog", "dog"], ["cat", "cat", "dog"])
+        >>> cm.compute().tolist(), cm.classes
+        ([[1, 0], [1, 1]], ['cat', 'dog'])
+    """
+
+    higher_is_better = None
+
+    def __init__(self, normalize: str | None = None, **kwargs: Any) -> None:
+        self.normalize = check_option("normalize", normalize, (None, "true", "pred", "all"))
+        super().__init__(**kwargs)
+
+    def get_config(self) -> dict[str, Any]:
+        return {"normalize": self.normalize, **self._base_config()}
+
+    @property
+    def classes(self) -> list[Any]:
+        """The labels, in the order of the matrix rows and columns."""
+        return self._state.labels.tolist()
+
+    def _empty_value(self) -> np.ndarray:
+        k = len(self._state.labels)
+        return np.full((k, k), np.nan)
+
+    def _compute(self, state: ConfusionCounts) -> np.ndarray:
+        m = state.matrix.copy()
+        if self.normalize is None:
+            return m
+        m = m.astype(np.float64)
+        axis = {"true": -1, "pred": -2, "all": (-2, -1)}[self.normalize]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.nan_to_num(m / m.sum(axis=axis, keepdims=True))
+
+    def plot(self, ax: Any = None, **kwargs: Any) -> Any:
+        """Draw the matrix with matplotlib (an optional extra); returns the figure."""
+        from ..plotting import plot_confusion_matrix  # lazy: matplotlib is optional
+
+        return plot_confusion_matrix(self.compute(), self.classes, ax=ax, **kwargs)
+
+
+@dataclass(frozen=True)
+class Report:
+    """Per-class precision, recall, F1 and support, with averages (``ClassificationReport``)."""
+
+    labels: list[Any]
+    precision: np.ndarray
+    recall: np.ndarray
+    f1: np.ndarray
+    support: np.ndarray
+    averages: dict[str, dict[str, float]]
+    accuracy: float | None
+    digits: int = 2
+
+    def to_dict(self) -> dict[str, Any]:
+        """A dict like ``classification_report(output_dict=True)``, ready for a logger."""
+        out: dict[str, Any] = {}
+        for i, label in enumerate(self.labels):
+            out[str(label)] = {
+                "precision": float(self.precision[i]),
+                "recall": float(self.recall[i]),
+                "f1-score": float(self.f1[i]),
+                "support": float(self.support[i]),
+            }
+        if self.accuracy is not None:
+            out["accuracy"] = self.accuracy
+        out.update({name: dict(values) for name, values in self.averages.items()})
+        return out
+
+    def __str__(self) -> str:
+        names = [str(label) for label in self.labels] + list(self.averages)
+        width = max([len(n) for n in names] + [len("weighted avg"), self.digits])
+        head = f"{'':>{width}s} " + " ".join(f"{h:>9s}" for h in ("precision", "recall", "f1-score", "support"))
+        lines = [head, ""]
+        d = self.digits
+
+        def row(name: str, p: float, r: float, f: float, s: float) -> str:
+            support = f"{s:>9.0f}" if float(s).is_integer() else f"{s:>9.{d}f}"
+            return f"{name:>{width}s} {p:>9.{d}f} {r:>9.{d}f} {f:>9.{d}f} {support}"
+
+        for i, label in enumerate(self.labels):
+            lines.append(row(str(label), self.precision[i], self.recall[i], self.f1[i], self.support[i]))
+        lines.append("")
+        total = float(self.support.sum())
+        if self.accuracy is not None:
+            lines.append(f"{'accuracy':>{width}s} {'':>9s} {'':>9s} {self.accuracy:>9.{d}f} {total:>9.0f}")
+        for name, values in self.averages.items():
+            lines.append(row(name, values["precision"], values["recall"], values["f1-score"], values["support"]))
+        return "\n".join(lines) + "\n"
+
+
+class ClassificationReport(ConfusionMetric):
+    """Per-class precision, recall, F1 and support with averages, as ``classification_report``.
+
+    ``compute()`` returns a :class:`Report`: ``str(report)`` prints the familiar table,
+    ``report.to_dict()`` gives the dict of ``output_dict=True``.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> r = sm.ClassificationReport().update([0, 1, 2, 2], [0, 2, 2, 2]).compute()
+        >>> round(r.to_dict()["macro avg"]["f1-score"], 4)
+        0.6
+    """
+
+    higher_is_better: ClassVar[bool | None] = None
+
+    def __init__(self, digits: int = 2, zero_division: Any = "warn", **kwargs: Any) -> None:
+        self.digits = int(digits)
+        self.zero_division = check_zero_division(zero_division)
+        super().__init__(**kwargs)
+
+    def get_config(self) -> dict[str, Any]:
+        return {"digits": self.digits, "zero_division": self.zero_division, **self._base_config()}
+
+    def _compute(self, state: ConfusionCounts) -> Report:
+        tp, fp, fn, tn = state.one_vs_rest()
+        zd = self.zero_division
+        per_class = {
+            "precision": apply_zero_division(rates.ppv(tp, fp, fn, tn), zd, 0.0, "Precision"),
+            "recall": apply_zero_division(rates.tpr(tp, fp, fn, tn), zd, 0.0, "Recall"),
+            "f1-score": apply_zero_division(rates.fbeta(tp, fp, fn, tn), zd, 0.0, "F1"),
+        }
+        support = tp + fn
+        averages: dict[str, dict[str, float]] = {}
+        multilabel = state.mode == "multilabel"
+        # scikit-learn shows "micro avg" unless the micro average equals accuracy (multiclass).
+        if multilabel:
+            sums = [np.array([a.sum()]) for a in (tp, fp, fn, tn)]
+            averages["micro avg"] = {
+                "precision": float(apply_zero_division(rates.ppv(*sums), zd, 0.0, "Precision")[0]),
+                "recall": float(apply_zero_division(rates.tpr(*sums), zd, 0.0, "Recall")[0]),
+                "f1-score": float(apply_zero_division(rates.fbeta(*sums), zd, 0.0, "F1")[0]),
+                "support": float(support.sum()),
+            }
+        averages["macro avg"] = {k: nan_average(val) for k, val in per_class.items()}
+        averages["macro avg"]["support"] = float(support.sum())
+        averages["weighted avg"] = {k: nan_average(val, support) for k, val in per_class.items()}
+        averages["weighted avg"]["support"] = float(support.sum())
+        if multilabel:
+            stp, sfp, sfn, stn, w = state.samplewise()
+            averages["samples avg"] = {
+                "precision": nan_average(apply_zero_division(rates.ppv(stp, sfp, sfn, stn), zd, 0.0, "Precision"), w),
+                "recall": nan_average(apply_zero_division(rates.tpr(stp, sfp, sfn, stn), zd, 0.0, "Recall"), w),
+                "f1-score": nan_average(apply_zero_division(rates.fbeta(stp, sfp, sfn, stn), zd, 0.0, "F1"), w),
+                "support": float(support.sum()),
+            }
+        accuracy = None if multilabel else formulas.multiclass_accuracy(state)
+        return Report(
+            labels=state.labels.tolist(),
+            precision=per_class["precision"],
+            recall=per_class["recall"],
+            f1=per_class["f1-score"],
+            support=support,
+            averages=averages,
+            accuracy=accuracy,
+            digits=self.digits,
+        )
