@@ -2,7 +2,7 @@
 
 Every metric is a small object with ``update`` / ``merge`` / ``compute`` over sufficient
 statistics, so it can be computed over batches, over an endless stream, or over shards merged
-exactly. See ``API.md`` for the contract.
+exactly.
 
 Examples:
     >>> import streammetrics as sm
@@ -12,50 +12,27 @@ Examples:
     0.6667
 """
 
+from . import classification, clustering, probabilistic, ranking, regression, streaming, uncertainty
 from ._core import Metric, State, from_bytes, from_state_dict, load, registered_types
-from .classification import (
-    F1,
-    FDR,
-    FNR,
-    FOR,
-    FPR,
-    MCC,
-    NPV,
-    Accuracy,
-    BalancedAccuracy,
-    ClassificationReport,
-    CohenKappa,
-    ConfusionMatrix,
-    DiagnosticOddsRatio,
-    FBeta,
-    FowlkesMallows,
-    HammingLoss,
-    Informedness,
-    Jaccard,
-    Markedness,
-    NegativeLikelihoodRatio,
-    PositiveLikelihoodRatio,
-    Precision,
-    Prevalence,
-    PrevalenceThreshold,
-    RateMean,
-    Recall,
-    Specificity,
-    SubsetAccuracy,
-)
+from .classification import *  # noqa: F403
+from .clustering import *  # noqa: F403
 from .errors import InputError, MergeError, StateError, StreamMetricsError, UndefinedMetricWarning
+from .probabilistic import *  # noqa: F403
+from .ranking import *  # noqa: F403
+from .regression import *  # noqa: F403
+from .streaming import *  # noqa: F403
+from .uncertainty import *  # noqa: F403
 
 __version__ = "0.1.0"
 
 __all__ = [
-    # core
     "Metric", "State", "from_bytes", "from_state_dict", "load", "registered_types",
-    # errors
     "InputError", "MergeError", "StateError", "StreamMetricsError", "UndefinedMetricWarning",
-    # classification
-    "F1", "FDR", "FNR", "FOR", "FPR", "MCC", "NPV", "Accuracy", "BalancedAccuracy",
-    "ClassificationReport", "CohenKappa", "ConfusionMatrix", "DiagnosticOddsRatio", "FBeta",
-    "FowlkesMallows", "HammingLoss", "Informedness", "Jaccard", "Markedness",
-    "NegativeLikelihoodRatio", "PositiveLikelihoodRatio", "Precision", "Prevalence",
-    "PrevalenceThreshold", "RateMean", "Recall", "Specificity", "SubsetAccuracy",
+    *classification.__all__,
+    *ranking.__all__,
+    *probabilistic.__all__,
+    *regression.__all__,
+    *clustering.__all__,
+    *streaming.__all__,
+    *uncertainty.__all__,
 ]

@@ -1,0 +1,3 @@
+"""Metric collections and windows: MetricCollection, Rolling, Decayed (issue 6)."""
+
+__all__: list[str] = []
