@@ -108,7 +108,8 @@ class ConfusionCounts(State):
             matrix = _subtract(matrix, counts)
             labels, matrix = self._pruned(labels, matrix)
         self.labels, self.matrix = labels, matrix
-        self.mode = "multiclass" if self.mode is None or sign > 0 or n_rows else self.mode
+        if n_rows:
+            self.mode = "multiclass"
         self._n += sign * n_rows
 
     def _reindexed(self, labels: LabelSet) -> np.ndarray:
@@ -136,6 +137,8 @@ class ConfusionCounts(State):
         if self.mode == "multiclass":
             raise InputError("y_true: expected 1-D labels like earlier batches, found a 2-D indicator")
         n_rows, n_labels = y_true.shape
+        if n_rows == 0 and self.mode is None:
+            return
         expected = len(self._fixed_labels) if self._fixed_labels is not None else (
             self.matrix.shape[0] if self.mode == "multilabel" else None
         )
@@ -171,9 +174,8 @@ class ConfusionCounts(State):
         if weights_out.size and weights_out.min() < 0:
             raise InputError("y_true: reverting rows that were never added (counts would go negative)")
         self.matrix, self.codes, self.code_weights = matrix, codes_out, weights_out
-        if n_rows or self.mode is not None:
-            self.mode = "multilabel"
-        if self._fixed_labels is None and self.mode == "multilabel":
+        self.mode = "multilabel"
+        if self._fixed_labels is None:
             self.labels = LabelSet(np.arange(n_labels))
         self._n += sign * n_rows
 

@@ -54,6 +54,13 @@ def balanced_accuracy(counts: ConfusionCounts, adjusted: bool = False) -> float:
     per_class = np.diag(m)[present] / support[present]
     value = float(per_class.mean())
     if adjusted:
+        if len(per_class) < 2:
+            warnings.warn(
+                "adjusted balanced accuracy is undefined with one class in y_true; returning NaN",
+                UndefinedMetricWarning,
+                stacklevel=3,
+            )
+            return float("nan")
         chance = 1.0 / len(per_class)
         value = (value - chance) / (1.0 - chance)
     return value

@@ -74,10 +74,6 @@ class ConfusionMatrix(ConfusionMetric):
         """The labels, in the order of the matrix rows and columns."""
         return self._state.labels.tolist()
 
-    def _empty_value(self) -> np.ndarray:
-        k = len(self._state.labels)
-        return np.full((k, k), np.nan)
-
     def _compute(self, state: ConfusionCounts) -> np.ndarray:
         m = state.matrix.copy()
         if self.normalize is None:

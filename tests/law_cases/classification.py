@@ -64,7 +64,7 @@ def _mcm_rate(rate, average, labels=None):
             tp, fp, fn, tn = (np.array([a.sum()]) for a in (tp, fp, fn, tn))
         with np.errstate(all="ignore"):
             values = rate(tp, fp, fn, tn)
-        values = np.where(np.isnan(values), 0.0, values)
+        values = np.where(np.isfinite(values), values, 0.0)  # undefined -> zero_division=0.0
         if average == "macro":
             return values.mean()
         if average == "weighted":

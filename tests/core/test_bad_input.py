@@ -1,0 +1,110 @@
+"""One table of bad batches: the documented error type, a message naming the argument, no change."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import streammetrics as sm
+
+GOOD = ([0, 1, 1, 0], [0, 1, 0, 0])
+
+# (metric factory, args, kwargs, error type, words the message must contain)
+BAD_BATCHES = [
+    (sm.F1, ([0, 1, 1], [0, 1]), {}, sm.InputError, ["y_pred", "3 rows", "found 2"]),
+    (sm.F1, ([0, 1], [0, 1]), {"sample_weight": [1.0]}, sm.InputError, ["sample_weight", "2 rows"]),
+    (sm.F1, ([0, 1], [0, 1]), {"sample_weight": [1.0, -1.0]}, sm.InputError, ["sample_weight", "non-negative"]),
+    (sm.F1, ([0, 1], [0, 1]), {"sample_weight": [1.0, np.nan]}, sm.InputError, ["sample_weight", "finite"]),
+    (sm.F1, ([0, 1], [0, 1]), {"sample_weight": [1.0, np.inf]}, sm.InputError, ["sample_weight", "finite"]),
+    (sm.F1, ([0.0, np.nan], [0, 1]), {}, sm.InputError, ["y_true", "finite"]),
+    (sm.F1, ([0, 1], [0.5, 1.0]), {}, sm.InputError, ["y_pred", "continuous", "threshold"]),
+    (sm.F1, ([[[0]]], [[[0]]]), {}, sm.InputError, ["y_true", "1-D", "shape"]),
+    (sm.F1, ([0, 1], [[[0]], [[1]]]), {}, sm.InputError, ["y_pred", "1-D", "shape (2, 1, 1)"]),
+    (sm.Accuracy, ([0, 1], ["a", "b"]), {}, sm.InputError, ["y_pred", "int labels", "str"]),
+    (sm.Accuracy, ([0, "a"], [0, 1]), {}, sm.InputError, ["y_true"]),
+    (lambda: sm.F1(labels=[0, 1]), ([0, 2], [0, 1]), {}, sm.InputError, ["y_true", "fixed list", "2"]),
+    (lambda: sm.F1(threshold=0.5), ([0, 1], [0.2, 1.5]), {}, sm.InputError, ["y_pred", "[0, 1]", "1.5"]),
+    (lambda: sm.F1(threshold=0.5), ([0, 1], [0.2, np.nan]), {}, sm.InputError, ["y_pred", "finite"]),
+    (lambda: sm.F1(threshold=0.5), ([0, 1], ["a", "b"]), {}, sm.InputError, ["y_pred", "numbers"]),
+    (sm.F1, ([0, 1, 2], [0, 1, 2]), {}, sm.InputError, ["average='binary'", "at most 2 labels, found 3"]),
+    (lambda: sm.F1(average="samples"), ([0, 1], [0, 1]), {}, sm.InputError, ["samples", "multilabel"]),
+    (lambda: sm.F1(average="macro"), ([[0, 1]], [[0, 2]]), {}, sm.InputError, ["y_pred", "0/1"]),
+    (lambda: sm.F1(average="macro"), ([[0, 1]], [[0, 1, 1]]), {}, sm.InputError, ["y_pred", "shape"]),
+    (lambda: sm.Precision(labels=["a", "b", "c"], average="macro"), (["a"], [[0.2, 0.8]]), {}, sm.InputError,
+     ["y_pred", "3 score columns"]),
+]
+
+
+@pytest.mark.parametrize("factory,args,kwargs,error,words", BAD_BATCHES)
+def test_bad_batch_raises_clear_error_and_leaves_state(factory, args, kwargs, error, words):
+    m = factory()
+    if not (np.asarray(args[0]).ndim == 2):
+        try:
+            m.update(*GOOD)
+        except sm.InputError:
+            pass
+    before = m.to_bytes()
+    with pytest.raises(error) as info:
+        m.update(*args, **kwargs)
+    message = str(info.value)
+    for word in words:
+        assert word in message, f"{word!r} not in {message!r}"
+    assert m.to_bytes() == before
+
+
+def test_multiclass_then_multilabel_is_rejected_unchanged():
+    m = sm.F1(average="macro").update([0, 1], [0, 1])
+    before = m.to_bytes()
+    with pytest.raises(sm.InputError, match="y_true"):
+        m.update([[0, 1]], [[0, 1]])
+    assert m.to_bytes() == before
+
+
+def test_bad_revert_leaves_state():
+    m = sm.Accuracy().update([0, 1], [0, 1])
+    before = m.to_bytes()
+    with pytest.raises(sm.InputError, match="never added"):
+        m.revert([2], [2])
+    with pytest.raises(sm.InputError, match="never added"):
+        m.revert([0, 0], [0, 0])
+    assert m.to_bytes() == before
+
+
+@pytest.mark.parametrize(
+    "factory,words",
+    [
+        (lambda: sm.F1(average="mean"), ["average", "'mean'"]),
+        (lambda: sm.F1(zero_division=2), ["zero_division", "2"]),
+        (lambda: sm.FBeta(beta=-1.0), ["beta", "-1.0"]),
+        (lambda: sm.F1(threshold=1.5), ["threshold", "1.5"]),
+        (lambda: sm.F1(threshold=0.5, pos_label="yes"), ["threshold", "labels="]),
+        (lambda: sm.F1(labels=[0, 0]), ["labels", "distinct"]),
+        (lambda: sm.F1(labels=["a", "b"]), ["pos_label", "labels"]),
+        (lambda: sm.F1(input="logit"), ["input", "logit"]),
+        (lambda: sm.CohenKappa(weights="cubic"), ["weights", "cubic"]),
+    ],
+)
+def test_bad_parameters_raise_value_error_naming_them(factory, words):
+    with pytest.raises(ValueError) as info:
+        factory()
+    for word in words:
+        assert word in str(info.value)
+
+
+def test_merge_of_different_configuration_names_the_difference():
+    with pytest.raises(sm.MergeError, match="average='macro' vs average='micro'"):
+        sm.F1(average="macro").merge(sm.F1(average="micro"))
+    with pytest.raises(sm.MergeError, match="different types"):
+        sm.F1().merge(sm.Precision())
+    with pytest.raises(sm.MergeError):
+        sm.F1(average="macro").update([0, 1], [0, 1]).merge(sm.F1(average="macro").update(["a"], ["b"]))
+    with pytest.raises(sm.MergeError):
+        sm.F1(average="macro").update([0, 1], [0, 1]).merge(sm.F1(average="macro").update([[0, 1]], [[1, 1]]))
+
+
+def test_labels_first_seen_in_different_shards_are_unioned():
+    a = sm.ConfusionMatrix().update(["cat", "dog"], ["cat", "dog"])
+    b = sm.ConfusionMatrix().update(["ant", "dog"], ["dog", "dog"])
+    merged = a + b
+    assert merged.classes == ["ant", "cat", "dog"]
+    np.testing.assert_array_equal(merged.compute(), [[0, 0, 1], [0, 1, 0], [0, 0, 2]])
