@@ -1,0 +1,253 @@
+"""The ``streammetrics`` command line (also ``python -m streammetrics``).
+
+Subcommands::
+
+    streammetrics merge STATE_FILE... [--json] [--save-state FILE]
+    streammetrics show STATE_FILE [--json]
+
+Each subcommand is a function ``add_<name>(subparsers)`` that declares its arguments and sets
+``handler``; a new subcommand is one more such function listed in :data:`SUBCOMMANDS`. User
+errors (a missing or corrupt file, states that cannot be merged) print one line naming the
+problem on stderr and exit with status 2, without a traceback.
+
+Examples:
+    >>> import streammetrics as sm, tempfile, os
+    >>> from streammetrics.cli import main
+    >>> d = tempfile.mkdtemp()
+    >>> sm.Accuracy().update([0, 1], [0, 1]).save(os.path.join(d, "a.state"))
+    >>> sm.Accuracy().update([1, 1], [0, 1]).save(os.path.join(d, "b.state"))
+    >>> main(["merge", os.path.join(d, "a.state"), os.path.join(d, "b.state")])
+    Accuracy  n_samples=4  files=2
+    value: 0.75
+    0
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import sys
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
+
+import numpy as np
+
+from . import __version__
+from ._core import serialization
+from ._core.registry import from_state_dict
+from .errors import MergeError, StateError
+
+__all__ = ["main", "build_parser", "UsageError", "jsonable"]
+
+PROG = "streammetrics"
+
+
+class UsageError(Exception):
+    """A user error: printed as one line ``streammetrics: error: <message>``, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (no usage dump) and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.split()[-1] if " " in self.prog else ""
+        raise UsageError(f"{command}: {message}" if command else message)
+
+
+# --------------------------------------------------------------------------- helpers
+def jsonable(value: Any) -> Any:
+    """Plain JSON data for a metric value: arrays become lists, NaN/inf become ``null``.
+
+    Examples:
+        >>> import numpy as np
+        >>> from streammetrics.cli import jsonable
+        >>> jsonable({"a": np.array([1.0, np.nan]), "b": np.int64(3)})
+        {'a': [1.0, None], 'b': 3}
+    """
+    if hasattr(value, "to_dict") and callable(value.to_dict):
+        return jsonable(value.to_dict())
+    if hasattr(value, "_asdict"):
+        return jsonable(value._asdict())
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return jsonable(dataclasses.asdict(value))
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, np.ndarray):
+        return jsonable(value.tolist())
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        return jsonable(value.item())
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _read_state(path: str) -> tuple[Any, dict[str, Any]]:
+    """Load one state file; returns the accumulator and facts about the file."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as err:
+        raise UsageError(f"cannot read {path!r}: {err.strerror or err}") from None
+    try:
+        acc = from_state_dict(serialization.decode(data))
+    except StateError as err:
+        raise UsageError(f"{path}: {err}") from None
+    version = int.from_bytes(data[4:6], "little")
+    return acc, {"path": path, "bytes": len(data), "format_version": version}
+
+
+def _value(acc: Any) -> tuple[Any, list[str]]:
+    """``acc.compute()``, with warnings collected as one-line strings."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value = acc.compute()
+    return value, [f"{w.category.__name__}: {w.message}" for w in caught]
+
+
+def _config(acc: Any) -> dict[str, Any]:
+    return acc.get_config() if hasattr(acc, "get_config") else {}
+
+
+def _type(acc: Any) -> str:
+    return acc.type_name() if hasattr(acc, "type_name") else type(acc).__name__
+
+
+def _text_value(value: Any) -> str:
+    if isinstance(value, (float, int, np.generic)) or value is None:
+        return repr(jsonable(value)) if value is not None else "None"
+    if isinstance(value, np.ndarray):
+        return np.array2string(value, precision=6, separator=", ")
+    return str(value)
+
+
+def _report(acc: Any, extra: dict[str, Any], as_json: bool, out: Any) -> None:
+    value, warned = _value(acc)
+    if as_json:
+        doc = {
+            "type": _type(acc),
+            "config": jsonable(_config(acc)),
+            "n_samples": int(acc.n_samples),
+            "value": jsonable(value),
+            **extra,
+            "warnings": warned,
+        }
+        print(json.dumps(doc, allow_nan=False), file=out)
+        return
+    facts = "  ".join(f"{k}={v}" for k, v in extra.items() if not isinstance(v, (list, dict)))
+    print(f"{_type(acc)}  n_samples={acc.n_samples}" + (f"  {facts}" if facts else ""), file=out)
+    text = _text_value(value)
+    print(("value:\n" + text) if "\n" in text else f"value: {text}", file=out)
+    for line in warned:
+        print(f"warning: {line}", file=sys.stderr)
+
+
+# --------------------------------------------------------------------------- merge
+def add_merge(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "merge",
+        help="merge saved states of one metric and print the result",
+        description="Merge state files saved with Metric.save (e.g. one per worker or shard) and "
+        "print the merged metric's value.",
+    )
+    p.add_argument("state_files", nargs="+", metavar="STATE_FILE", help="files written by Metric.save")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    p.add_argument("--save-state", metavar="FILE", help="also save the merged state to FILE")
+    p.set_defaults(handler=run_merge)
+
+
+def run_merge(args: argparse.Namespace, out: Any) -> int:
+    merged, first = None, None
+    for path in args.state_files:
+        acc, _ = _read_state(path)
+        if merged is None:
+            merged, first = acc, path
+            continue
+        try:
+            merged.merge(acc)
+        except MergeError as err:
+            raise UsageError(f"cannot merge {path} into {first}: {err}") from None
+    assert merged is not None
+    if args.save_state:
+        try:
+            merged.save(args.save_state)
+        except OSError as err:
+            raise UsageError(f"cannot write {args.save_state!r}: {err.strerror or err}") from None
+    _report(merged, {"files": len(args.state_files)}, args.json, out)
+    return 0
+
+
+# --------------------------------------------------------------------------- show
+def add_show(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "show",
+        help="describe one saved state and print its value",
+        description="Check a state file (magic, version, checksum) and print what it holds.",
+    )
+    p.add_argument("state_file", metavar="STATE_FILE", help="a file written by Metric.save")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    p.set_defaults(handler=run_show)
+
+
+def run_show(args: argparse.Namespace, out: Any) -> int:
+    acc, facts = _read_state(args.state_file)
+    if args.json:
+        _report(acc, {"file": facts}, True, out)
+        return 0
+    print(
+        f"file: {facts['path']} ({facts['bytes']} bytes, format version {facts['format_version']}, "
+        "checksum ok)",
+        file=out,
+    )
+    config = ", ".join(f"{k}={v!r}" for k, v in _config(acc).items())
+    print(f"type: {_type(acc)}({config})", file=out)
+    _report(acc, {}, False, out)
+    return 0
+
+
+#: The subcommands, in the order ``--help`` lists them.
+SUBCOMMANDS: list[Callable[[Any], None]] = [add_merge, add_show]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand of :data:`SUBCOMMANDS`."""
+    parser = _Parser(prog=PROG, description="Streaming, mergeable metrics: work with saved states.")
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for add in SUBCOMMANDS:
+        add(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (0 success, 2 user error)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if getattr(args, "handler", None) is None:
+            raise UsageError(f"expected a command ({', '.join(sorted(_names(parser)))}); see --help")
+        return args.handler(args, sys.stdout)
+    except UsageError as err:
+        print(f"{PROG}: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def _names(parser: argparse.ArgumentParser) -> list[str]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return list(action.choices)
+    return []
+
+
+def console_main() -> NoReturn:  # pragma: no cover - thin wrapper
+    sys.exit(main())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
