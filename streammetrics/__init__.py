@@ -26,8 +26,17 @@ from .uncertainty import *  # noqa: F403
 __version__ = "0.1.0"
 
 __all__ = [
-    "Metric", "State", "from_bytes", "from_state_dict", "load", "registered_types",
-    "InputError", "MergeError", "StateError", "StreamMetricsError", "UndefinedMetricWarning",
+    "Metric",
+    "State",
+    "from_bytes",
+    "from_state_dict",
+    "load",
+    "registered_types",
+    "InputError",
+    "MergeError",
+    "StateError",
+    "StreamMetricsError",
+    "UndefinedMetricWarning",
     *classification.__all__,
     *ranking.__all__,
     *probabilistic.__all__,

@@ -24,19 +24,28 @@ def plain_value(value: Any) -> Any:
     return value
 
 
-def assert_same(actual: Any, expected: Any, *, rtol: float = 1e-9, atol: float = 1e-12, exact: bool = False,
-                where: str = "") -> None:
+def assert_same(
+    actual: Any,
+    expected: Any,
+    *,
+    rtol: float = 1e-9,
+    atol: float = 1e-12,
+    exact: bool = False,
+    where: str = "",
+) -> None:
     """Equal values (NaN equals NaN); exact equality of integer arrays when ``exact``."""
     actual, expected = plain_value(actual), plain_value(expected)
     if isinstance(expected, dict):
         assert isinstance(actual, dict), f"{where}: expected a dict, found {actual!r}"
         for key in expected:
             assert key in actual, f"{where}: missing key {key!r} in {sorted(actual)}"
-            assert_same(actual[key], expected[key], rtol=rtol, atol=atol, exact=exact, where=f"{where}[{key}]")
+            assert_same(
+                actual[key], expected[key], rtol=rtol, atol=atol, exact=exact, where=f"{where}[{key}]"
+            )
         return
     if isinstance(expected, list) and expected and isinstance(expected[0], (dict, list)):
         assert len(actual) == len(expected), where
-        for i, (a, e) in enumerate(zip(actual, expected)):
+        for i, (a, e) in enumerate(zip(actual, expected, strict=False)):
             assert_same(a, e, rtol=rtol, atol=atol, exact=exact, where=f"{where}[{i}]")
         return
     if expected is None or isinstance(expected, (str, bool)):
@@ -49,7 +58,9 @@ def assert_same(actual: Any, expected: Any, *, rtol: float = 1e-9, atol: float =
     elif a.dtype.kind in "OUS" or e.dtype.kind in "OUS":
         np.testing.assert_array_equal(a, e, err_msg=where)
     else:
-        np.testing.assert_allclose(a.astype(float), e.astype(float), rtol=rtol, atol=atol, equal_nan=True, err_msg=where)
+        np.testing.assert_allclose(
+            a.astype(float), e.astype(float), rtol=rtol, atol=atol, equal_nan=True, err_msg=where
+        )
 
 
 def quiet_compute(metric: Any) -> Any:

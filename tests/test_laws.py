@@ -37,14 +37,18 @@ def fed(case: LawCase, *parts: tuple, **kw) -> sm.Metric:
 
 
 def same(case: LawCase, a: sm.Metric, b: sm.Metric, where: str) -> None:
-    assert_same(quiet_compute(a), quiet_compute(b), rtol=case.rtol, atol=case.atol, exact=case.exact, where=where)
+    assert_same(
+        quiet_compute(a), quiet_compute(b), rtol=case.rtol, atol=case.atol, exact=case.exact, where=where
+    )
 
 
 def test_every_exported_metric_is_listed():
     """A metric missing from the law table would escape every law: fail instead."""
     exported = {
-        name for name in sm.__all__
-        if isinstance(getattr(sm, name), type) and issubclass(getattr(sm, name), sm.Metric)
+        name
+        for name in sm.__all__
+        if isinstance(getattr(sm, name), type)
+        and issubclass(getattr(sm, name), sm.Metric)
         and getattr(sm, name) is not sm.Metric
     }
     covered = {type(case.make()).__name__ for case in CASES}
@@ -79,7 +83,9 @@ def test_merge_associative_commutative_with_identity(case: LawCase, seed: int, n
 @pytest.mark.parametrize("case", [c for c in CASES if c.weights], ids=str)
 @LAW_SETTINGS
 @given(seed=seeds, n=st.integers(1, 30), data=st.data())
-def test_integer_weight_is_repetition_and_zero_weight_is_removal(case: LawCase, seed: int, n: int, data) -> None:
+def test_integer_weight_is_repetition_and_zero_weight_is_removal(
+    case: LawCase, seed: int, n: int, data
+) -> None:
     (batch,) = batches(case, seed, [n])
     rows = len(batch[0])
     w = np.asarray(data.draw(st.lists(st.integers(0, 3), min_size=rows, max_size=rows)))
@@ -149,8 +155,14 @@ def test_agrees_with_reference(case: LawCase, seed: int, ns: list[int], weighted
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         expected = case.reference(*whole, sample_weight=w)
-    assert_same(quiet_compute(m), expected, rtol=case.rtol if w is None else max(case.rtol, 1e-9),
-                atol=max(case.atol, 1e-12), exact=case.exact and w is None, where=case.name)
+    assert_same(
+        quiet_compute(m),
+        expected,
+        rtol=case.rtol if w is None else max(case.rtol, 1e-9),
+        atol=max(case.atol, 1e-12),
+        exact=case.exact and w is None,
+        where=case.name,
+    )
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)
@@ -163,7 +175,9 @@ def test_call_returns_batch_value_and_accumulates(case: LawCase, seed: int, ns: 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             value = m(*part)
-        assert_same(value, quiet_compute(fed(case, part)), rtol=case.rtol, atol=case.atol, where="batch value")
+        assert_same(
+            value, quiet_compute(fed(case, part)), rtol=case.rtol, atol=case.atol, where="batch value"
+        )
     same(case, m, fed(case, *parts), "accumulated")
 
 

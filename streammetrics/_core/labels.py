@@ -26,7 +26,7 @@ class LabelSet:
         (['a', 'b'], [1, 0, 1])
     """
 
-    __slots__ = ("values", "fixed", "_sorter", "_is_range", "_lut", "_lut_lo")
+    __slots__ = ("_is_range", "_lut", "_lut_lo", "_sorter", "fixed", "values")
 
     def __init__(self, values: Any = None, fixed: bool = False) -> None:
         if values is None:
@@ -113,8 +113,7 @@ class LabelSet:
             return self._lookup(arr), None
         if self.fixed:
             raise InputError(
-                f"{name}: expected labels in the fixed list {self.values.tolist()}, "
-                f"found {new[:5].tolist()}"
+                f"{name}: expected labels in the fixed list {self.values.tolist()}, found {new[:5].tolist()}"
             )
         grown = LabelSet(np.union1d(self.values, new) if self.values.size else new)
         return grown._lookup(arr), grown
@@ -143,12 +142,15 @@ class LabelSet:
 
     @classmethod
     def from_list(cls, values: Any, fixed: bool, where: str) -> LabelSet:
-        if not isinstance(values, list) or not all(
-            isinstance(v, str) for v in values
-        ) and not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        if not isinstance(values, list) or (
+            not all(isinstance(v, str) for v in values)
+            and not all(isinstance(v, int) and not isinstance(v, bool) for v in values)
+        ):
             raise StateError(f"{where}: labels must be a list of all ints or all strings")
         try:
-            return cls(np.array(values, dtype=str) if values and isinstance(values[0], str) else values, fixed)
+            return cls(
+                np.array(values, dtype=str) if values and isinstance(values[0], str) else values, fixed
+            )
         except ValueError as err:
             raise StateError(f"{where}: {err}") from None
 

@@ -50,7 +50,7 @@ class State(abc.ABC):
     def load_dict(self, data: dict[str, Any]) -> None:
         """Replace the data by ``data`` (from :meth:`to_dict`), raising :class:`StateError`."""
 
-    def check(self) -> None:
+    def check(self) -> None:  # noqa: B027 - optional hook: no invariants by default
         """Assert the invariants of the state; raise :class:`StateError` if one is broken."""
 
     def share_key(self) -> tuple[str, str]:
@@ -72,7 +72,9 @@ class State(abc.ABC):
             )
         mine, theirs = self.config(), other.config()
         if canonical_json(mine) != canonical_json(theirs):
-            raise MergeError(f"cannot merge states of different configuration: {describe_difference(mine, theirs)}")
+            raise MergeError(
+                f"cannot merge states of different configuration: {describe_difference(mine, theirs)}"
+            )
 
 
 def canonical_json(value: Any) -> str:

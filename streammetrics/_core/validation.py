@@ -93,7 +93,8 @@ def as_labels(value: Any, name: str, ndim: tuple[int, ...] = (1,)) -> np.ndarray
         if arr.size and not np.array_equal(arr, np.round(arr)):
             raise InputError(
                 f"{name}: expected class labels (ints, bools or strings), found continuous values "
-                "such as " + repr(float(arr[arr != np.round(arr)][0]))
+                "such as "
+                + repr(float(arr[arr != np.round(arr)][0]))
                 + "; pass threshold= to turn scores into labels"
             )
         return arr.astype(np.int64)

@@ -117,7 +117,9 @@ class ConfusionMetric(Metric[ConfusionCounts]):
             )
         return np.asarray(self.labels)[columns]
 
-    def _validate_multilabel(self, yt_raw: np.ndarray, yp_raw: np.ndarray, sample_weight: Any) -> tuple[Any, ...]:
+    def _validate_multilabel(
+        self, yt_raw: np.ndarray, yp_raw: np.ndarray, sample_weight: Any
+    ) -> tuple[Any, ...]:
         yt = v.as_indicator(yt_raw, "y_true")
         if self.threshold is not None:
             yp = self._scores(yp_raw, (2,)) >= self.threshold
@@ -182,7 +184,9 @@ class RateMetric(ConfusionMetric):
         super().__init__(labels=labels, pos_label=pos_label, threshold=threshold, input=input)
         if self.average == "binary" and self.labels is not None and self.whole_matrix is None:
             if self.pos_label not in self.labels:
-                raise ValueError(f"pos_label: expected one of labels={self.labels!r}, found {self.pos_label!r}")
+                raise ValueError(
+                    f"pos_label: expected one of labels={self.labels!r}, found {self.pos_label!r}"
+                )
 
     def get_config(self) -> dict[str, Any]:
         return {"average": self.average, "zero_division": self.zero_division, **self._base_config()}
@@ -224,7 +228,9 @@ class RateMetric(ConfusionMetric):
         if prevalence is not None:
             check_number("prevalence", prevalence, low=0.0, high=1.0, low_open=True, high_open=True)
             if self.average not in ("binary", "micro") or self._state.mode == "multilabel":
-                raise ValueError(f"prevalence: needs average='binary' on binary data, found average={self.average!r}")
+                raise ValueError(
+                    f"prevalence: needs average='binary' on binary data, found average={self.average!r}"
+                )
         with self._lock:
             if self._is_empty(self._state):
                 return self._value_of(self._state)

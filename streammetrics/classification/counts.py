@@ -82,7 +82,9 @@ class ConfusionCounts(State):
     ) -> None:
         """Add (``sign=1``) or remove (``sign=-1``) a batch of label pairs."""
         if self.mode == "multilabel":
-            raise InputError("y_true: expected a 2-D multilabel indicator like earlier batches, found 1-D labels")
+            raise InputError(
+                "y_true: expected a 2-D multilabel indicator like earlier batches, found 1-D labels"
+            )
         n_rows = len(y_true)
         if weights is not None and n_rows and weights.min() == 0:
             keep = weights > 0  # zero weight = leaving the row out, labels included
@@ -139,8 +141,10 @@ class ConfusionCounts(State):
         n_rows, n_labels = y_true.shape
         if n_rows == 0 and self.mode is None:
             return
-        expected = len(self._fixed_labels) if self._fixed_labels is not None else (
-            self.matrix.shape[0] if self.mode == "multilabel" else None
+        expected = (
+            len(self._fixed_labels)
+            if self._fixed_labels is not None
+            else (self.matrix.shape[0] if self.mode == "multilabel" else None)
         )
         if expected is not None and n_labels != expected:
             raise InputError(f"y_true: expected {expected} label columns, found {n_labels}")
@@ -156,7 +160,9 @@ class ConfusionCounts(State):
         tn_l = total - tp_l - fp_l - fn_l
         mcm = np.stack([np.stack([tn_l, fp_l], -1), np.stack([fn_l, tp_l], -1)], 1)
         base = n_labels + 1
-        codes = (tp.sum(1, dtype=np.int64) * base + fp.sum(1, dtype=np.int64)) * base + fn.sum(1, dtype=np.int64)
+        codes = (tp.sum(1, dtype=np.int64) * base + fp.sum(1, dtype=np.int64)) * base + fn.sum(
+            1, dtype=np.int64
+        )
         uniq, inverse = np.unique(codes, return_inverse=True)
         code_w = np.bincount(inverse.ravel(), weights=weights, minlength=len(uniq))
         current = self.matrix if self.mode == "multilabel" else np.zeros((n_labels, 2, 2), np.int64)
@@ -203,7 +209,9 @@ class ConfusionCounts(State):
             self.matrix = _add(self.matrix, other.matrix)
             self.codes, self.code_weights = _compact(
                 np.concatenate([self.codes, other.codes]),
-                np.concatenate([_as(self.code_weights, other.code_weights), _as(other.code_weights, self.code_weights)]),
+                np.concatenate(
+                    [_as(self.code_weights, other.code_weights), _as(other.code_weights, self.code_weights)]
+                ),
             )
         else:
             try:
@@ -318,4 +326,6 @@ def _counts_array(value: Any, where: str, name: str, allow_float: bool = True) -
         if arr.dtype.kind == "f" and not np.isfinite(arr).all():
             raise StateError(f"{where}: {name} holds non-finite values")
         return arr.astype(np.int64 if arr.dtype.kind == "i" else np.float64)
-    raise StateError(f"{where}: {name} must be {'int64 or float64' if allow_float else 'int64'}, found {arr.dtype}")
+    raise StateError(
+        f"{where}: {name} must be {'int64 or float64' if allow_float else 'int64'}, found {arr.dtype}"
+    )

@@ -32,7 +32,7 @@ def subset_accuracy(counts: ConfusionCounts) -> float:
     """Fraction of rows predicted exactly (every label right, for multilabel input)."""
     if counts.mode != "multilabel":
         return multiclass_accuracy(counts)
-    tp, fp, fn, _, w = counts.samplewise()
+    _tp, fp, fn, _, w = counts.samplewise()
     return float(w[(fp == 0) & (fn == 0)].sum() / w.sum())
 
 
@@ -79,7 +79,9 @@ def matthews_corrcoef(counts: ConfusionCounts) -> float:
     return float(cov_ytyp / np.sqrt(cov_ytyt * cov_ypyp))
 
 
-def cohen_kappa(counts: ConfusionCounts, weights: str | None = None, undefined: float = float("nan")) -> float:
+def cohen_kappa(
+    counts: ConfusionCounts, weights: str | None = None, undefined: float = float("nan")
+) -> float:
     """Cohen's kappa (unweighted, linear or quadratic weights) over the label order."""
     m = counts.matrix.astype(np.float64)
     k = m.shape[0]

@@ -17,7 +17,7 @@ Examples:
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
@@ -391,10 +391,14 @@ class RateMean(RateMetric):
 
     higher_is_better = None
 
-    def __init__(self, rate_a: str = "tpr", rate_b: str = "tnr", kind: str = "arithmetic", **kwargs: Any) -> None:
+    def __init__(
+        self, rate_a: str = "tpr", rate_b: str = "tnr", kind: str = "arithmetic", **kwargs: Any
+    ) -> None:
         self.rate_a = check_option("rate_a", rate_a, rates.RATE_FUNCTIONS)
         self.rate_b = check_option("rate_b", rate_b, rates.RATE_FUNCTIONS)
-        self.kind = check_option("kind", kind, ("arithmetic", "harmonic", "geometric", "sum_minus_one", "ratio"))
+        self.kind = check_option(
+            "kind", kind, ("arithmetic", "harmonic", "geometric", "sum_minus_one", "ratio")
+        )
         super().__init__(**kwargs)
 
     def get_config(self) -> dict[str, Any]:

@@ -121,7 +121,9 @@ class Report:
     def __str__(self) -> str:
         names = [str(label) for label in self.labels] + list(self.averages)
         width = max([len(n) for n in names] + [len("weighted avg"), self.digits])
-        head = f"{'':>{width}s} " + " ".join(f"{h:>9s}" for h in ("precision", "recall", "f1-score", "support"))
+        head = f"{'':>{width}s} " + " ".join(
+            f"{h:>9s}" for h in ("precision", "recall", "f1-score", "support")
+        )
         lines = [head, ""]
         d = self.digits
 
@@ -136,7 +138,9 @@ class Report:
         if self.accuracy is not None:
             lines.append(f"{'accuracy':>{width}s} {'':>9s} {'':>9s} {self.accuracy:>9.{d}f} {total:>9.0f}")
         for name, values in self.averages.items():
-            lines.append(row(name, values["precision"], values["recall"], values["f1-score"], values["support"]))
+            lines.append(
+                row(name, values["precision"], values["recall"], values["f1-score"], values["support"])
+            )
         return "\n".join(lines) + "\n"
 
 
@@ -190,9 +194,15 @@ class ClassificationReport(ConfusionMetric):
         if multilabel:
             stp, sfp, sfn, stn, w = state.samplewise()
             averages["samples avg"] = {
-                "precision": nan_average(apply_zero_division(rates.ppv(stp, sfp, sfn, stn), zd, 0.0, "Precision"), w),
-                "recall": nan_average(apply_zero_division(rates.tpr(stp, sfp, sfn, stn), zd, 0.0, "Recall"), w),
-                "f1-score": nan_average(apply_zero_division(rates.fbeta(stp, sfp, sfn, stn), zd, 0.0, "F1"), w),
+                "precision": nan_average(
+                    apply_zero_division(rates.ppv(stp, sfp, sfn, stn), zd, 0.0, "Precision"), w
+                ),
+                "recall": nan_average(
+                    apply_zero_division(rates.tpr(stp, sfp, sfn, stn), zd, 0.0, "Recall"), w
+                ),
+                "f1-score": nan_average(
+                    apply_zero_division(rates.fbeta(stp, sfp, sfn, stn), zd, 0.0, "F1"), w
+                ),
                 "support": float(support.sum()),
             }
         accuracy = None if multilabel else formulas.multiclass_accuracy(state)

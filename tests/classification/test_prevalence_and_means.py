@@ -60,18 +60,29 @@ def test_mean_of_two_rates_matches_seed_003_table(a, b, kind, formula):
     fn = np.sum((y == 1) & (p == 0))
     tn = np.sum((y == 0) & (p == 0))
     fp = np.sum((y == 0) & (p == 1))
-    rates = {"tpr": tp / (tp + fn), "tnr": tn / (tn + fp), "fpr": fp / (fp + tn), "fnr": fn / (fn + tp),
-             "ppv": tp / (tp + fp), "npv": tn / (tn + fn)}
+    rates = {
+        "tpr": tp / (tp + fn),
+        "tnr": tn / (tn + fp),
+        "fpr": fp / (fp + tn),
+        "fnr": fn / (fn + tp),
+        "ppv": tp / (tp + fp),
+        "npv": tn / (tn + fn),
+    }
     got = sm.RateMean(a, b, kind).update(y, p).compute()
     assert got == pytest.approx(formula(rates[a], rates[b]))
 
 
 def test_named_metrics_are_special_cases_of_rate_means():
     y, p = _data()
-    assert sm.RateMean("ppv", "tpr", "harmonic").update(y, p).compute() == pytest.approx(sm.F1().update(y, p).compute())
+    assert sm.RateMean("ppv", "tpr", "harmonic").update(y, p).compute() == pytest.approx(
+        sm.F1().update(y, p).compute()
+    )
     assert sm.RateMean("tpr", "tnr", "sum_minus_one").update(y, p).compute() == pytest.approx(
-        sm.Informedness().update(y, p).compute())
+        sm.Informedness().update(y, p).compute()
+    )
     assert sm.RateMean("ppv", "tpr", "geometric").update(y, p).compute() == pytest.approx(
-        sm.FowlkesMallows().update(y, p).compute())
+        sm.FowlkesMallows().update(y, p).compute()
+    )
     assert sm.RateMean("tpr", "fpr", "ratio").update(y, p).compute() == pytest.approx(
-        sm.PositiveLikelihoodRatio().update(y, p).compute())
+        sm.PositiveLikelihoodRatio().update(y, p).compute()
+    )

@@ -102,7 +102,16 @@ def test_report_matches_sklearn_and_prints_a_table():
     report = sm.ClassificationReport().update(y, p).compute()
     assert_same(report.to_dict(), skm.classification_report(y, p, output_dict=True))
     text = str(report)
-    for word in ("precision", "recall", "f1-score", "support", "cat", "macro avg", "weighted avg", "accuracy"):
+    for word in (
+        "precision",
+        "recall",
+        "f1-score",
+        "support",
+        "cat",
+        "macro avg",
+        "weighted avg",
+        "accuracy",
+    ):
         assert word in text
     # Multilabel: micro and samples averages appear, as in scikit-learn.
     Y = rng.integers(0, 2, (50, 3))
@@ -143,14 +152,19 @@ def test_multilabel_averages_and_zero_division():
                 if cls is sm.Jaccard and zd != zd:
                     continue  # scikit-learn's jaccard_score refuses zero_division=nan
                 expected = _sk(fn, Y, P, average=average, zero_division=zd)
-                assert_same(_ours(cls, Y, P, average=average, zero_division=zd), expected,
-                            where=f"{cls.__name__} {average} {zd}")
+                assert_same(
+                    _ours(cls, Y, P, average=average, zero_division=zd),
+                    expected,
+                    where=f"{cls.__name__} {average} {zd}",
+                )
 
 
 def test_pos_label_string_and_bool_inputs():
     y = ["spam", "ham", "spam", "ham"]
     p = ["spam", "spam", "ham", "ham"]
-    assert sm.Precision(pos_label="spam").update(y, p).compute() == skm.precision_score(y, p, pos_label="spam")
+    assert sm.Precision(pos_label="spam").update(y, p).compute() == skm.precision_score(
+        y, p, pos_label="spam"
+    )
     assert sm.F1().update([True, False, True], [True, True, False]).compute() == skm.f1_score(
         [True, False, True], [True, True, False]
     )

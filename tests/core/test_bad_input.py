@@ -13,7 +13,13 @@ GOOD = ([0, 1, 1, 0], [0, 1, 0, 0])
 BAD_BATCHES = [
     (sm.F1, ([0, 1, 1], [0, 1]), {}, sm.InputError, ["y_pred", "3 rows", "found 2"]),
     (sm.F1, ([0, 1], [0, 1]), {"sample_weight": [1.0]}, sm.InputError, ["sample_weight", "2 rows"]),
-    (sm.F1, ([0, 1], [0, 1]), {"sample_weight": [1.0, -1.0]}, sm.InputError, ["sample_weight", "non-negative"]),
+    (
+        sm.F1,
+        ([0, 1], [0, 1]),
+        {"sample_weight": [1.0, -1.0]},
+        sm.InputError,
+        ["sample_weight", "non-negative"],
+    ),
     (sm.F1, ([0, 1], [0, 1]), {"sample_weight": [1.0, np.nan]}, sm.InputError, ["sample_weight", "finite"]),
     (sm.F1, ([0, 1], [0, 1]), {"sample_weight": [1.0, np.inf]}, sm.InputError, ["sample_weight", "finite"]),
     (sm.F1, ([0.0, np.nan], [0, 1]), {}, sm.InputError, ["y_true", "finite"]),
@@ -30,8 +36,13 @@ BAD_BATCHES = [
     (lambda: sm.F1(average="samples"), ([0, 1], [0, 1]), {}, sm.InputError, ["samples", "multilabel"]),
     (lambda: sm.F1(average="macro"), ([[0, 1]], [[0, 2]]), {}, sm.InputError, ["y_pred", "0/1"]),
     (lambda: sm.F1(average="macro"), ([[0, 1]], [[0, 1, 1]]), {}, sm.InputError, ["y_pred", "shape"]),
-    (lambda: sm.Precision(labels=["a", "b", "c"], average="macro"), (["a"], [[0.2, 0.8]]), {}, sm.InputError,
-     ["y_pred", "3 score columns"]),
+    (
+        lambda: sm.Precision(labels=["a", "b", "c"], average="macro"),
+        (["a"], [[0.2, 0.8]]),
+        {},
+        sm.InputError,
+        ["y_pred", "3 score columns"],
+    ),
 ]
 
 

@@ -15,7 +15,9 @@ from streammetrics._core import serialization
 
 
 def sample_metric() -> sm.Metric:
-    return sm.F1(average="macro").update(["a", "b", "c", "a"], ["a", "c", "c", "b"], sample_weight=[1, 2, 0.5, 1])
+    return sm.F1(average="macro").update(
+        ["a", "b", "c", "a"], ["a", "c", "c", "b"], sample_weight=[1, 2, 0.5, 1]
+    )
 
 
 def test_round_trip_is_exact():
@@ -52,7 +54,9 @@ def _forge(tree: dict, arrays_table: list | None = None, payload: bytes = b"", v
     """Build a well-checksummed blob around an arbitrary header (an attacker can do this too)."""
     header = json.dumps({"tree": tree, "arrays": arrays_table or []}).encode()
     body = header + payload
-    prefix = struct.pack("<4sHHIQ16s", b"SMST", version, 0, len(header), len(payload), serialization._digest(body))
+    prefix = struct.pack(
+        "<4sHHIQ16s", b"SMST", version, 0, len(header), len(payload), serialization._digest(body)
+    )
     return prefix + body
 
 
@@ -65,7 +69,9 @@ def test_unknown_type_newer_version_and_bad_dtypes_are_refused():
     with pytest.raises(sm.StateError, match="format version"):
         sm.from_bytes(_forge({}, version=7))
     with pytest.raises(sm.StateError, match="not allowed"):
-        sm.from_bytes(_forge({"x": {"__ndarray__": 0}}, [{"dtype": "|O", "shape": [1], "offset": 0}], b"\0" * 8))
+        sm.from_bytes(
+            _forge({"x": {"__ndarray__": 0}}, [{"dtype": "|O", "shape": [1], "offset": 0}], b"\0" * 8)
+        )
 
 
 def test_absurd_sizes_are_refused_before_allocating():

@@ -57,7 +57,8 @@ def _mcm_rate(rate, average, labels=None):
             present = np.unique(np.concatenate([y_true, y_pred]))
             idx = list(present).index(1) if 1 in present else None
             tp, fp, fn, tn = (
-                (a[idx : idx + 1] for a in (tp, fp, fn, tn)) if idx is not None
+                (a[idx : idx + 1] for a in (tp, fp, fn, tn))
+                if idx is not None
                 else (np.array([0.0]), np.array([0.0]), np.array([0.0]), np.array([mcm[0].sum()]))
             )
         if average == "micro":
@@ -91,79 +92,277 @@ TEXTBOOK = {
     sm.Prevalence: lambda tp, fp, fn, tn: (tp + fn) / (tp + fp + fn + tn),
     sm.DiagnosticOddsRatio: lambda tp, fp, fn, tn: (tp * tn) / (fp * fn),
     sm.PrevalenceThreshold: lambda tp, fp, fn, tn: (
-        np.sqrt(tp / (tp + fn) * fp / (fp + tn)) - fp / (fp + tn)
-    ) / (tp / (tp + fn) - fp / (fp + tn)),
+        (np.sqrt(tp / (tp + fn) * fp / (fp + tn)) - fp / (fp + tn)) / (tp / (tp + fn) - fp / (fp + tn))
+    ),
 }
 
 CASES: list[LawCase] = []
 
-for average, data in (("binary", _binary), ("macro", _multiclass), ("weighted", _strings), ("micro", _multiclass)):
+for average, data in (
+    ("binary", _binary),
+    ("macro", _multiclass),
+    ("weighted", _strings),
+    ("micro", _multiclass),
+):
     kw = {"average": average, "zero_division": 0.0}
     CASES += [
-        LawCase(f"Precision[{average}]", lambda kw=kw: sm.Precision(**kw), data,
-                _quiet(lambda t, p, sample_weight=None, kw=kw: skm.precision_score(t, p, sample_weight=sample_weight, **kw)), exact=True),
-        LawCase(f"Recall[{average}]", lambda kw=kw: sm.Recall(**kw), data,
-                _quiet(lambda t, p, sample_weight=None, kw=kw: skm.recall_score(t, p, sample_weight=sample_weight, **kw)), exact=True),
-        LawCase(f"F1[{average}]", lambda kw=kw: sm.F1(**kw), data,
-                _quiet(lambda t, p, sample_weight=None, kw=kw: skm.f1_score(t, p, sample_weight=sample_weight, **kw)), exact=True),
-        LawCase(f"FBeta[{average}]", lambda kw=kw: sm.FBeta(beta=0.5, **kw), data,
-                _quiet(lambda t, p, sample_weight=None, kw=kw: skm.fbeta_score(t, p, beta=0.5, sample_weight=sample_weight, **kw)), exact=True),
-        LawCase(f"Jaccard[{average}]", lambda kw=kw: sm.Jaccard(**kw), data,
-                _quiet(lambda t, p, sample_weight=None, kw=kw: skm.jaccard_score(t, p, sample_weight=sample_weight, **kw)), exact=True),
+        LawCase(
+            f"Precision[{average}]",
+            lambda kw=kw: sm.Precision(**kw),
+            data,
+            _quiet(
+                lambda t, p, sample_weight=None, kw=kw: skm.precision_score(
+                    t, p, sample_weight=sample_weight, **kw
+                )
+            ),
+            exact=True,
+        ),
+        LawCase(
+            f"Recall[{average}]",
+            lambda kw=kw: sm.Recall(**kw),
+            data,
+            _quiet(
+                lambda t, p, sample_weight=None, kw=kw: skm.recall_score(
+                    t, p, sample_weight=sample_weight, **kw
+                )
+            ),
+            exact=True,
+        ),
+        LawCase(
+            f"F1[{average}]",
+            lambda kw=kw: sm.F1(**kw),
+            data,
+            _quiet(
+                lambda t, p, sample_weight=None, kw=kw: skm.f1_score(t, p, sample_weight=sample_weight, **kw)
+            ),
+            exact=True,
+        ),
+        LawCase(
+            f"FBeta[{average}]",
+            lambda kw=kw: sm.FBeta(beta=0.5, **kw),
+            data,
+            _quiet(
+                lambda t, p, sample_weight=None, kw=kw: skm.fbeta_score(
+                    t, p, beta=0.5, sample_weight=sample_weight, **kw
+                )
+            ),
+            exact=True,
+        ),
+        LawCase(
+            f"Jaccard[{average}]",
+            lambda kw=kw: sm.Jaccard(**kw),
+            data,
+            _quiet(
+                lambda t, p, sample_weight=None, kw=kw: skm.jaccard_score(
+                    t, p, sample_weight=sample_weight, **kw
+                )
+            ),
+            exact=True,
+        ),
     ]
 
 for average in ("samples", "macro", "micro"):
     kw = {"average": average, "zero_division": 0.0}
     CASES += [
-        LawCase(f"F1[multilabel-{average}]", lambda kw=kw: sm.F1(**kw), _multilabel,
-                _quiet(lambda t, p, sample_weight=None, kw=kw: skm.f1_score(t, p, sample_weight=sample_weight, **kw)), exact=True),
-        LawCase(f"Precision[multilabel-{average}]", lambda kw=kw: sm.Precision(**kw), _multilabel,
-                _quiet(lambda t, p, sample_weight=None, kw=kw: skm.precision_score(t, p, sample_weight=sample_weight, **kw)), exact=True),
+        LawCase(
+            f"F1[multilabel-{average}]",
+            lambda kw=kw: sm.F1(**kw),
+            _multilabel,
+            _quiet(
+                lambda t, p, sample_weight=None, kw=kw: skm.f1_score(t, p, sample_weight=sample_weight, **kw)
+            ),
+            exact=True,
+        ),
+        LawCase(
+            f"Precision[multilabel-{average}]",
+            lambda kw=kw: sm.Precision(**kw),
+            _multilabel,
+            _quiet(
+                lambda t, p, sample_weight=None, kw=kw: skm.precision_score(
+                    t, p, sample_weight=sample_weight, **kw
+                )
+            ),
+            exact=True,
+        ),
     ]
 
 CASES += [
-    LawCase("F1[threshold]", lambda: sm.F1(threshold=0.5), _scores,
-            _quiet(lambda t, s, sample_weight=None: skm.f1_score(t, (s >= 0.5).astype(int), sample_weight=sample_weight, zero_division=0.0)), exact=True),
-    LawCase("Accuracy[binary]", sm.Accuracy, _binary,
-            lambda t, p, sample_weight=None: skm.accuracy_score(t, p, sample_weight=sample_weight), exact=True),
-    LawCase("Accuracy[strings]", sm.Accuracy, _strings,
-            lambda t, p, sample_weight=None: skm.accuracy_score(t, p, sample_weight=sample_weight), exact=True),
-    LawCase("Accuracy[multilabel]", sm.Accuracy, _multilabel,
-            lambda t, p, sample_weight=None: skm.accuracy_score(t, p, sample_weight=sample_weight), exact=True),
-    LawCase("SubsetAccuracy", sm.SubsetAccuracy, _multilabel,
-            lambda t, p, sample_weight=None: skm.accuracy_score(t, p, sample_weight=sample_weight), exact=True),
-    LawCase("HammingLoss[multiclass]", sm.HammingLoss, _multiclass,
-            lambda t, p, sample_weight=None: skm.hamming_loss(t, p, sample_weight=sample_weight), exact=True),
-    LawCase("HammingLoss[multilabel]", sm.HammingLoss, _multilabel,
-            lambda t, p, sample_weight=None: skm.hamming_loss(t, p, sample_weight=sample_weight), exact=True),
-    LawCase("BalancedAccuracy", sm.BalancedAccuracy, _multiclass,
-            _quiet(lambda t, p, sample_weight=None: skm.balanced_accuracy_score(t, p, sample_weight=sample_weight)), exact=True),
-    LawCase("BalancedAccuracy[adjusted]", lambda: sm.BalancedAccuracy(adjusted=True), _binary,
-            _quiet(lambda t, p, sample_weight=None: skm.balanced_accuracy_score(t, p, sample_weight=sample_weight, adjusted=True)), exact=True),
-    LawCase("MCC[binary]", sm.MCC, _binary,
-            lambda t, p, sample_weight=None: skm.matthews_corrcoef(t, p, sample_weight=sample_weight), exact=True),
-    LawCase("MCC[multiclass]", sm.MCC, _multiclass,
-            lambda t, p, sample_weight=None: skm.matthews_corrcoef(t, p, sample_weight=sample_weight), exact=True),
-    LawCase("CohenKappa", sm.CohenKappa, _multiclass,
-            _quiet(lambda t, p, sample_weight=None: skm.cohen_kappa_score(t, p, sample_weight=sample_weight)), exact=True),
-    LawCase("CohenKappa[quadratic]", lambda: sm.CohenKappa(weights="quadratic"), _multiclass,
-            _quiet(lambda t, p, sample_weight=None: skm.cohen_kappa_score(t, p, weights="quadratic", sample_weight=sample_weight)), exact=True),
-    LawCase("ConfusionMatrix", sm.ConfusionMatrix, _strings,
-            lambda t, p, sample_weight=None: skm.confusion_matrix(t, p, sample_weight=sample_weight), exact=True),
-    LawCase("ConfusionMatrix[multilabel]", sm.ConfusionMatrix, _multilabel,
-            lambda t, p, sample_weight=None: skm.multilabel_confusion_matrix(t, p, sample_weight=sample_weight), exact=True),
-    LawCase("ConfusionMatrix[normalize]", lambda: sm.ConfusionMatrix(normalize="true"), _multiclass,
-            lambda t, p, sample_weight=None: skm.confusion_matrix(t, p, sample_weight=sample_weight, normalize="true")),
-    LawCase("ClassificationReport", sm.ClassificationReport, _multiclass,
-            _quiet(lambda t, p, sample_weight=None: skm.classification_report(t, p, sample_weight=sample_weight, output_dict=True, zero_division=0.0)), exact=True),
-    LawCase("PositiveLikelihoodRatio", lambda: sm.PositiveLikelihoodRatio(zero_division=np.nan), _binary,
-            _quiet(lambda t, p, sample_weight=None: skm.class_likelihood_ratios(t, p, sample_weight=sample_weight)[0])),
-    LawCase("NegativeLikelihoodRatio", lambda: sm.NegativeLikelihoodRatio(zero_division=np.nan), _binary,
-            _quiet(lambda t, p, sample_weight=None: skm.class_likelihood_ratios(t, p, sample_weight=sample_weight)[1])),
-    LawCase("RateMean[tpr,tnr,harmonic]", lambda: sm.RateMean("tpr", "tnr", "harmonic", zero_division=0.0), _binary,
-            _mcm_rate(lambda tp, fp, fn, tn: 2 / (1 / (tp / (tp + fn)) + 1 / (tn / (tn + fp))), "binary")),
+    LawCase(
+        "F1[threshold]",
+        lambda: sm.F1(threshold=0.5),
+        _scores,
+        _quiet(
+            lambda t, s, sample_weight=None: skm.f1_score(
+                t, (s >= 0.5).astype(int), sample_weight=sample_weight, zero_division=0.0
+            )
+        ),
+        exact=True,
+    ),
+    LawCase(
+        "Accuracy[binary]",
+        sm.Accuracy,
+        _binary,
+        lambda t, p, sample_weight=None: skm.accuracy_score(t, p, sample_weight=sample_weight),
+        exact=True,
+    ),
+    LawCase(
+        "Accuracy[strings]",
+        sm.Accuracy,
+        _strings,
+        lambda t, p, sample_weight=None: skm.accuracy_score(t, p, sample_weight=sample_weight),
+        exact=True,
+    ),
+    LawCase(
+        "Accuracy[multilabel]",
+        sm.Accuracy,
+        _multilabel,
+        lambda t, p, sample_weight=None: skm.accuracy_score(t, p, sample_weight=sample_weight),
+        exact=True,
+    ),
+    LawCase(
+        "SubsetAccuracy",
+        sm.SubsetAccuracy,
+        _multilabel,
+        lambda t, p, sample_weight=None: skm.accuracy_score(t, p, sample_weight=sample_weight),
+        exact=True,
+    ),
+    LawCase(
+        "HammingLoss[multiclass]",
+        sm.HammingLoss,
+        _multiclass,
+        lambda t, p, sample_weight=None: skm.hamming_loss(t, p, sample_weight=sample_weight),
+        exact=True,
+    ),
+    LawCase(
+        "HammingLoss[multilabel]",
+        sm.HammingLoss,
+        _multilabel,
+        lambda t, p, sample_weight=None: skm.hamming_loss(t, p, sample_weight=sample_weight),
+        exact=True,
+    ),
+    LawCase(
+        "BalancedAccuracy",
+        sm.BalancedAccuracy,
+        _multiclass,
+        _quiet(
+            lambda t, p, sample_weight=None: skm.balanced_accuracy_score(t, p, sample_weight=sample_weight)
+        ),
+        exact=True,
+    ),
+    LawCase(
+        "BalancedAccuracy[adjusted]",
+        lambda: sm.BalancedAccuracy(adjusted=True),
+        _binary,
+        _quiet(
+            lambda t, p, sample_weight=None: skm.balanced_accuracy_score(
+                t, p, sample_weight=sample_weight, adjusted=True
+            )
+        ),
+        exact=True,
+    ),
+    LawCase(
+        "MCC[binary]",
+        sm.MCC,
+        _binary,
+        lambda t, p, sample_weight=None: skm.matthews_corrcoef(t, p, sample_weight=sample_weight),
+        exact=True,
+    ),
+    LawCase(
+        "MCC[multiclass]",
+        sm.MCC,
+        _multiclass,
+        lambda t, p, sample_weight=None: skm.matthews_corrcoef(t, p, sample_weight=sample_weight),
+        exact=True,
+    ),
+    LawCase(
+        "CohenKappa",
+        sm.CohenKappa,
+        _multiclass,
+        _quiet(lambda t, p, sample_weight=None: skm.cohen_kappa_score(t, p, sample_weight=sample_weight)),
+        exact=True,
+    ),
+    LawCase(
+        "CohenKappa[quadratic]",
+        lambda: sm.CohenKappa(weights="quadratic"),
+        _multiclass,
+        _quiet(
+            lambda t, p, sample_weight=None: skm.cohen_kappa_score(
+                t, p, weights="quadratic", sample_weight=sample_weight
+            )
+        ),
+        exact=True,
+    ),
+    LawCase(
+        "ConfusionMatrix",
+        sm.ConfusionMatrix,
+        _strings,
+        lambda t, p, sample_weight=None: skm.confusion_matrix(t, p, sample_weight=sample_weight),
+        exact=True,
+    ),
+    LawCase(
+        "ConfusionMatrix[multilabel]",
+        sm.ConfusionMatrix,
+        _multilabel,
+        lambda t, p, sample_weight=None: skm.multilabel_confusion_matrix(t, p, sample_weight=sample_weight),
+        exact=True,
+    ),
+    LawCase(
+        "ConfusionMatrix[normalize]",
+        lambda: sm.ConfusionMatrix(normalize="true"),
+        _multiclass,
+        lambda t, p, sample_weight=None: skm.confusion_matrix(
+            t, p, sample_weight=sample_weight, normalize="true"
+        ),
+    ),
+    LawCase(
+        "ClassificationReport",
+        sm.ClassificationReport,
+        _multiclass,
+        _quiet(
+            lambda t, p, sample_weight=None: skm.classification_report(
+                t, p, sample_weight=sample_weight, output_dict=True, zero_division=0.0
+            )
+        ),
+        exact=True,
+    ),
+    LawCase(
+        "PositiveLikelihoodRatio",
+        lambda: sm.PositiveLikelihoodRatio(zero_division=np.nan),
+        _binary,
+        _quiet(
+            lambda t, p, sample_weight=None: skm.class_likelihood_ratios(t, p, sample_weight=sample_weight)[0]
+        ),
+    ),
+    LawCase(
+        "NegativeLikelihoodRatio",
+        lambda: sm.NegativeLikelihoodRatio(zero_division=np.nan),
+        _binary,
+        _quiet(
+            lambda t, p, sample_weight=None: skm.class_likelihood_ratios(t, p, sample_weight=sample_weight)[1]
+        ),
+    ),
+    LawCase(
+        "RateMean[tpr,tnr,harmonic]",
+        lambda: sm.RateMean("tpr", "tnr", "harmonic", zero_division=0.0),
+        _binary,
+        _mcm_rate(lambda tp, fp, fn, tn: 2 / (1 / (tp / (tp + fn)) + 1 / (tn / (tn + fp))), "binary"),
+    ),
 ]
 
 for cls, formula in TEXTBOOK.items():
-    CASES.append(LawCase(f"{cls.__name__}[binary]", lambda cls=cls: cls(zero_division=0.0), _binary, _mcm_rate(formula, "binary")))
-    CASES.append(LawCase(f"{cls.__name__}[macro]", lambda cls=cls: cls(average="macro", zero_division=0.0), _multiclass, _mcm_rate(formula, "macro")))
+    CASES.append(
+        LawCase(
+            f"{cls.__name__}[binary]",
+            lambda cls=cls: cls(zero_division=0.0),
+            _binary,
+            _mcm_rate(formula, "binary"),
+        )
+    )
+    CASES.append(
+        LawCase(
+            f"{cls.__name__}[macro]",
+            lambda cls=cls: cls(average="macro", zero_division=0.0),
+            _multiclass,
+            _mcm_rate(formula, "macro"),
+        )
+    )

@@ -1,0 +1,26 @@
+"""The README's Python code blocks run as tests (and its set-up commands are the CI's)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _blocks(lang: str) -> list[str]:
+    text = (ROOT / "README.md").read_text()
+    return re.findall(rf"```{lang}\n(.*?)```", text, flags=re.S)
+
+
+def test_readme_python_blocks_run(capsys):
+    blocks = _blocks("python")
+    assert blocks, "the README has no python code block"
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), {"__name__": "__readme__"})
+
+
+def test_ci_runs_the_readme_test_command():
+    commands = [line.strip() for block in _blocks("bash") for line in block.splitlines() if line.strip()]
+    test_command = next(c for c in commands if "pytest" in c)
+    assert test_command in (ROOT / ".ci" / "run").read_text()
