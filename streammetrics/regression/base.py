@@ -1,0 +1,122 @@
+"""Base class of the regression family: input checks, the multioutput option, state plumbing."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .._core import validation as v
+from .._core.metric import Metric
+from .._core.state import State
+from ..errors import InputError
+from .moments import CoMoments
+
+MULTIOUTPUT = ("raw_values", "uniform_average", "variance_weighted")
+
+
+def check_multioutput(value: Any, variance_weighted: bool) -> Any:
+    """A multioutput option (string) or a list of non-negative output weights."""
+    options = list(MULTIOUTPUT if variance_weighted else MULTIOUTPUT[:2])
+    if isinstance(value, str):
+        if value not in options:
+            raise ValueError(
+                f"multioutput: expected one of {options!r} or a list of output weights, found {value!r}"
+            )
+        return value
+    try:
+        weights = [float(x) for x in np.asarray(value, dtype=np.float64).ravel()]
+        ndim = np.ndim(value)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"multioutput: expected one of {options!r} or a list of output weights, found {value!r}"
+        ) from None
+    if ndim != 1 or not weights or any(not math.isfinite(x) or x < 0 for x in weights) or sum(weights) <= 0:
+        raise ValueError(
+            f"multioutput: expected a 1-D list of finite non-negative output weights with a positive sum, "
+            f"found {value!r}"
+        )
+    return weights
+
+
+class RegressionMetric(Metric[State]):
+    """A metric of (y_true, y_pred) pairs of real values, 1-D or ``(n_samples, n_outputs)``.
+
+    ``update(y_true, y_pred, sample_weight=None)``: finite numbers of any real dtype (computed in
+    float64); the first batch with rows fixes the number of outputs. ``multioutput`` is
+    ``"uniform_average"`` (default), ``"raw_values"`` (an array, one value per output),
+    ``"variance_weighted"`` (where it applies) or a list of output weights.
+    """
+
+    higher_is_better: ClassVar[bool | None] = False
+    #: Whether ``multioutput="variance_weighted"`` applies.
+    variance_weighted: ClassVar[bool] = False
+    #: ``"log1p"`` for the log metrics: inputs must be non-negative.
+    transform: ClassVar[str | None] = None
+
+    def __init__(self, *, multioutput: Any = "uniform_average") -> None:
+        self.multioutput = check_multioutput(multioutput, self.variance_weighted)
+        super().__init__()
+
+    def get_config(self) -> dict[str, Any]:
+        return {"multioutput": self.multioutput}
+
+    def _make_state(self) -> State:
+        return CoMoments(self.transform)
+
+    def _validate(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> tuple[Any, ...]:
+        yt = v.as_float(y_true, "y_true", (1, 2))
+        yp = v.as_float(y_pred, "y_pred", (1, 2))
+        v.check_length(yp, len(yt), "y_pred")
+        k = 1 if yt.ndim == 1 else yt.shape[1]
+        kp = 1 if yp.ndim == 1 else yp.shape[1]
+        if k == 0:
+            raise InputError(f"y_true: expected at least one output column, found shape {yt.shape}")
+        if kp != k:
+            raise InputError(f"y_pred: expected {k} outputs (the columns of y_true), found {kp}")
+        if yt.ndim != yp.ndim:  # (n,) with (n, 1): one output either way
+            yt, yp = yt.reshape(len(yt), 1), yp.reshape(len(yp), 1)
+        expected = self._state.n_outputs
+        if expected is not None and len(yt) and k != expected:
+            raise InputError(f"y_true: expected {expected} outputs like earlier batches, found {k}")
+        if not isinstance(self.multioutput, str) and k != len(self.multioutput):
+            raise InputError(
+                f"y_true: expected {len(self.multioutput)} outputs (the length of multioutput), found {k}"
+            )
+        if self.transform == "log1p":
+            for arr, name in ((yt, "y_true"), (yp, "y_pred")):
+                if arr.size and arr.min() < 0:
+                    raise InputError(
+                        f"{name}: expected non-negative values for {type(self).__name__} "
+                        f"(log1p of targets and predictions), found {arr.min()}"
+                    )
+        weights = v.as_weights(sample_weight, len(yt))
+        return yt, yp, weights
+
+    def _apply(self, state: Any, batch: tuple[Any, ...]) -> None:
+        state.update(*batch)
+
+    def _unapply(self, state: Any, batch: tuple[Any, ...] | None) -> None:
+        if batch is None or not state.revertible:
+            super()._unapply(state, batch)
+        state.revert(*batch)
+
+    def _is_empty(self, state: Any) -> bool:
+        return state.weight <= 0
+
+
+class FractionExplained(RegressionMetric):
+    """R² and explained variance: ``variance_weighted`` applies, and ``force_finite``."""
+
+    higher_is_better: ClassVar[bool | None] = True
+    variance_weighted: ClassVar[bool] = True
+
+    def __init__(self, *, multioutput: Any = "uniform_average", force_finite: bool = True) -> None:
+        if not isinstance(force_finite, (bool, np.bool_)):
+            raise ValueError(f"force_finite: expected True or False, found {force_finite!r}")
+        self.force_finite = bool(force_finite)
+        super().__init__(multioutput=multioutput)
+
+    def get_config(self) -> dict[str, Any]:
+        return {"multioutput": self.multioutput, "force_finite": self.force_finite}

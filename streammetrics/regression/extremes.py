@@ -1,0 +1,119 @@
+"""The maximum-absolute-error state: a running maximum, mergeable but not revertible."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._core.state import State, require_keys
+from ..errors import InputError, MergeError, StateError
+
+
+class MaxAbsError(State):
+    """The largest ``|y_true - y_pred|`` per output over rows of positive weight.
+
+    A maximum cannot be taken back out, so this state is not revertible.
+
+    Examples:
+        >>> import numpy as np
+        >>> s = MaxAbsError()
+        >>> s.update(np.array([1.0, 2.0, 3.0]), np.array([1.5, 2.0, 0.0]), None)
+        >>> s.max_abs.tolist(), s.n_samples
+        ([3.0], 3)
+    """
+
+    revertible = False
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def config(self) -> dict[str, Any]:
+        return {}
+
+    def reset(self) -> None:
+        self._n = 0
+        self.n_outputs: int | None = None
+        self.weight = 0.0
+        self.max_abs = np.zeros(0)
+
+    @property
+    def n_samples(self) -> int:
+        return self._n
+
+    def update(self, y_true: np.ndarray, y_pred: np.ndarray, weights: np.ndarray | None) -> None:
+        """Add a batch of finite float64 arrays, 1-D or ``(n, n_outputs)``."""
+        n = len(y_true)
+        k = 1 if y_true.ndim == 1 else y_true.shape[1]
+        if self.n_outputs is not None and k != self.n_outputs and n:
+            raise InputError(f"y_true: expected {self.n_outputs} outputs like earlier batches, found {k}")
+        absr = np.abs(y_true - y_pred)
+        total = float(n) if weights is None else float(weights.sum())
+        if weights is not None and n:
+            absr = absr[weights > 0]
+        new_max = self.max_abs
+        if len(absr):
+            batch_max = np.atleast_1d(absr.max(axis=0))
+            new_max = batch_max if self.weight <= 0 else np.maximum(self.max_abs, batch_max)
+        elif n and self.n_outputs is None:
+            new_max = np.zeros(k)
+        if n and self.n_outputs is None:
+            self.n_outputs = k
+        self._n += n
+        self.weight += total
+        self.max_abs = new_max
+
+    def merge(self, other: State) -> None:
+        self.check_mergeable(other)
+        assert isinstance(other, MaxAbsError)
+        if other.n_outputs is not None and self.n_outputs is not None and other.n_outputs != self.n_outputs:
+            raise MergeError(
+                f"cannot merge maxima of {other.n_outputs} outputs into maxima of {self.n_outputs}"
+            )
+        if other.weight > 0:
+            self.max_abs = (
+                other.max_abs.copy() if self.weight <= 0 else np.maximum(self.max_abs, other.max_abs)
+            )
+        elif self.n_outputs is None and other.n_outputs is not None:
+            self.max_abs = other.max_abs.copy()
+        if self.n_outputs is None:
+            self.n_outputs = other.n_outputs
+        self._n += other._n
+        self.weight += other.weight
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "n_samples": self._n,
+            "n_outputs": self.n_outputs,
+            "weight": self.weight,
+            "max_abs": self.max_abs,
+        }
+
+    def load_dict(self, data: dict[str, Any]) -> None:
+        where = "MaxAbsError state"
+        require_keys(data, {"n_samples", "n_outputs", "weight", "max_abs"}, where)
+        n, k, weight = data["n_samples"], data["n_outputs"], data["weight"]
+        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+            raise StateError(f"{where}: n_samples must be a non-negative int, found {n!r}")
+        if k is not None and (not isinstance(k, int) or isinstance(k, bool) or k < 1):
+            raise StateError(f"{where}: n_outputs must be None or a positive int, found {k!r}")
+        if (
+            isinstance(weight, bool)
+            or not isinstance(weight, (int, float))
+            or not np.isfinite(weight)
+            or weight < 0
+        ):
+            raise StateError(f"{where}: weight must be a finite non-negative number, found {weight!r}")
+        arr = np.asarray(data["max_abs"])
+        if arr.dtype.kind not in "fi" or arr.shape != (k or 0,):
+            raise StateError(
+                f"{where}: max_abs must be a float64 array of shape ({k or 0},), found {arr.shape}"
+            )
+        arr = arr.astype(np.float64)
+        if not np.isfinite(arr).all() or (arr < 0).any():
+            raise StateError(f"{where}: max_abs must hold finite non-negative values")
+        self._n, self.n_outputs, self.weight, self.max_abs = n, k, float(weight), arr
+
+    def check(self) -> None:
+        if self._n == 0 and (self.weight != 0 or self.n_outputs is not None):
+            raise StateError("MaxAbsError state: no rows but a weight or an output count")

@@ -1,0 +1,333 @@
+"""The co-moment state shared by every regression metric (maximum error aside).
+
+Per output column it keeps, for y_true (``t``), y_pred (``p``) and the residual
+``r = y_true - y_pred``: a shift ``K`` (a value seen in the data), the weighted mean of
+``x - K`` and the weighted sum of squared deviations ``M2 = sum w (x - mean)^2``; plus the
+cross co-moment ``C = sum w (t - mean_t)(p - mean_p)``, the weighted sums of ``|r|`` (MAE) and
+``|r| / max(|t|, eps)`` (MAPE), the total weight and the row count.
+
+A batch is reduced in float64 with a two-pass algorithm (mean of the shifted values, then the
+deviations from it) and folded in with Chan et al.'s / Pébay's pairwise formulas in their
+weighted form::
+
+    W = Wa + Wb,   d = mean_b - mean_a,   mean = mean_a + d Wb / W,
+    M2 = M2a + M2b + d^2 Wa Wb / W,       C = Ca + Cb + d_t d_p Wa Wb / W.
+
+Keeping the means relative to a shift taken from the data means that targets around 1e12 with
+unit spread lose no precision: every subtraction of two nearby large values is exact
+(Sterbenz), and only small numbers are ever squared. ``revert`` runs the same formulas
+backwards (exact up to rounding).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._core.state import State, require_keys
+from ..errors import InputError, MergeError, StateError
+
+#: scikit-learn's MAPE epsilon.
+EPS = float(np.finfo(np.float64).eps)
+TRANSFORMS = (None, "log1p")
+_ARRAYS = ("shift", "mean", "m2", "cross", "sum_abs", "sum_ape")
+
+
+class CoMoments(State):
+    """Weighted co-moments of (y_true, y_pred, residual) per output column, mergeable exactly.
+
+    ``transform="log1p"`` stores the moments of ``log1p(y)`` instead of ``y`` (for MSLE and
+    RMSLE). Rows ``t``, ``p``, ``r`` of the ``(3, n_outputs)`` arrays ``shift``, ``mean`` and
+    ``m2`` are y_true, y_pred and the residual ``y_true - y_pred``.
+
+    Examples:
+        >>> import numpy as np
+        >>> s = CoMoments()
+        >>> s.update(np.array([1.0, 2.0, 3.0]), np.array([1.5, 2.0, 2.0]), None)
+        >>> s.n_samples, s.weight, s.mean_true.tolist(), s.ss_true.tolist()
+        (3, 3.0, [2.0], [2.0])
+        >>> s.ss_residual.tolist()  # sum of squared residuals: 0.25 + 0 + 1
+        [1.25]
+    """
+
+    revertible = True
+
+    def __init__(self, transform: str | None = None) -> None:
+        if transform not in TRANSFORMS:
+            raise ValueError(f"transform: expected one of {list(TRANSFORMS)!r}, found {transform!r}")
+        self._transform = transform
+        self.reset()
+
+    # ------------------------------------------------------------------ protocol
+    def config(self) -> dict[str, Any]:
+        return {"transform": self._transform}
+
+    def reset(self) -> None:
+        self._n = 0
+        self.n_outputs: int | None = None
+        self._set_empty(0)
+
+    def _set_empty(self, k: int) -> None:
+        self.weight = 0.0
+        self.shift = np.zeros((3, k))
+        self.mean = np.zeros((3, k))
+        self.m2 = np.zeros((3, k))
+        self.cross = np.zeros(k)
+        self.sum_abs = np.zeros(k)
+        self.sum_ape = np.zeros(k)
+
+    @property
+    def n_samples(self) -> int:
+        return self._n
+
+    # ------------------------------------------------------------------ views for formulas
+    @property
+    def mean_true(self) -> np.ndarray:
+        """Weighted mean of y_true per output."""
+        return self.shift[0] + self.mean[0]
+
+    @property
+    def mean_pred(self) -> np.ndarray:
+        """Weighted mean of y_pred per output."""
+        return self.shift[1] + self.mean[1]
+
+    @property
+    def mean_residual(self) -> np.ndarray:
+        """Weighted mean of ``y_true - y_pred`` per output (accurate even when both are ~1e12)."""
+        return self.shift[2] + self.mean[2]
+
+    @property
+    def ss_true(self) -> np.ndarray:
+        """``sum w (y_true - mean_true)^2`` per output."""
+        return self.m2[0]
+
+    @property
+    def ss_pred(self) -> np.ndarray:
+        """``sum w (y_pred - mean_pred)^2`` per output."""
+        return self.m2[1]
+
+    @property
+    def ss_residual_centered(self) -> np.ndarray:
+        """``sum w (r - mean_r)^2`` per output, r = y_true - y_pred."""
+        return self.m2[2]
+
+    @property
+    def ss_residual(self) -> np.ndarray:
+        """``sum w (y_true - y_pred)^2`` per output (two non-negative terms, no cancellation)."""
+        mr = self.mean_residual
+        return self.m2[2] + self.weight * mr * mr
+
+    # ------------------------------------------------------------------ update / revert
+    def update(
+        self, y_true: np.ndarray, y_pred: np.ndarray, weights: np.ndarray | None, *, sign: int = 1
+    ) -> None:
+        """Add (``sign=1``) or remove (``sign=-1``) a batch of finite float64 arrays.
+
+        ``y_true`` and ``y_pred`` are 1-D ``(n,)`` or 2-D ``(n, n_outputs)``; ``weights`` is
+        ``None`` or ``(n,)`` non-negative. Atomic: the state changes only if nothing raises.
+        """
+        n = len(y_true)
+        k = 1 if y_true.ndim == 1 else y_true.shape[1]
+        if self.n_outputs is not None and k != self.n_outputs and n:
+            raise InputError(f"y_true: expected {self.n_outputs} outputs like earlier batches, found {k}")
+        if sign < 0 and n > self._n:
+            raise InputError(f"y_true: cannot revert {n} rows from a state holding {self._n}")
+        if self._transform == "log1p":
+            y_true, y_pred = np.log1p(y_true), np.log1p(y_pred)
+        batch = _batch_stats(y_true, y_pred, weights, self.shift if self.weight > 0 else None)
+        if sign > 0:
+            new = _add(self._fields(), batch)
+        else:
+            new = _subtract(self._fields(), batch)
+        if n and self.n_outputs is None:
+            self.n_outputs = k
+        self._n += sign * n
+        if self._n == 0:
+            self.reset()
+            return
+        self._assign(new, k)
+
+    def revert(self, y_true: np.ndarray, y_pred: np.ndarray, weights: np.ndarray | None) -> None:
+        """Remove a batch that was added before (the inverse of :meth:`update`)."""
+        self.update(y_true, y_pred, weights, sign=-1)
+
+    def _fields(self) -> dict[str, Any]:
+        return {"weight": self.weight, **{name: getattr(self, name) for name in _ARRAYS}}
+
+    def _assign(self, fields: dict[str, Any] | None, k: int) -> None:
+        if fields is None:
+            self._set_empty(k)
+            return
+        self.weight = float(fields["weight"])
+        for name in _ARRAYS:
+            setattr(self, name, fields[name])
+
+    # ------------------------------------------------------------------ merge / serialize
+    def merge(self, other: State) -> None:
+        self.check_mergeable(other)
+        assert isinstance(other, CoMoments)
+        if other.n_outputs is not None and self.n_outputs is not None and other.n_outputs != self.n_outputs:
+            raise MergeError(
+                f"cannot merge co-moments of {other.n_outputs} outputs into co-moments of {self.n_outputs}"
+            )
+        theirs = other._fields()
+        if other.weight > 0 and self.weight > 0:
+            # Re-express their means relative to our shift: K_b - K_a is exact for nearby shifts.
+            theirs["mean"] = other.mean + (other.shift - self.shift)
+            theirs["shift"] = self.shift
+        new = _add(self._fields(), theirs)
+        k = other.n_outputs if self.n_outputs is None else self.n_outputs
+        self.n_outputs = k
+        self._n += other._n
+        self._assign(None if new is None else {n: _copy(v) for n, v in new.items()}, k or 0)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "n_samples": self._n,
+            "n_outputs": self.n_outputs,
+            "weight": self.weight,
+            **{name: getattr(self, name) for name in _ARRAYS},
+        }
+
+    def load_dict(self, data: dict[str, Any]) -> None:
+        where = "CoMoments state"
+        require_keys(data, {"n_samples", "n_outputs", "weight", *_ARRAYS}, where)
+        n, k, weight = data["n_samples"], data["n_outputs"], data["weight"]
+        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+            raise StateError(f"{where}: n_samples must be a non-negative int, found {n!r}")
+        if k is not None and (not isinstance(k, int) or isinstance(k, bool) or k < 1):
+            raise StateError(f"{where}: n_outputs must be None or a positive int, found {k!r}")
+        if (
+            isinstance(weight, bool)
+            or not isinstance(weight, (int, float))
+            or not np.isfinite(weight)
+            or weight < 0
+        ):
+            raise StateError(f"{where}: weight must be a finite non-negative number, found {weight!r}")
+        arrays = {}
+        width = k or 0
+        for name in _ARRAYS:
+            arr = np.asarray(data[name])
+            shape = (3, width) if name in ("shift", "mean", "m2") else (width,)
+            if arr.dtype.kind not in "fi" or arr.shape != shape:
+                raise StateError(
+                    f"{where}: {name} must be a float64 array of shape {shape}, found {arr.dtype} {arr.shape}"
+                )
+            arr = arr.astype(np.float64)
+            if not np.isfinite(arr).all():
+                raise StateError(f"{where}: {name} holds non-finite values")
+            arrays[name] = arr
+        self._n, self.n_outputs, self.weight = n, k, float(weight)
+        for name, arr in arrays.items():
+            setattr(self, name, arr)
+
+    def check(self) -> None:
+        where = "CoMoments state"
+        if self._n == 0 and (self.weight != 0 or self.n_outputs is not None):
+            raise StateError(f"{where}: no rows but a weight or an output count")
+        if self.weight < 0 or (self.m2 < 0).any() or (self.sum_abs < 0).any() or (self.sum_ape < 0).any():
+            raise StateError(f"{where}: negative weight, sum of squares or sum of absolute values")
+        if self._n and self.n_outputs is None:
+            raise StateError(f"{where}: rows but no output count")
+
+
+# ---------------------------------------------------------------------- batch reduction
+def _wsum(x: np.ndarray, w: np.ndarray | None) -> Any:
+    return x.sum(axis=0) if w is None else w @ x
+
+
+def _wdot(a: np.ndarray, b: np.ndarray, w: np.ndarray | None) -> Any:
+    if a.ndim == 1:
+        return a @ b if w is None else (w * a) @ b
+    return np.einsum("ij,ij->j", a, b) if w is None else np.einsum("i,ij,ij->j", w, a, b)
+
+
+def _batch_stats(
+    y_true: np.ndarray, y_pred: np.ndarray, w: np.ndarray | None, shift: np.ndarray | None
+) -> dict[str, Any] | None:
+    """Two-pass weighted moments of one batch, relative to ``shift`` (or to its first row)."""
+    if not len(y_true):
+        return None
+    total = float(len(y_true)) if w is None else float(w.sum())
+    if total <= 0:
+        return None
+    residual = y_true - y_pred
+    if shift is None:
+        first = 0 if w is None else int(np.argmax(w > 0))
+        shift = np.stack([np.atleast_1d(x[first]) for x in (y_true, y_pred, residual)]).astype(np.float64)
+    one = y_true.ndim == 1
+    means, devs = [], []
+    for x, k in zip((y_true, y_pred, residual), shift, strict=True):
+        dev = x - (k[0] if one else k)
+        m = _wsum(dev, w) / total
+        dev -= m
+        means.append(np.atleast_1d(m))
+        devs.append(dev)
+    m2 = np.stack([np.atleast_1d(_wdot(d, d, w)) for d in devs])
+    cross = np.atleast_1d(_wdot(devs[0], devs[1], w))
+    absr = np.abs(residual, out=residual)
+    sum_abs = np.atleast_1d(_wsum(absr, w))
+    denom = np.abs(y_true)
+    np.maximum(denom, EPS, out=denom)
+    absr /= denom
+    sum_ape = np.atleast_1d(_wsum(absr, w))
+    return {
+        "weight": total,
+        "shift": shift,
+        "mean": np.stack(means),
+        "m2": m2,
+        "cross": cross,
+        "sum_abs": sum_abs,
+        "sum_ape": sum_ape,
+    }
+
+
+def _copy(v: Any) -> Any:
+    return v.copy() if isinstance(v, np.ndarray) else v
+
+
+def _add(a: dict[str, Any], b: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Chan/Pébay pairwise combination; ``a`` and ``b`` share one shift (or one is empty)."""
+    if b is None or b["weight"] <= 0:
+        return None if a["weight"] <= 0 else a
+    if a["weight"] <= 0:
+        return b
+    wa, wb = a["weight"], b["weight"]
+    total = wa + wb
+    delta = b["mean"] - a["mean"]
+    factor = wa * wb / total
+    return {
+        "weight": total,
+        "shift": a["shift"],
+        "mean": a["mean"] + delta * (wb / total),
+        "m2": a["m2"] + b["m2"] + delta * delta * factor,
+        "cross": a["cross"] + b["cross"] + delta[0] * delta[1] * factor,
+        "sum_abs": a["sum_abs"] + b["sum_abs"],
+        "sum_ape": a["sum_ape"] + b["sum_ape"],
+    }
+
+
+def _subtract(t: dict[str, Any], b: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The inverse of :func:`_add`: the part ``a`` such that ``_add(a, b) == t``."""
+    if b is None or b["weight"] <= 0:
+        return None if t["weight"] <= 0 else t
+    total, wb = t["weight"], b["weight"]
+    wa = total - wb
+    if wa <= 1e-12 * total:
+        if wa < -1e-9 * total:
+            raise InputError("sample_weight: reverting more weight than was added")
+        return None
+    delta_ta = t["mean"] - b["mean"]  # mean_t - mean_b = (mean_a - mean_b) Wa / W
+    mean_a = t["mean"] + delta_ta * (wb / wa)
+    delta = b["mean"] - mean_a
+    factor = wa * wb / total
+    return {
+        "weight": wa,
+        "shift": t["shift"],
+        "mean": mean_a,
+        "m2": np.maximum(t["m2"] - b["m2"] - delta * delta * factor, 0.0),
+        "cross": t["cross"] - b["cross"] - delta[0] * delta[1] * factor,
+        "sum_abs": np.maximum(t["sum_abs"] - b["sum_abs"], 0.0),
+        "sum_ape": np.maximum(t["sum_ape"] - b["sum_ape"], 0.0),
+    }
