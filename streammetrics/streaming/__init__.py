@@ -1,3 +1,6 @@
 """Metric collections and windows: MetricCollection, Rolling, Decayed (issue 6)."""
 
-__all__: list[str] = []
+from .collection import MetricCollection
+from .windows import Decayed, Rolling
+
+__all__: list[str] = ["MetricCollection", "Rolling", "Decayed"]

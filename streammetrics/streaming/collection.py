@@ -1,0 +1,307 @@
+"""MetricCollection: many metrics fed by one call, sharing the states they have in common."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Iterator
+from typing import Any, ClassVar
+
+from .._core.metric import Metric
+from .._core.state import State, canonical_json, require_keys
+from ..errors import InputError, MergeError
+from . import _spec
+from .flatten import flatten_value, state_labels
+from .sharing import sharing_key
+
+
+class CollectionState(State):
+    """The distinct states of a collection, keyed by the name of the member leading each group.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> c = sm.MetricCollection([sm.F1(), sm.Precision(), sm.Recall()])
+        >>> sorted(c.state.states)  # one state serves all three
+        ['f1']
+    """
+
+    def __init__(self, states: dict[str, State]) -> None:
+        self.states = states
+        self.revertible = all(s.revertible for s in states.values())  # type: ignore[misc]
+
+    @property
+    def n_samples(self) -> int:
+        """Rows seen (the largest count: a windowed member counts only its window)."""
+        return max((s.n_samples for s in self.states.values()), default=0)
+
+    def config(self) -> dict[str, Any]:
+        return {name: [type(s).__qualname__, s.config()] for name, s in self.states.items()}
+
+    def merge(self, other: State) -> None:
+        self.check_mergeable(other)
+        assert isinstance(other, CollectionState)
+        backups: list[tuple[State, State]] = []
+        try:
+            for name, state in self.states.items():
+                backups.append((state, state.copy()))
+                state.merge(other.states[name])
+        except Exception:
+            for state, backup in backups:
+                state.load_dict(backup.to_dict())
+            raise
+
+    def reset(self) -> None:
+        for state in self.states.values():
+            state.reset()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {name: state.to_dict() for name, state in self.states.items()}
+
+    def load_dict(self, data: dict[str, Any]) -> None:
+        require_keys(data, set(self.states), "MetricCollection state")
+        for name, state in self.states.items():  # validate everything before changing anything
+            trial = state.copy()
+            trial.load_dict(data[name])
+            trial.check()
+        for name, state in self.states.items():
+            state.load_dict(data[name])
+
+    def check(self) -> None:
+        for state in self.states.values():
+            state.check()
+
+
+class MetricCollection(Metric[CollectionState]):
+    """Several metrics updated together; metrics that need the same state share it.
+
+    ``metrics`` is a dict ``{name: metric}`` or a list of metrics or metric names (names are
+    then the snake-case class names, ``"_2"``, ``"_3"``... added to repeats). ``update(*args,
+    sample_weight=None)`` feeds every member; members whose sharing keys are equal (same kind
+    and configuration of state, same validation: see :mod:`streammetrics.streaming.sharing`)
+    share one state, validated and updated once per batch. ``compute()`` returns a flat
+    ``{prefix + name + postfix: value}`` dict; per-class arrays become ``name/label`` keys in
+    the label order of the state. Calling the collection gives the same dict for the batch.
+
+    The members are the collection's own: ``collection["f1"]`` is a live view whose state is the
+    shared one (update through the collection, not through the view). Merging needs the same
+    members with the same configurations; ``to_bytes``/``from_bytes`` store the whole collection.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> c = sm.MetricCollection({"acc": sm.Accuracy(), "f1": sm.F1(), "recall": sm.Recall()})
+        >>> c.update([0, 1, 1, 0], [0, 1, 0, 0]).compute()
+        {'acc': 0.75, 'f1': 0.6666666666666666, 'recall': 0.5}
+        >>> c([1, 1], [1, 1])  # the values on this batch alone
+        {'acc': 1.0, 'f1': 1.0, 'recall': 1.0}
+        >>> c.compute()["acc"], c.n_samples
+        (0.8333333333333334, 6)
+        >>> per_class = sm.MetricCollection([sm.F1(average=None)], prefix="val_")
+        >>> per_class.update(["cat", "dog", "dog"], ["cat", "cat", "dog"]).compute()
+        {'val_f1/cat': 0.6666666666666666, 'val_f1/dog': 0.6666666666666666}
+    """
+
+    higher_is_better: ClassVar[bool | None] = None
+
+    def __init__(self, metrics: Any, *, prefix: str = "", postfix: str = "") -> None:
+        for arg, value in (("prefix", prefix), ("postfix", postfix)):
+            if not isinstance(value, str):
+                raise ValueError(f"{arg}: expected a string, found {value!r}")
+        self.prefix, self.postfix = prefix, postfix
+        self._members = _members(metrics)
+        _check_same_inputs(self._members)
+        self._groups: dict[str, list[str]] = {}
+        keys: dict[Any, str] = {}
+        for name, metric in self._members.items():
+            key = sharing_key(metric)
+            leader = keys.setdefault(key, name) if key is not None else name
+            self._groups.setdefault(leader, []).append(name)
+        super().__init__()
+        self._link()
+
+    def _link(self) -> None:
+        for leader, names in self._groups.items():
+            for name in names:
+                self._members[name]._state = self._state.states[leader]
+
+    # ------------------------------------------------------------------ mapping view
+    def __getitem__(self, name: str) -> Metric[Any]:
+        try:
+            return self._members[name]
+        except KeyError:
+            raise KeyError(f"{name!r} is not a member; members are {list(self._members)}") from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._members)
+
+    def __len__(self) -> int:
+        return len(self._members)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._members
+
+    def keys(self) -> list[str]:
+        """The member names, in order."""
+        return list(self._members)
+
+    def items(self) -> list[tuple[str, Metric[Any]]]:
+        return list(self._members.items())
+
+    @property
+    def groups(self) -> dict[str, list[str]]:
+        """Members grouped by shared state: ``{leader: [members]}`` (one state per group)."""
+        return {leader: list(names) for leader, names in self._groups.items()}
+
+    # ------------------------------------------------------------------ Metric protocol
+    def get_config(self) -> dict[str, Any]:
+        return {
+            "metrics": {name: _spec.describe(m) for name, m in self._members.items()},
+            "prefix": self.prefix,
+            "postfix": self.postfix,
+        }
+
+    def _make_state(self) -> CollectionState:
+        return CollectionState({leader: self._members[leader]._make_state() for leader in self._groups})
+
+    def _validate(self, *args: Any, sample_weight: Any = None) -> dict[str, Any]:
+        batches = {}
+        for leader in self._groups:
+            try:
+                batches[leader] = self._members[leader]._validate(*args, sample_weight=sample_weight)
+            except InputError as err:
+                raise InputError(f"{err} (member {leader!r})") from None
+            except TypeError as err:
+                raise InputError(f"inputs: member {leader!r} cannot take these arguments: {err}") from None
+        return batches
+
+    def _apply(self, state: CollectionState, batch: dict[str, Any], sign: int = 1) -> None:
+        done: list[str] = []
+        backups: dict[str, State] = {}
+        try:
+            for leader in self._groups:
+                member, target = self._members[leader], state.states[leader]
+                if not target.revertible and len(self._groups) > 1:
+                    backups[leader] = target.copy()
+                try:
+                    (member._apply if sign > 0 else member._unapply)(target, batch[leader])
+                except InputError as err:
+                    raise InputError(f"{err} (member {leader!r})") from None
+                done.append(leader)
+        except Exception:
+            for leader in done:  # roll back the groups already changed: all or nothing
+                target = state.states[leader]
+                if leader in backups:
+                    target.load_dict(backups[leader].to_dict())
+                else:
+                    member = self._members[leader]
+                    (member._unapply if sign > 0 else member._apply)(target, batch[leader])
+            raise
+
+    def _unapply(self, state: CollectionState, batch: dict[str, Any] | None) -> None:
+        if batch is None or not state.revertible:
+            fixed = [n for n, s in state.states.items() if not s.revertible]
+            raise TypeError(f"MetricCollection cannot revert: members {fixed} are not revertible")
+        self._apply(state, batch, sign=-1)
+
+    def _is_empty(self, state: CollectionState) -> bool:
+        return False  # each member warns and returns NaN on its own
+
+    def _compute(self, state: CollectionState) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for leader, names in self._groups.items():
+            group_state = state.states[leader]
+            labels = state_labels(group_state)
+            for name in names:
+                value = self._members[name]._value_of(group_state)
+                out.update(flatten_value(f"{self.prefix}{name}{self.postfix}", value, labels))
+        return out
+
+    def check_compatible(self, other: Metric[Any]) -> None:
+        if type(other) is not type(self):
+            raise MergeError(f"cannot merge {type(other).__name__} into MetricCollection: different types")
+        assert isinstance(other, MetricCollection)
+        if list(other._members) != list(self._members):
+            raise MergeError(
+                f"cannot merge MetricCollection accumulators with different members: "
+                f"{list(self._members)} vs {list(other._members)}"
+            )
+        for name, metric in self._members.items():
+            if not _spec.same_config(metric, other._members[name]):
+                raise MergeError(
+                    f"cannot merge MetricCollection accumulators: member {name!r} differs "
+                    f"({metric!r} vs {other._members[name]!r})"
+                )
+        super().check_compatible(other)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        self._link()
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{name!r}: {m!r}" for name, m in self._members.items())
+        extra = "".join(f", {k}={getattr(self, k)!r}" for k in ("prefix", "postfix") if getattr(self, k))
+        return f"MetricCollection({{{inner}}}{extra})"
+
+
+def _members(metrics: Any) -> dict[str, Metric[Any]]:
+    if isinstance(metrics, Metric) or isinstance(metrics, str):
+        metrics = [metrics]
+    if isinstance(metrics, dict):
+        pairs = list(metrics.items())
+        for name, _ in pairs:
+            if not isinstance(name, str) or not name:
+                raise ValueError(f"metrics: expected non-empty string names, found {name!r}")
+    elif isinstance(metrics, (list, tuple)):
+        pairs = []
+        taken: set[str] = set()
+        for spec in metrics:
+            metric = _spec.resolve(spec)
+            base = _spec.snake_case(metric.type_name())
+            name, k = base, 1
+            while name in taken:
+                k += 1
+                name = f"{base}_{k}"
+            taken.add(name)
+            pairs.append((name, metric))
+    else:
+        raise ValueError(f"metrics: expected a dict or a list of metrics, found {type(metrics).__name__}")
+    if not pairs:
+        raise ValueError("metrics: expected at least one metric, found none")
+    out: dict[str, Metric[Any]] = {}
+    for name, spec in pairs:
+        metric = _spec.resolve(spec, f"metrics[{name!r}]")
+        if metric.n_samples:
+            raise ValueError(
+                f"metrics[{name!r}]: expected a fresh metric, found one holding {metric.n_samples} rows"
+            )
+        out[name] = metric.empty_like()
+    return out
+
+
+def _inputs(metric: Metric[Any]) -> tuple[str, ...] | None:
+    try:
+        params = inspect.signature(metric._validate).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
+        return None  # wrappers (windows, collections) take whatever their metric takes
+    return tuple(p.name for p in params if p.kind in positional)
+
+
+def _check_same_inputs(members: dict[str, Metric[Any]]) -> None:
+    seen: dict[tuple[str, ...], str] = {}
+    for name, metric in members.items():
+        inputs = _inputs(_innermost(metric))
+        if inputs is not None:
+            seen.setdefault(inputs, name)
+    if len(seen) > 1:
+        described = "; ".join(f"{name!r} takes ({', '.join(args)})" for args, name in seen.items())
+        raise ValueError(f"metrics: members take incompatible inputs: {described}")
+
+
+def _innermost(metric: Metric[Any]) -> Metric[Any]:
+    inner = getattr(metric, "metric", None)
+    return _innermost(inner) if isinstance(inner, Metric) else metric
+
+
+__all__ = ["MetricCollection", "CollectionState"]
+_ = canonical_json  # re-exported helper kept for type checkers

@@ -1,0 +1,420 @@
+"""Windows over a stream: the last N rows (Rolling) and exponential forgetting (Decayed)."""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .._core import validation as v
+from .._core.metric import Metric
+from .._core.params import check_number
+from .._core.state import State, require_keys
+from ..errors import InputError, MergeError, StateError
+from . import _spec
+from .scaling import can_scale, scale_state
+
+Rows = tuple[tuple[np.ndarray, ...], "np.ndarray | None"]
+
+
+def _slice(rows: Rows, start: int, stop: int | None = None) -> Rows:
+    args, weights = rows
+    cut = slice(start, stop)
+    return tuple(a[cut] for a in args), None if weights is None else weights[cut]
+
+
+def _n_rows(rows: Rows) -> int:
+    return len(rows[0][0]) if rows[0] else 0
+
+
+# ---------------------------------------------------------------------------------------- Rolling
+class WindowState(State):
+    """The last ``window`` rows of a stream for one metric.
+
+    Exact mode (revertible metrics): the metric's state over the window plus the window's rows,
+    so that rows leaving the window are reverted. Pane mode: a ring of per-pane states of
+    ``ceil(window / panes)`` rows each, merged on compute; the oldest pane is dropped once the
+    newer ones hold ``window`` rows, so the value covers the last ``window`` to
+    ``window + pane_size - 1`` rows.
+    """
+
+    revertible = False
+
+    def __init__(self, metric: Metric[Any], window: int, panes: int | None) -> None:
+        self.metric, self.window, self.panes = metric, window, panes
+        self.pane_size = math.ceil(window / panes) if panes else window
+        self.reset()
+
+    @property
+    def exact(self) -> bool:
+        return self.panes is None
+
+    def config(self) -> dict[str, Any]:
+        return {"metric": _spec.describe(self.metric), "window": self.window, "panes": self.panes}
+
+    def reset(self) -> None:
+        self.state = self.metric._make_state()  # exact mode: the state over the window
+        self.chunks: deque[Rows] = deque()  # exact mode: the window's rows, oldest first
+        self.ring: deque[list[Any]] = deque()  # pane mode: [state, rows] panes, oldest first
+
+    @property
+    def n_samples(self) -> int:
+        """Rows currently in the window."""
+        if self.exact:
+            return self.state.n_samples
+        return sum(rows for _, rows in self.ring)
+
+    # ------------------------------------------------------------------ adding rows
+    def add(self, rows: Rows, batch: Any = None) -> None:
+        """Add rows (raw arrays + weights); ``batch`` is their validated form if at hand."""
+        n = _n_rows(rows)
+        if not n:
+            return
+        if self.exact:
+            self._add_exact(rows, batch, n)
+        else:
+            self._add_panes(rows, n)
+
+    def _validated(self, rows: Rows) -> Any:
+        args, weights = rows
+        return self.metric._validate(*args, sample_weight=weights)
+
+    def _add_exact(self, rows: Rows, batch: Any, n: int) -> None:
+        if n >= self.window:  # the window is made of this batch's tail alone
+            tail = _slice(rows, n - self.window)
+            fresh = self.metric._make_state()
+            self.metric._apply(fresh, self._validated(tail))
+            self.state, self.chunks = fresh, deque([tail])
+            return
+        self.metric._apply(self.state, self._validated(rows) if batch is None else batch)
+        self.chunks.append(rows)
+        excess = self.state.n_samples - self.window
+        while excess > 0:
+            oldest = self.chunks[0]
+            k = min(excess, _n_rows(oldest))
+            self.metric._unapply(self.state, self._validated(_slice(oldest, 0, k)))
+            if k == _n_rows(oldest):
+                self.chunks.popleft()
+            else:
+                self.chunks[0] = _slice(oldest, k)
+            excess -= k
+
+    def _add_panes(self, rows: Rows, n: int) -> None:
+        new: list[list[Any]] = []
+        start = 0
+        last = self.ring[-1] if self.ring else None
+        refill = last is not None and last[1] < self.pane_size
+        if refill:
+            take = min(self.pane_size - last[1], n)
+            pane = [last[0].copy(), last[1]]
+            self.metric._apply(pane[0], self._validated(_slice(rows, 0, take)))
+            pane[1] += take
+            new.append(pane)
+            start = take
+        while start < n:
+            take = min(self.pane_size, n - start)
+            state = self.metric._make_state()
+            self.metric._apply(state, self._validated(_slice(rows, start, start + take)))
+            new.append([state, take])
+            start += take
+        if refill:
+            self.ring.pop()  # replaced by its updated copy
+        self.ring.extend(new)
+        self._trim()
+
+    def _trim(self) -> None:
+        total = sum(rows for _, rows in self.ring)
+        while self.ring and total - self.ring[0][1] >= self.window:
+            total -= self.ring.popleft()[1]
+
+    def merged(self) -> State:
+        """The metric's state over the window."""
+        if self.exact:
+            return self.state
+        out = self.metric._make_state()
+        for state, _ in self.ring:
+            out.merge(state)
+        return out
+
+    # ------------------------------------------------------------------ protocol
+    def merge(self, other: State) -> None:
+        """Concatenation: ``other``'s rows come after ours (as if one stream had seen both)."""
+        self.check_mergeable(other)
+        assert isinstance(other, WindowState)
+        if self.exact:
+            trial = self.copy()
+            for chunk in other.chunks:
+                trial.add(chunk)
+            self.state, self.chunks = trial.state, trial.chunks
+        else:
+            ring = deque(self.ring)
+            ring.extend([state.copy(), rows] for state, rows in other.ring)
+            self.ring = ring
+            self._trim()
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.exact:
+            return {
+                "state": self.state.to_dict(),
+                "rows": [{"args": list(args), "weights": w} for args, w in self.chunks],
+            }
+        return {"panes": [{"state": state.to_dict(), "rows": rows} for state, rows in self.ring]}
+
+    def load_dict(self, data: dict[str, Any]) -> None:
+        where = "Rolling state"
+        if self.exact:
+            require_keys(data, {"state", "rows"}, where)
+            state = self.metric._make_state()
+            state.load_dict(data["state"])
+            if not isinstance(data["rows"], list):
+                raise StateError(f"{where}: 'rows' must be a list")
+            chunks: deque[Rows] = deque()
+            for chunk in data["rows"]:
+                require_keys(chunk, {"args", "weights"}, f"{where} rows")
+                if not isinstance(chunk["args"], list) or not chunk["args"]:
+                    raise StateError(f"{where}: each chunk needs a non-empty list of arrays")
+                args = tuple(np.asarray(a) for a in chunk["args"])
+                weights = None if chunk["weights"] is None else np.asarray(chunk["weights"], dtype=np.float64)
+                if any(a.ndim == 0 or len(a) != len(args[0]) for a in args) or (
+                    weights is not None and weights.shape != (len(args[0]),)
+                ):
+                    raise StateError(f"{where}: the arrays of a chunk must have equal lengths")
+                chunks.append((args, weights))
+            if sum(_n_rows(c) for c in chunks) != state.n_samples or state.n_samples > self.window:
+                raise StateError(f"{where}: the stored rows do not match the window's state")
+            self.state, self.chunks = state, chunks
+            return
+        require_keys(data, {"panes"}, where)
+        if not isinstance(data["panes"], list):
+            raise StateError(f"{where}: 'panes' must be a list")
+        ring: deque[list[Any]] = deque()
+        for pane in data["panes"]:
+            require_keys(pane, {"state", "rows"}, f"{where} pane")
+            state = self.metric._make_state()
+            state.load_dict(pane["state"])
+            rows = pane["rows"]
+            if not isinstance(rows, int) or isinstance(rows, bool) or rows != state.n_samples or rows < 1:
+                raise StateError(f"{where}: a pane's row count {rows!r} does not match its state")
+            ring.append([state, rows])
+        self.ring = ring
+
+    def check(self) -> None:
+        if self.exact:
+            self.state.check()
+        else:
+            for state, _ in self.ring:
+                state.check()
+
+
+class Rolling(Metric[WindowState]):
+    """A metric over the last ``window`` rows of the stream.
+
+    Exact for metrics with :meth:`~streammetrics.Metric.revert` (confusion counts, moments,
+    contingency tables): the window's rows are kept and reverted as they leave. For other metrics
+    (or when ``panes=`` is given) the window is a ring of ``panes`` per-pane states of
+    ``ceil(window / panes)`` rows, merged on compute: the value then covers the last ``window``
+    to ``window + pane_size - 1`` rows (the granularity is the pane size).
+
+    A row is a row: a zero-weight row takes a place in the window. ``n_samples`` is the number
+    of rows in the window. Merging is concatenation: ``a.merge(b)`` gives the window of a
+    stream that saw ``a``'s rows and then ``b``'s (not commutative once the window is full).
+    ``metric`` is a template (a fresh metric, a name, or a ``{"type", "config"}`` dict).
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> r = sm.Rolling(sm.Accuracy(), window=3)
+        >>> r.update([1, 1, 1], [0, 0, 0]).update([1, 1], [1, 1]).compute()  # last 3 rows
+        0.6666666666666666
+        >>> r.n_samples
+        3
+        >>> panes = sm.Rolling(sm.Accuracy(), window=4, panes=2)  # panes of 2 rows
+        >>> panes.update([1, 1, 1, 1, 1], [0, 0, 1, 1, 1]).compute()  # rows 1..5, 5 > 4
+        0.6
+    """
+
+    higher_is_better: ClassVar[bool | None] = None
+
+    def __init__(self, metric: Any, window: int, *, panes: int | None = None) -> None:
+        check_number("window", window, low=1, integer=True)
+        if panes is not None:
+            check_number("panes", panes, low=1, high=window, integer=True)
+        self.metric = _fresh(metric, "metric")
+        self.window, self._panes_arg = int(window), panes
+        #: Panes in the ring (``None``: exact mode, the window's rows are kept).
+        self.panes = panes if panes is not None or self.metric.is_revertible else min(16, self.window)
+        self.higher_is_better = type(self.metric).higher_is_better  # type: ignore[misc]
+        super().__init__()
+
+    @property
+    def exact(self) -> bool:
+        """Whether the window holds exactly the last ``window`` rows (revert mode)."""
+        return self.panes is None
+
+    def get_config(self) -> dict[str, Any]:
+        return {"metric": _spec.describe(self.metric), "window": self.window, "panes": self._panes_arg}
+
+    def _make_state(self) -> WindowState:
+        return WindowState(self.metric, self.window, self.panes)
+
+    def _validate(self, *args: Any, sample_weight: Any = None) -> tuple[Rows, Any]:
+        batch = self.metric._validate(*args, sample_weight=sample_weight)
+        arrays = tuple(v.to_array(a, "inputs") for a in args)
+        weights = None if sample_weight is None else v.as_float(sample_weight, "sample_weight")
+        return (arrays, weights), batch
+
+    def _apply(self, state: WindowState, batch: tuple[Rows, Any]) -> None:
+        rows, validated = batch
+        state.add(rows, validated if state.exact else None)
+
+    def _unapply(self, state: WindowState, batch: Any) -> None:
+        raise TypeError("Rolling cannot revert: rows leave the window by themselves")
+
+    def _value_of(self, state: WindowState) -> Any:
+        return self.metric._value_of(state.merged())
+
+    def _compute(self, state: WindowState) -> Any:
+        return self.metric._compute(state.merged())
+
+
+# ---------------------------------------------------------------------------------------- Decayed
+class DecayedState(State):
+    """A metric's state in which a row ``t`` rows old weighs ``decay ** t``."""
+
+    revertible = False
+
+    def __init__(self, metric: Metric[Any], decay: float) -> None:
+        self.metric, self.decay = metric, decay
+        self.state = metric._make_state()
+
+    @property
+    def n_samples(self) -> int:
+        return self.state.n_samples
+
+    def config(self) -> dict[str, Any]:
+        return {"metric": _spec.describe(self.metric), "decay": self.decay}
+
+    def reset(self) -> None:
+        self.state = self.metric._make_state()
+
+    def add(self, fresh: State, n_rows: int) -> None:
+        """Age everything by ``n_rows`` rows, then add ``fresh`` (already weighted by age)."""
+        trial = self.state.copy()
+        scale_state(trial, self.decay**n_rows)
+        trial.merge(fresh)
+        self.state = trial
+
+    def merge(self, other: State) -> None:
+        """Concatenation: ``other``'s rows come after ours, so ours age by its row count."""
+        self.check_mergeable(other)
+        assert isinstance(other, DecayedState)
+        try:
+            self.add(other.state, other.n_samples)
+        except InputError as err:
+            raise MergeError(str(err)) from None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"state": self.state.to_dict()}
+
+    def load_dict(self, data: dict[str, Any]) -> None:
+        require_keys(data, {"state"}, "Decayed state")
+        state = self.metric._make_state()
+        state.load_dict(data["state"])
+        self.state = state
+
+    def check(self) -> None:
+        self.state.check()
+
+
+class Decayed(Metric[DecayedState]):
+    """A metric with exponential forgetting: a row seen ``t`` rows ago weighs ``decay ** t``.
+
+    Give ``half_life`` (rows after which a row weighs one half: ``decay = 0.5 ** (1 /
+    half_life)``) or ``decay`` in (0, 1). Exact for states whose weights can be scaled (counts,
+    moments, histograms): the state is multiplied by ``decay ** n`` for each batch of ``n`` rows
+    and row ``i`` of the batch enters with weight ``sample_weight[i] * decay ** (n - 1 - i)``,
+    so splitting a stream into batches does not change the value. Because age is counted in
+    rows, an integer weight is not the same as repeating a row, and merging is concatenation
+    (``a.merge(b)``: ``b``'s rows came after ``a``'s; not commutative).
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> d = sm.Decayed(sm.Accuracy(), half_life=1)
+        >>> d.update([1, 1], [0, 1]).compute()  # weights 1/2 (wrong) and 1 (right)
+        0.6666666666666666
+        >>> # weights 0.81, 0.9 (right) and 1 (wrong): 1.71 / 2.71
+        >>> round(sm.Decayed(sm.Accuracy(), decay=0.9).update([1] * 3, [1, 1, 0]).compute(), 6)
+        0.630996
+    """
+
+    higher_is_better: ClassVar[bool | None] = None
+
+    def __init__(self, metric: Any, half_life: float | None = None, *, decay: float | None = None) -> None:
+        if (half_life is None) == (decay is None):
+            raise ValueError(
+                f"half_life: expected exactly one of half_life= and decay=, found half_life={half_life!r}, "
+                f"decay={decay!r}"
+            )
+        if half_life is not None:
+            check_number("half_life", half_life, low=0.0, low_open=True)
+            if math.isinf(half_life):
+                raise ValueError(f"half_life: expected a finite number, found {half_life!r}")
+            factor = 0.5 ** (1.0 / half_life)
+        else:
+            check_number("decay", decay, low=0.0, high=1.0, low_open=True, high_open=True)
+            factor = float(decay)  # type: ignore[arg-type]
+        self.metric = _fresh(metric, "metric")
+        if not can_scale(self.metric._make_state()):
+            raise ValueError(
+                f"metric: Decayed needs a state whose weights can be scaled exactly (counts, "
+                f"moments, histograms); {type(self.metric).__name__}'s "
+                f"{type(self.metric._make_state()).__name__} cannot (use Rolling instead)"
+            )
+        self.half_life = None if half_life is None else float(half_life)
+        self._decay_arg = None if decay is None else float(decay)
+        self.decay = factor
+        self.higher_is_better = type(self.metric).higher_is_better  # type: ignore[misc]
+        super().__init__()
+
+    def get_config(self) -> dict[str, Any]:
+        return {"metric": _spec.describe(self.metric), "half_life": self.half_life, "decay": self._decay_arg}
+
+    def _make_state(self) -> DecayedState:
+        return DecayedState(self.metric, self.decay)
+
+    def _validate(self, *args: Any, sample_weight: Any = None) -> tuple[Any, int]:
+        if not args:
+            raise InputError("inputs: expected the metric's arguments, found none")
+        first = v.to_array(args[0], "y_true")
+        if first.ndim == 0:
+            return self.metric._validate(*args, sample_weight=sample_weight), 0  # raises
+        n = first.shape[0]
+        weights = v.as_weights(sample_weight, n)
+        ages = self.decay ** np.arange(n - 1, -1, -1, dtype=np.float64)
+        weights = ages if weights is None else weights * ages
+        return self.metric._validate(*args, sample_weight=weights), n
+
+    def _apply(self, state: DecayedState, batch: tuple[Any, int]) -> None:
+        validated, n = batch
+        fresh = self.metric._make_state()
+        self.metric._apply(fresh, validated)
+        state.add(fresh, n)
+
+    def _unapply(self, state: DecayedState, batch: Any) -> None:
+        raise TypeError("Decayed cannot revert: old rows have already been forgotten in part")
+
+    def _value_of(self, state: DecayedState) -> Any:
+        return self.metric._value_of(state.state)
+
+    def _compute(self, state: DecayedState) -> Any:
+        return self.metric._compute(state.state)
+
+
+def _fresh(spec: Any, where: str) -> Metric[Any]:
+    metric = _spec.resolve(spec, where)
+    if metric.n_samples:
+        raise ValueError(
+            f"{where}: expected a fresh metric (a template), found one holding {metric.n_samples} rows"
+        )
+    return metric.empty_like()
