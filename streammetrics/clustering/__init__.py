@@ -1,3 +1,53 @@
-"""Clustering indices on a mergeable contingency table and per-cluster moments (issue 5)."""
+"""Clustering indices on a mergeable contingency table and per-cluster moments (issue 5).
 
-__all__: list[str] = []
+External indices compare a clustering with ground truth through a sparse, weighted
+:class:`ContingencyState`; internal indices judge a clustering from the data through exact
+per-cluster moments (:class:`ClusterMoments`) or a mergeable bottom-k sample.
+Pure formula functions live in :mod:`streammetrics.clustering.external`.
+"""
+
+from .contingency import ContingencyState
+from .external_metrics import (
+    AdjustedMutualInfo,
+    AdjustedRandIndex,
+    ClusteringEntropy,
+    ClusteringFMeasure,
+    Completeness,
+    ContingencyTable,
+    FowlkesMallowsIndex,
+    GoodmanKruskal,
+    Homogeneity,
+    MinkowskiScore,
+    MutualInfo,
+    NormalizedMutualInfo,
+    PairConfusionMatrix,
+    PairJaccard,
+    PhiIndex,
+    Purity,
+    RandIndex,
+    VariationOfInformation,
+    VMeasure,
+)
+
+__all__ = [
+    "AdjustedMutualInfo",
+    "AdjustedRandIndex",
+    "ClusteringEntropy",
+    "ClusteringFMeasure",
+    "Completeness",
+    "ContingencyState",
+    "ContingencyTable",
+    "FowlkesMallowsIndex",
+    "GoodmanKruskal",
+    "Homogeneity",
+    "MinkowskiScore",
+    "MutualInfo",
+    "NormalizedMutualInfo",
+    "PairConfusionMatrix",
+    "PairJaccard",
+    "PhiIndex",
+    "Purity",
+    "RandIndex",
+    "VariationOfInformation",
+    "VMeasure",
+]
