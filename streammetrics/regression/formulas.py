@@ -47,7 +47,8 @@ def average_outputs(
             if variance is None:
                 raise ValueError("multioutput: 'variance_weighted' does not apply to this metric")
             if np.any(variance != 0):
-                return float(np.average(values, weights=variance))
+                with np.errstate(invalid="ignore"):  # -inf * 0 weight is NaN, as scikit-learn
+                    return float(np.average(values, weights=variance))
         return float(np.mean(values))
     return float(np.average(values, weights=np.asarray(multioutput, dtype=np.float64)))
 

@@ -1,0 +1,144 @@
+"""The co-moment and maximum states: revert, emptiness, persistence checks, sharing keys, size."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn import metrics as skm
+
+import streammetrics as sm
+from streammetrics.regression import CoMoments, MaxAbsError
+
+REVERTIBLE = [
+    sm.MAE,
+    sm.MSE,
+    sm.RMSE,
+    sm.MSLE,
+    sm.RMSLE,
+    sm.MAPE,
+    sm.MeanError,
+    sm.R2,
+    sm.ExplainedVariance,
+    sm.PearsonR,
+    sm.ConcordanceCorrelation,
+]
+
+
+@pytest.mark.parametrize("cls", REVERTIBLE, ids=lambda c: c.__name__)
+def test_everything_but_max_error_is_revertible(cls) -> None:
+    assert cls().is_revertible
+
+
+def test_max_error_says_it_cannot_revert() -> None:
+    m = sm.MaxError().update([1.0, 2.0], [2.0, 2.0])
+    assert not m.is_revertible
+    before = m.to_bytes()
+    with pytest.raises(TypeError, match="MaxError cannot revert"):
+        m.revert([1.0], [2.0])
+    assert m.to_bytes() == before
+
+
+def test_revert_everything_gives_an_empty_accumulator() -> None:
+    rng = np.random.default_rng(0)
+    y, p = rng.normal(size=(50, 2)), rng.normal(size=(50, 2))
+    m = sm.R2().update(y[:20], p[:20]).update(y[20:], p[20:])
+    m.revert(y[20:], p[20:]).revert(y[:20], p[:20])
+    assert m.n_samples == 0 and m.state.n_outputs is None
+    with pytest.warns(sm.UndefinedMetricWarning):
+        assert np.isnan(m.compute())
+    m.update(y[:, :1], p[:, :1])  # the output count is free again
+    np.testing.assert_allclose(m.compute(), skm.r2_score(y[:, 0], p[:, 0]), rtol=1e-12)
+
+
+def test_revert_more_than_added_raises() -> None:
+    m = sm.MSE().update([1.0], [2.0])
+    with pytest.raises(sm.InputError, match="cannot revert 2 rows"):
+        m.revert([1.0, 2.0], [2.0, 3.0])
+    with pytest.raises(sm.InputError, match="sample_weight: reverting more weight"):
+        m.revert([1.0], [2.0], sample_weight=[5.0])
+    assert m.n_samples == 1 and m.compute() == 1.0
+
+
+def test_zero_weight_rows_count_but_weigh_nothing() -> None:
+    m = sm.R2().update([1.0, 2.0, 3.0], [1.0, 2.0, 2.0], sample_weight=[0.0, 0.0, 0.0])
+    assert m.n_samples == 3
+    with pytest.warns(sm.UndefinedMetricWarning):
+        assert np.isnan(m.compute())
+    mx = sm.MaxError().update([1.0, 2.0], [9.0, 2.5], sample_weight=[0.0, 1.0])
+    assert mx.compute() == 0.5
+
+
+def test_merge_of_states_with_far_apart_shifts() -> None:
+    rng = np.random.default_rng(5)
+    a_y = 1e12 + rng.normal(size=1000)
+    b_y = -3.0 + rng.normal(size=1000)
+    a_p, b_p = a_y + rng.normal(size=1000), b_y + rng.normal(size=1000)
+    merged = sm.R2().update(a_y, a_p) + sm.R2().update(b_y, b_p)
+    y, p = np.concatenate([a_y, b_y]), np.concatenate([a_p, b_p])
+    np.testing.assert_allclose(merged.compute(), skm.r2_score(y, p), rtol=1e-12)
+
+
+def test_state_size_and_merge_cost_do_not_grow_with_samples() -> None:
+    rng = np.random.default_rng(1)
+    small = sm.R2(multioutput="raw_values").update(rng.normal(size=(10, 4)), rng.normal(size=(10, 4)))
+    big = sm.R2(multioutput="raw_values").update(rng.normal(size=(100_000, 4)), rng.normal(size=(100_000, 4)))
+    shapes = {k: np.shape(v) for k, v in small.state.to_dict().items()}
+    assert shapes == {k: np.shape(v) for k, v in big.state.to_dict().items()}
+    assert abs(len(small.to_bytes()) - len(big.to_bytes())) < 16  # only the digits of n and weight
+    assert all(np.asarray(v).size <= 12 for v in big.state.to_dict().values())
+
+
+def test_log_metrics_keep_a_separate_state() -> None:
+    assert sm.MSE().state.share_key() != sm.MSLE().state.share_key()
+    assert sm.MSE().state.share_key() == sm.R2().state.share_key() == sm.PearsonR().state.share_key()
+    assert sm.MSLE().state.share_key() == sm.RMSLE().state.share_key()
+
+
+def _dict_of(metric: sm.Metric) -> dict:
+    return metric.state_dict()
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("weight", -1.0, "weight must be"),
+        ("weight", float("nan"), "weight must be"),
+        ("n_samples", -2, "n_samples"),
+        ("n_outputs", 0, "n_outputs"),
+        ("m2", np.zeros((3, 5)), "m2 must be"),
+        ("mean", np.full((3, 2), np.nan), "non-finite"),
+        ("sum_abs", np.array([-1.0, 0.0]), "negative"),
+        ("shift", np.array(["a", "b"]), "shift must be"),
+    ],
+)
+def test_corrupt_co_moment_states_are_rejected(key, value, message) -> None:
+    d = _dict_of(sm.R2().update(np.ones((3, 2)), np.arange(6.0).reshape(3, 2)))
+    d["state"][key] = value
+    with pytest.raises(sm.StateError, match=message):
+        sm.from_state_dict(d)
+
+
+def test_corrupt_max_states_are_rejected() -> None:
+    d = _dict_of(sm.MaxError().update([1.0, 2.0], [3.0, 1.0]))
+    d["state"]["max_abs"] = np.array([-1.0])
+    with pytest.raises(sm.StateError, match="max_abs"):
+        sm.from_state_dict(d)
+    d["state"].pop("max_abs")
+    with pytest.raises(sm.StateError, match="keys"):
+        sm.from_state_dict(d)
+
+
+def test_states_directly() -> None:
+    s, t = CoMoments(), CoMoments()
+    s.update(np.array([1.0, 2.0]), np.array([1.0, 3.0]), None)
+    t.update(np.array([3.0]), np.array([2.0]), np.array([2.0]))
+    s.merge(t)
+    np.testing.assert_allclose(s.ss_residual, [0 + 1 + 2 * 1])
+    np.testing.assert_allclose(s.mean_true, [(1 + 2 + 2 * 3) / 4])
+    with pytest.raises(ValueError, match="transform"):
+        CoMoments("log")
+    with pytest.raises(sm.MergeError):
+        s.merge(CoMoments("log1p"))
+    m = MaxAbsError()
+    m.update(np.array([[1.0, 2.0]]), np.array([[0.0, 0.0]]), None)
+    assert m.max_abs.tolist() == [1.0, 2.0]
