@@ -10,6 +10,7 @@ from .._core.metric import Metric
 from .._core.state import State, canonical_json, require_keys
 from ..errors import InputError, MergeError
 from . import _spec
+from .fastpath import OneRowMixin, RowBuffer, innermost
 from .flatten import flatten_value, state_labels
 from .sharing import sharing_key
 
@@ -70,7 +71,7 @@ class CollectionState(State):
             state.check()
 
 
-class MetricCollection(Metric[CollectionState]):
+class MetricCollection(OneRowMixin, Metric[CollectionState]):
     """Several metrics updated together; metrics that need the same state share it.
 
     ``metrics`` is a dict ``{name: metric}`` or a list of metrics or metric names (names are
@@ -116,6 +117,9 @@ class MetricCollection(Metric[CollectionState]):
             self._groups.setdefault(leader, []).append(name)
         super().__init__()
         self._link()
+
+    def _row_buffers(self) -> list[RowBuffer]:
+        return [RowBuffer(self._members[leader], innermost(self._members[leader])) for leader in self._groups]
 
     def _link(self) -> None:
         for leader, names in self._groups.items():

@@ -14,6 +14,7 @@ from .._core.params import check_number
 from .._core.state import State, require_keys
 from ..errors import InputError, MergeError, StateError
 from . import _spec
+from .fastpath import OneRowMixin
 from .scaling import can_scale, scale_state
 
 Rows = tuple[tuple[np.ndarray, ...], "np.ndarray | None"]
@@ -208,7 +209,7 @@ class WindowState(State):
                 state.check()
 
 
-class Rolling(Metric[WindowState]):
+class Rolling(OneRowMixin, Metric[WindowState]):
     """A metric over the last ``window`` rows of the stream.
 
     Exact for metrics with :meth:`~streammetrics.Metric.revert` (confusion counts, moments,
@@ -327,7 +328,7 @@ class DecayedState(State):
         self.state.check()
 
 
-class Decayed(Metric[DecayedState]):
+class Decayed(OneRowMixin, Metric[DecayedState]):
     """A metric with exponential forgetting: a row seen ``t`` rows ago weighs ``decay ** t``.
 
     Give ``half_life`` (rows after which a row weighs one half: ``decay = 0.5 ** (1 /
