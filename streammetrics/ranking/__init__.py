@@ -1,3 +1,7 @@
-"""Ranking metrics (ROC/PR/AUC/AP) on a mergeable score sketch (issue 3)."""
+"""Ranking metrics (ROC/PR/AUC/AP) on a mergeable score sketch with guaranteed bounds (issue 3)."""
 
-__all__: list[str] = []
+from .formulas import ConfusionAtThreshold, Estimate, PRCurveResult, ROCCurveResult
+from .metrics import ROCAUC, AveragePrecision, BestThreshold, PRCurve, RankingMetric, ROCCurve
+from .sketch import BinaryHistogram, ScoreSketch
+
+__all__: list[str] = ["ROCAUC", "AveragePrecision", "ROCCurve", "PRCurve"]

@@ -1,0 +1,568 @@
+"""ROC/PR metrics on the score sketch: ``ROCAUC``, ``AveragePrecision``, ``ROCCurve``, ``PRCurve``."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, ClassVar, NamedTuple
+
+import numpy as np
+
+from .._core import validation as v
+from .._core.metric import Metric
+from .._core.params import check_number, check_option, plain
+from .._core.state import canonical_json, describe_difference
+from ..errors import InputError, MergeError, UndefinedMetricWarning
+from . import formulas as f
+from .keys import keys_of
+from .sketch import EXACT, BinaryHistogram, ScoreSketch
+
+INPUTS = ("probability", "score")
+#: Default sketch resolution (mantissa bits kept: bins about 2**-10 wide in logit).
+DEFAULT_RESOLUTION = 10
+#: Default bin budget: about 60 KiB for binary input (56 bytes per bin).
+DEFAULT_MAX_BINS = 1100
+
+
+class BestThreshold(NamedTuple):
+    """The best threshold among the sketch's exact bin edges, its criterion value and counts."""
+
+    threshold: float
+    value: float
+    tp: float
+    fp: float
+    fn: float
+    tn: float
+
+
+class RankingMetric(Metric[ScoreSketch]):
+    """Base of the ranking metrics: input validation, the sketch, and threshold tools.
+
+    ``update(y_true, y_score, sample_weight=None)``:
+
+    * binary: 1-D ``y_true`` (``pos_label`` is the positive class; every other value is
+      negative; a batch may hold at most two distinct labels) and 1-D ``y_score``;
+    * multiclass: 1-D ``y_true`` with labels in ``labels`` (or ints ``0..K-1``) and a 2-D
+      ``y_score`` with one column per class (rows summing to 1 when ``input="probability"``);
+    * multilabel: 2-D 0/1 ``y_true`` and 2-D ``y_score`` of the same shape.
+
+    The sketch (``exact=False``) keeps fixed, nested bins about ``2**-resolution`` wide in logit
+    (``input="probability"``) or in relative score (``input="score"``), coarsened when it would
+    exceed ``max_bins``; ``exact=True`` keeps every distinct score (exact, memory growing with
+    the number of distinct scores). Accumulators of different ``resolution`` merge at the
+    coarser one.
+    """
+
+    higher_is_better: ClassVar[bool | None] = True
+
+    def __init__(
+        self,
+        *,
+        input: str = "probability",
+        exact: bool = False,
+        resolution: int = DEFAULT_RESOLUTION,
+        max_bins: int | None = DEFAULT_MAX_BINS,
+        pos_label: Any = 1,
+        labels: Any = None,
+    ) -> None:
+        self.input = check_option("input", input, INPUTS)
+        self.exact = check_option("exact", exact, (False, True))
+        self.resolution = check_number("resolution", resolution, low=0, high=EXACT, integer=True)
+        if max_bins is not None:
+            check_number("max_bins", max_bins, low=1, integer=True)
+        self.max_bins = max_bins
+        self.pos_label = plain(pos_label)
+        self.labels = None if labels is None else plain(list(labels))
+        if self.labels is not None and len(set(map(repr, self.labels))) != len(self.labels):
+            raise ValueError(f"labels: expected distinct labels, found {self.labels!r}")
+        super().__init__()
+
+    def _base_config(self) -> dict[str, Any]:
+        return {
+            "input": self.input,
+            "exact": self.exact,
+            "resolution": self.resolution,
+            "max_bins": self.max_bins,
+            "pos_label": self.pos_label,
+            "labels": self.labels,
+        }
+
+    def get_config(self) -> dict[str, Any]:
+        return self._base_config()
+
+    def _make_state(self) -> ScoreSketch:
+        if self.exact:
+            return ScoreSketch(resolution=EXACT, max_bins=None)
+        return ScoreSketch(resolution=self.resolution, max_bins=self.max_bins)
+
+    def check_compatible(self, other: Metric[Any]) -> None:
+        """As :meth:`Metric.check_compatible`, but a different ``resolution`` is allowed."""
+        if type(other) is not type(self):
+            raise MergeError(
+                f"cannot merge {type(other).__name__} into {type(self).__name__}: accumulators of different types"
+            )
+        mine, theirs = self.get_config(), other.get_config()
+        mine.pop("resolution"), theirs.pop("resolution")
+        if canonical_json(mine) != canonical_json(theirs):
+            raise MergeError(
+                f"cannot merge {type(self).__name__} accumulators of different configuration: "
+                + describe_difference(mine, theirs)
+            )
+
+    def merge(self, other: Metric[Any]) -> Metric[ScoreSketch]:
+        self.check_compatible(other)
+        with other._lock:
+            snapshot = other._state.copy()
+        with self._lock:
+            if snapshot._resolution < self._state._resolution:  # type: ignore[attr-defined]
+                self._state._resolution = snapshot._resolution  # type: ignore[attr-defined]
+                self.resolution = snapshot._resolution  # type: ignore[attr-defined]
+            self._state.merge(snapshot)
+        return self
+
+    # ------------------------------------------------------------------ input
+    def _validate(self, y_true: Any, y_score: Any, sample_weight: Any = None) -> tuple[Any, ...]:
+        yt_raw = v.to_array(y_true, "y_true")
+        scores = v.as_float(y_score, "y_score", (1, 2))
+        if self.input == "probability":
+            v.check_probability(scores, "y_score")
+        n = len(yt_raw) if yt_raw.ndim else 0
+        v.check_length(scores, n, "y_score")
+        weights = v.as_weights(sample_weight, n)
+        if yt_raw.ndim == 2:
+            yt = v.as_indicator(yt_raw, "y_true")
+            if scores.shape != yt.shape:
+                raise InputError(
+                    f"y_score: expected shape {yt.shape} (the shape of y_true), found {scores.shape}"
+                )
+            layout = (yt.shape[1], 2)
+            groups = np.arange(yt.shape[1]) * 2 + yt.astype(np.int64)
+            mode = "multilabel"
+        elif scores.ndim == 2:
+            yt = v.as_labels(yt_raw, "y_true")
+            k = scores.shape[1]
+            cls = self._class_index(yt, k)
+            if self.input == "probability" and n and not np.allclose(scores.sum(axis=1), 1.0):
+                bad = scores.sum(axis=1)[~np.isclose(scores.sum(axis=1), 1.0)][0]
+                raise InputError(
+                    f"y_score: expected multiclass probability rows summing to 1, found a row summing to {bad}"
+                )
+            layout = (k, k)
+            groups = np.arange(k) * k + cls[:, None]
+            mode = "multiclass"
+        else:
+            yt = v.as_labels(yt_raw, "y_true")
+            positive = (
+                yt == self.pos_label if yt.dtype.kind != "U" or isinstance(self.pos_label, str) else None
+            )
+            if positive is None:
+                raise InputError(
+                    f"y_true: expected labels comparable to pos_label={self.pos_label!r}, found strings"
+                )
+            negatives = yt[~positive]
+            if negatives.size and np.unique(negatives).size > 1:
+                raise InputError(
+                    f"y_true: expected binary labels (pos_label={self.pos_label!r} and one other), found "
+                    f"{np.unique(yt)[:6].tolist()}; pass a 2-D y_score for multiclass"
+                )
+            layout = (1, 2)
+            groups = positive.astype(np.int64)
+            mode = "binary"
+        self._check_mode(mode)
+        return keys_of(scores, self.input), groups, weights, layout, n, mode
+
+    def _class_index(self, yt: np.ndarray, k: int) -> np.ndarray:
+        if self.labels is not None:
+            if len(self.labels) != k:
+                raise InputError(f"y_score: expected {len(self.labels)} columns (one per label), found {k}")
+            lab = np.asarray(self.labels)
+            order = np.argsort(lab, kind="stable")
+            pos = np.searchsorted(lab, yt, sorter=order)
+            pos = np.minimum(pos, k - 1)
+            idx = order[pos]
+            bad = lab[idx] != yt
+            if bad.any():
+                raise InputError(f"y_true: expected labels in {self.labels}, found {yt[bad][:5].tolist()}")
+            return idx.astype(np.int64)
+        if yt.dtype.kind != "i":
+            raise InputError(
+                "y_true: expected integer classes 0..K-1 for multiclass scores, found strings; pass labels="
+            )
+        if yt.size and (yt.min() < 0 or yt.max() >= k):
+            bad = yt[(yt < 0) | (yt >= k)][0]
+            raise InputError(f"y_true: expected classes in 0..{k - 1} (one per score column), found {bad}")
+        return yt
+
+    def _check_mode(self, mode: str) -> None:
+        """Reject input kinds this metric cannot evaluate."""
+
+    def _apply(self, state: ScoreSketch, batch: tuple[Any, ...]) -> None:
+        keys, groups, weights, layout, n, mode = batch
+        state.add(
+            keys, np.broadcast_to(groups, keys.shape), weights, layout, n, multilabel=mode == "multilabel"
+        )
+
+    def _is_empty(self, state: ScoreSketch) -> bool:
+        return state.layout is None or state.total_weight() == 0
+
+    # ------------------------------------------------------------------ shared views
+    def _binary(self) -> BinaryHistogram:
+        if self._state.layout != (1, 2):
+            raise InputError("this method needs binary input (1-D y_true and 1-D y_score)")
+        return self._state.binary_view(0, [1], [0])
+
+    def _unit(self) -> float:
+        return 1.0 if self._state.counts.dtype.kind == "i" else 0.0
+
+    def confusion_at(self, threshold: float) -> f.ConfusionAtThreshold:
+        """Estimated confusion counts for ``score >= threshold`` (exact at every bin edge).
+
+        Use :meth:`confusion_bounds_at` for the lowest and highest possible counts.
+
+        Examples:
+            >>> import streammetrics as sm
+            >>> m = sm.ROCAUC(exact=True).update([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+            >>> m.confusion_at(0.35)
+            ConfusionAtThreshold(threshold=0.35, tp=2.0, fp=1.0, fn=0.0, tn=1.0, exact=True)
+        """
+        return f.confusion_at(self._binary(), threshold, self.input)[0]
+
+    def confusion_bounds_at(self, threshold: float) -> tuple[f.ConfusionAtThreshold, f.ConfusionAtThreshold]:
+        """Counts with the fewest and with the most predicted positives possible at ``threshold``."""
+        _, low, high = f.confusion_at(self._binary(), threshold, self.input)
+        return low, high
+
+    def best_threshold(
+        self, criterion: str = "youden", *, beta: float = 1.0, costs: Any = None
+    ) -> BestThreshold:
+        """The best threshold among the exact bin edges (every distinct score when ``exact=True``).
+
+        ``criterion``: ``"youden"`` (max TPR - FPR), ``"fbeta"`` (max F-beta, ``beta=``) or
+        ``"cost"`` (min expected cost per sample for a 2x2 ``costs[true, decision]`` matrix).
+
+        Examples:
+            >>> import streammetrics as sm
+            >>> m = sm.ROCAUC(exact=True).update([0, 0, 1, 1, 1], [0.1, 0.4, 0.35, 0.8, 0.5])
+            >>> m.best_threshold("youden")
+            BestThreshold(threshold=0.5, value=0.6666666666666666, tp=2.0, fp=0.0, fn=1.0, tn=2.0)
+        """
+        check_option("criterion", criterion, ("youden", "fbeta", "cost"))
+        th, tp, fp, fn, tn = f.threshold_table(self._binary(), self.input)
+        p, n = tp[-1] + fn[-1], fp[-1] + tn[-1]
+        th, tp, fp = np.r_[np.inf, th], np.r_[0.0, tp], np.r_[0.0, fp]
+        fn, tn = p - tp, n - fp
+        p, n = tp[-1] + fn[-1], fp[-1] + tn[-1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if criterion == "youden":
+                value = np.nan_to_num(tp / p) - np.nan_to_num(fp / n)
+                best = int(np.argmax(value))
+            elif criterion == "fbeta":
+                check_number("beta", beta, low=0.0, low_open=True)
+                b2 = beta * beta
+                value = np.nan_to_num((1 + b2) * tp / ((1 + b2) * tp + b2 * fn + fp))
+                best = int(np.argmax(value))
+            else:
+                c = np.asarray(costs, dtype=np.float64)
+                if c.shape != (2, 2) or not np.isfinite(c).all():
+                    raise ValueError(
+                        f"costs: expected a finite 2x2 matrix costs[true, decision], found shape {c.shape}"
+                    )
+                value = (c[0, 0] * tn + c[0, 1] * fp + c[1, 0] * fn + c[1, 1] * tp) / (p + n)
+                best = int(np.argmin(value))
+        return BestThreshold(
+            float(th[best]),
+            float(value[best]),
+            float(tp[best]),
+            float(fp[best]),
+            float(fn[best]),
+            float(tn[best]),
+        )
+
+    def _views(self) -> list[BinaryHistogram]:
+        """One-vs-rest views: per label (multilabel) or per class column (multiclass)."""
+        s = self._state
+        n_cols, n_cls = s.layout  # type: ignore[misc]
+        if s.multilabel:
+            return [s.binary_view(j, [1], [0]) for j in range(n_cols)]
+        return [s.binary_view(j, [j], [k for k in range(n_cls) if k != j]) for j in range(n_cols)]
+
+
+def _average(ests: list[f.Estimate], weights: np.ndarray, average: str | None, name: str) -> Any:
+    vals = np.array([e.value for e in ests])
+    lows = np.array([e.low for e in ests])
+    highs = np.array([e.high for e in ests])
+    if average is None:
+        return f.Estimate(vals, lows, highs)
+    if np.isnan(vals).any():
+        warnings.warn(
+            f"{name}: undefined for a class with only one of positives/negatives; returning NaN",
+            UndefinedMetricWarning,
+            stacklevel=4,
+        )
+        return f.Estimate(np.nan, np.nan, np.nan)
+    w = weights if average == "weighted" else np.ones(len(vals))
+    if w.sum() <= 0:
+        return f.Estimate(np.nan, np.nan, np.nan)
+    return f.Estimate(*(float(np.average(x, weights=w)) for x in (vals, lows, highs)))
+
+
+def _undefined(name: str, est: f.Estimate) -> f.Estimate:
+    if np.isnan(est.value):
+        warnings.warn(
+            f"{name} is undefined when y_true holds only one class; returning NaN",
+            UndefinedMetricWarning,
+            stacklevel=4,
+        )
+    return est
+
+
+class ROCAUC(RankingMetric):
+    """Area under the ROC curve, P(score+ > score-) + P(tie)/2, as :func:`sklearn.metrics.roc_auc_score`.
+
+    Binary, multiclass (``multi_class="ovr"`` or ``"ovo"``, ``average="macro"`` or
+    ``"weighted"``) and multilabel (``average="macro"``, ``"weighted"``, ``"micro"`` or ``None``).
+    ``max_fpr`` gives the McClish-standardized partial AUC (binary). :meth:`bounds` returns a
+    guaranteed ``(low, high)``; with ``exact=True`` the value is exact. One class only warns
+    :class:`~streammetrics.UndefinedMetricWarning` and returns NaN (scikit-learn raises).
+    ``multi_class`` defaults to ``"ovr"`` (scikit-learn requires it to be given).
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> m = sm.ROCAUC().update([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+        >>> m.compute(), m.bounds()
+        (0.75, (0.75, 0.75))
+        >>> sm.ROCAUC(multi_class="ovr").update([0, 1, 2], [[0.8, 0.1, 0.1], [0.2, 0.7, 0.1], [0.1, 0.2, 0.7]]).compute()
+        1.0
+    """
+
+    def __init__(
+        self,
+        *,
+        average: str | None = "macro",
+        multi_class: str = "ovr",
+        max_fpr: float | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self.average = check_option("average", average, ("macro", "weighted", "micro", None))
+        self.multi_class = check_option("multi_class", multi_class, ("ovr", "ovo"))
+        if max_fpr is not None:
+            check_number("max_fpr", max_fpr, low=0.0, high=1.0, low_open=True)
+            max_fpr = float(max_fpr)
+        self.max_fpr = max_fpr
+        super().__init__(**kwargs)
+
+    def get_config(self) -> dict[str, Any]:
+        return {
+            **self._base_config(),
+            "average": self.average,
+            "multi_class": self.multi_class,
+            "max_fpr": self.max_fpr,
+        }
+
+    def _check_mode(self, mode: str) -> None:
+        if self.max_fpr not in (None, 1.0) and mode != "binary":
+            raise InputError(f"y_score: max_fpr={self.max_fpr} needs binary input, found {mode} input")
+        if mode == "multiclass" and self.average == "micro":
+            raise InputError("y_score: average='micro' is for multilabel input, found multiclass scores")
+
+    def _estimate(self) -> f.Estimate:
+        s = self._state
+        n_cols, n_cls = s.layout  # type: ignore[misc]
+        if (n_cols, n_cls) == (1, 2):
+            h = s.binary_view(0, [1], [0])
+            est = f.partial_roc_auc(h, self.max_fpr) if self.max_fpr not in (None, 1.0) else f.roc_auc(h)
+            return _undefined("ROCAUC", est)
+        if s.multilabel:
+            if self.average == "micro":
+                return _undefined("ROCAUC", f.roc_auc(s.binary_view(-1, [1], [0])))
+        if s.multilabel or self.multi_class == "ovr":
+            views = self._views()
+            return _average(
+                [f.roc_auc(h) for h in views], np.array([h.pos.sum() for h in views]), self.average, "ROCAUC"
+            )
+        pair_ests, pair_w = [], []
+        for a in range(n_cls):
+            for b in range(a + 1, n_cls):
+                e1 = f.roc_auc(s.binary_view(a, [a], [b]))
+                e2 = f.roc_auc(s.binary_view(b, [b], [a]))
+                pair_ests.append(f.Estimate(*((x + y) / 2 for x, y in zip(e1, e2))))
+                h = s.binary_view(a, [a, b], [])
+                pair_w.append(h.pos.sum())
+        return _average(pair_ests, np.asarray(pair_w), self.average, "ROCAUC")
+
+    def _compute(self, state: ScoreSketch) -> Any:
+        return self._estimate().value
+
+    def bounds(self) -> tuple[Any, Any]:
+        """Guaranteed ``(low, high)`` around the exact value over the same data."""
+        with self._lock:
+            if self._is_empty(self._state):
+                return (np.nan, np.nan)
+            e = self._estimate()
+        return e.low, e.high
+
+
+class AveragePrecision(RankingMetric):
+    """Average precision, scikit-learn's step sum ``sum_k (R_k - R_{k-1}) P_k``.
+
+    As :func:`sklearn.metrics.average_precision_score`: binary, multiclass one-vs-rest and
+    multilabel with ``average="macro"``, ``"weighted"``, ``"micro"`` (multilabel) or ``None``.
+    No positives warns and returns NaN (scikit-learn returns 0 with a warning).
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> m = sm.AveragePrecision().update([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+        >>> round(m.compute(), 6), [round(b, 6) for b in m.bounds()]
+        (0.833333, [0.833333, 0.833333])
+    """
+
+    def __init__(self, *, average: str | None = "macro", **kwargs: Any) -> None:
+        self.average = check_option("average", average, ("macro", "weighted", "micro", None))
+        super().__init__(**kwargs)
+
+    def get_config(self) -> dict[str, Any]:
+        return {**self._base_config(), "average": self.average}
+
+    def _estimate(self) -> f.Estimate:
+        s = self._state
+        unit = self._unit()
+
+        def ap(h: BinaryHistogram) -> f.Estimate:
+            return f.average_precision(h, unit)
+
+        n_cols, n_cls = s.layout  # type: ignore[misc]
+        if (n_cols, n_cls) == (1, 2):
+            return _undefined("AveragePrecision", ap(s.binary_view(0, [1], [0])))
+        views = self._views()
+        if self.average == "micro":
+            return _undefined("AveragePrecision", ap(_stack(views)))
+        return _average(
+            [ap(h) for h in views], np.array([h.pos.sum() for h in views]), self.average, "AveragePrecision"
+        )
+
+    def _compute(self, state: ScoreSketch) -> Any:
+        return self._estimate().value
+
+    def bounds(self) -> tuple[Any, Any]:
+        """Guaranteed ``(low, high)`` around the exact value over the same data."""
+        with self._lock:
+            if self._is_empty(self._state):
+                return (np.nan, np.nan)
+            e = self._estimate()
+        return e.low, e.high
+
+
+def _stack(views: list[BinaryHistogram]) -> BinaryHistogram:
+    """Several binary views on the same bins summed into one (micro averaging)."""
+    ids = np.unique(np.concatenate([h.ids for h in views]))
+    out = {k: np.zeros(len(ids)) for k in ("pos", "neg", "pos_sum", "neg_sum")}
+    kmin = np.full(len(ids), np.iinfo(np.uint64).max, np.uint64)
+    kmax = np.zeros(len(ids), np.uint64)
+    for h in views:
+        idx = np.searchsorted(ids, h.ids)
+        for k in out:
+            out[k][idx] += getattr(h, k)
+        kmin[idx] = np.minimum(kmin[idx], h.kmin)
+        kmax[idx] = np.maximum(kmax[idx], h.kmax)
+    return BinaryHistogram(
+        ids,
+        out["pos"],
+        out["neg"],
+        out["pos_sum"],
+        out["neg_sum"],
+        kmin,
+        kmax,
+        views[0].offset_bits,
+        views[0].resolution,
+    )
+
+
+class _BinaryCurve(RankingMetric):
+    def _check_mode(self, mode: str) -> None:
+        if mode != "binary":
+            raise InputError(
+                f"y_score: {type(self).__name__} needs binary input (1-D y_true and y_score), found {mode}"
+            )
+
+    def _empty_value(self) -> Any:
+        return self._result_type()(np.array([np.nan]), np.array([np.nan]), np.array([np.nan]))
+
+
+class ROCCurve(_BinaryCurve):
+    """The ROC curve (``fpr``, ``tpr``, ``thresholds``) as :func:`sklearn.metrics.roc_curve`.
+
+    Every point is exact: points sit at bin edges of the sketch (at every distinct score with
+    ``exact=True``), thresholds are real scores (the smallest score of each bin), the first is
+    ``inf``. :meth:`bounds` returns two staircase curves enclosing the exact curve.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> r = sm.ROCCurve().update([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]).compute()
+        >>> r.fpr.tolist(), r.tpr.tolist(), r.thresholds.tolist()
+        ([0.0, 0.0, 0.5, 0.5, 1.0], [0.0, 0.5, 0.5, 1.0, 1.0], [inf, 0.8, 0.4, 0.35, 0.1])
+    """
+
+    def __init__(self, *, drop_intermediate: bool = True, **kwargs: Any) -> None:
+        self.drop_intermediate = check_option("drop_intermediate", drop_intermediate, (True, False))
+        super().__init__(**kwargs)
+
+    def get_config(self) -> dict[str, Any]:
+        return {**self._base_config(), "drop_intermediate": self.drop_intermediate}
+
+    @staticmethod
+    def _result_type() -> type:
+        return f.ROCCurveResult
+
+    def _compute(self, state: ScoreSketch) -> f.ROCCurveResult:
+        h = state.binary_view(0, [1], [0])
+        if h.pos.sum() <= 0 or h.neg.sum() <= 0:
+            warnings.warn(
+                "ROCCurve: y_true holds only one class; the missing rate is NaN",
+                UndefinedMetricWarning,
+                stacklevel=3,
+            )
+        return f.roc_curve(h, self.input, self.drop_intermediate)
+
+    def bounds(self) -> tuple[f.ROCCurveResult, f.ROCCurveResult]:
+        """Two staircase curves: the exact curve lies on or between them (negatives first / positives first)."""
+        with self._lock:
+            return f.roc_curve_bounds(self._state.binary_view(0, [1], [0]))
+
+
+class PRCurve(_BinaryCurve):
+    """Precision-recall curve as :func:`sklearn.metrics.precision_recall_curve`.
+
+    Points at the sketch's bin edges are exact. :meth:`bounds` returns two staircases
+    enclosing the exact curve.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> r = sm.PRCurve().update([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]).compute()
+        >>> r.precision.round(4).tolist(), r.recall.tolist(), r.thresholds.tolist()
+        ([0.5, 0.6667, 0.5, 1.0, 1.0], [1.0, 1.0, 0.5, 0.5, 0.0], [0.1, 0.35, 0.4, 0.8])
+    """
+
+    def __init__(self, *, drop_intermediate: bool = False, **kwargs: Any) -> None:
+        self.drop_intermediate = check_option("drop_intermediate", drop_intermediate, (True, False))
+        super().__init__(**kwargs)
+
+    def get_config(self) -> dict[str, Any]:
+        return {**self._base_config(), "drop_intermediate": self.drop_intermediate}
+
+    @staticmethod
+    def _result_type() -> type:
+        return f.PRCurveResult
+
+    def _compute(self, state: ScoreSketch) -> f.PRCurveResult:
+        h = state.binary_view(0, [1], [0])
+        if h.pos.sum() <= 0:
+            warnings.warn(
+                "PRCurve: no positive class in y_true; recall is set to one",
+                UndefinedMetricWarning,
+                stacklevel=3,
+            )
+        return f.pr_curve(h, self.input, self.drop_intermediate)
+
+    def bounds(self) -> tuple[f.PRCurveResult, f.PRCurveResult]:
+        """Two staircases: the exact curve lies on or between them."""
+        with self._lock:
+            return f.pr_curve_bounds(self._state.binary_view(0, [1], [0]))
