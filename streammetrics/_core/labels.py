@@ -26,7 +26,7 @@ class LabelSet:
         (['a', 'b'], [1, 0, 1])
     """
 
-    __slots__ = ("_is_range", "_lut", "_lut_lo", "_sorter", "fixed", "values")
+    __slots__ = ("_index", "_is_range", "_lut", "_lut_lo", "_sorter", "fixed", "values")
 
     def __init__(self, values: Any = None, fixed: bool = False) -> None:
         if values is None:
@@ -45,6 +45,7 @@ class LabelSet:
                 raise ValueError(f"labels: expected a list of distinct labels, found {values!r}")
         self.values = arr
         self.fixed = fixed
+        self._index: dict[Any, int] | None = None
         self._sorter = np.argsort(arr, kind="stable")
         self._is_range = arr.dtype.kind == "i" and np.array_equal(arr, np.arange(len(arr)))
         self._lut = None
@@ -68,6 +69,13 @@ class LabelSet:
 
     def tolist(self) -> list[Any]:
         return self.values.tolist()
+
+    @property
+    def index(self) -> dict[Any, int]:
+        """``{label: position}`` for one-sample updates (built once, on first use)."""
+        if self._index is None:
+            self._index = {label: i for i, label in enumerate(self.values.tolist())}
+        return self._index
 
     def index_of(self, label: Any) -> int | None:
         """The index of one label, or ``None`` if absent."""

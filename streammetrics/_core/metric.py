@@ -16,6 +16,10 @@ from . import registry, serialization
 from .state import State, canonical_json, describe_difference
 
 S = TypeVar("S", bound=State)
+#: Types that mark a one-sample update (the fast path of :meth:`Metric.update`).
+SCALAR_TYPES = frozenset(
+    {int, float, str, bool, np.int64, np.int32, np.float64, np.float32, np.bool_, np.str_}
+)
 Batch = Any
 
 
@@ -111,10 +115,23 @@ class Metric(abc.ABC, Generic[S]):
         Raises :class:`~streammetrics.InputError` on a malformed batch, leaving the accumulator
         unchanged.
         """
+        if args and type(args[0]) in SCALAR_TYPES:
+            if self._update_one(args, sample_weight):
+                return self
+            args = tuple([a] for a in args)  # one sample: a batch of one row
+            sample_weight = None if sample_weight is None else [sample_weight]
         batch = self._validate(*args, sample_weight=sample_weight)
         with self._lock:
             self._apply(self._state, batch)
         return self
+
+    def _update_one(self, args: tuple[Any, ...], sample_weight: Any) -> bool:
+        """Fast path for one sample given as scalars (online loops): no NumPy array per call.
+
+        Returns ``False`` when it cannot handle the sample (then the array path runs, with its
+        full validation); subclasses override it where a cheap exact path exists.
+        """
+        return False
 
     def revert(self, *args: Any, sample_weight: Any = None) -> Metric[S]:
         """Take a batch out again: the inverse of :meth:`update` (exact states only)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -9,7 +10,7 @@ import numpy as np
 
 from .._core import validation as v
 from .._core.labels import LabelSet
-from .._core.metric import Metric
+from .._core.metric import SCALAR_TYPES, Metric
 from .._core.params import check_number, check_option, check_zero_division, plain
 from ..errors import InputError
 from .averaging import AVERAGES, RateFn, score
@@ -99,6 +100,37 @@ class ConfusionMetric(Metric[ConfusionCounts]):
         weights = v.as_weights(sample_weight, len(yt))
         self._check_mode("multiclass")
         return ("multiclass", yt, yp, weights)
+
+    def update(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> ConfusionMetric:
+        """Add a batch (or one sample given as two scalars); returns ``self``."""
+        # The online-loop case (one unweighted sample of known labels) first, at river's speed.
+        if sample_weight is None and type(y_true) in SCALAR_TYPES and self.threshold is None:
+            lock = self._lock
+            lock.acquire()  # cheaper than ``with`` on this path
+            try:
+                done = self._state.add_one(y_true, y_pred)
+            finally:
+                lock.release()
+            if done:
+                return self
+        return super().update(y_true, y_pred, sample_weight=sample_weight)
+
+    def _update_one(self, args: tuple[Any, ...], sample_weight: Any) -> bool:
+        if len(args) != 2:
+            return False
+        y_true, y_pred = args
+        if self.threshold is not None:
+            if type(y_pred) not in (float, int, np.float64) or (
+                not 0.0 <= y_pred <= 1.0 and self.input == "probability"
+            ):
+                return False
+            if not math.isfinite(y_pred):
+                return False
+            y_pred = self.pos_label if y_pred >= self.threshold else self._negative_label
+        if sample_weight is not None:
+            return False  # weighted single samples take the (validated) array path
+        with self._lock:
+            return self._state.add_one(y_true, y_pred)
 
     def _scores(self, raw: np.ndarray, ndim: tuple[int, ...]) -> np.ndarray:
         scores = v.as_float(raw, "y_pred", ndim)
