@@ -28,8 +28,30 @@ from .external_metrics import (
     VariationOfInformation,
     VMeasure,
 )
+from .internal_metrics import (
+    BetweenClusterSS,
+    CalinskiHarabasz,
+    ClusterSample,
+    DaviesBouldin,
+    Estimate,
+    NegentropyIncrement,
+    Silhouette,
+    WithinClusterSS,
+)
+from .moments import ClusterMoments
+from .sample import BottomKSample
 
 __all__ = [
+    "BetweenClusterSS",
+    "BottomKSample",
+    "CalinskiHarabasz",
+    "ClusterMoments",
+    "ClusterSample",
+    "DaviesBouldin",
+    "Estimate",
+    "NegentropyIncrement",
+    "Silhouette",
+    "WithinClusterSS",
     "AdjustedMutualInfo",
     "AdjustedRandIndex",
     "ClusteringEntropy",

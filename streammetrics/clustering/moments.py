@@ -1,0 +1,277 @@
+"""Per-cluster moments: the exact, mergeable sufficient statistics of centroid-based indices.
+
+For every cluster ``k`` (labels of any kind, discovered as they come): the number of rows
+``count_k`` (int64, exact: it decides when a reverted cluster is empty), the total weight
+``w_k``, the weighted mean ``mu_k`` and the within-cluster scatter ``sum w ||x - mu_k||^2``;
+with ``full=True`` also the scatter matrix ``sum w (x - mu_k)(x - mu_k)^T`` (for indices that
+need covariances). Batches are reduced with one ``np.bincount`` per feature and centred at the
+batch means, then combined with Chan's parallel formulas; merge uses the same formulas, revert
+their inverse.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._core.labels import LabelSet
+from .._core.state import State, require_keys
+from ..errors import InputError, MergeError, StateError
+
+
+class ClusterMoments(State):
+    """Count, weight, mean and scatter of every cluster (exact in streaming).
+
+    Examples:
+        >>> import numpy as np
+        >>> s = ClusterMoments()
+        >>> s.add(np.array([[0.0], [2.0], [10.0]]), np.array([0, 0, 1]), None)
+        >>> s.labels.tolist(), s.mean.ravel().tolist(), s.scatter.tolist()
+        ([0, 1], [1.0, 10.0], [2.0, 0.0])
+    """
+
+    revertible = True
+
+    def __init__(self, full: bool = False) -> None:
+        self.full = bool(full)
+        self.reset()
+
+    def config(self) -> dict[str, Any]:
+        return {"full": self.full}
+
+    def reset(self) -> None:
+        self.labels = LabelSet()
+        self.n_features: int | None = None
+        self.count = np.empty(0, dtype=np.int64)
+        self.weight = np.empty(0, dtype=np.float64)
+        self.mean = np.empty((0, 0), dtype=np.float64)
+        self.scatter = np.empty(0, dtype=np.float64)
+        self.matrix = np.empty((0, 0, 0), dtype=np.float64)
+        self._n = 0
+
+    @property
+    def n_samples(self) -> int:
+        return self._n
+
+    @property
+    def n_clusters(self) -> int:
+        return len(self.labels)
+
+    # ------------------------------------------------------------------ batch reduction
+    def _reduce(self, x: np.ndarray, idx: np.ndarray, w: np.ndarray | None, k: int) -> tuple[np.ndarray, ...]:
+        """Per-cluster (count, weight, mean, scatter, matrix) of one batch."""
+        d = x.shape[1]
+        count = np.bincount(idx, minlength=k).astype(np.int64)
+        weight = count.astype(np.float64) if w is None else np.bincount(idx, weights=w, minlength=k)
+        sums = np.empty((k, d))
+        for j in range(d):
+            col = x[:, j] if w is None else x[:, j] * w
+            sums[:, j] = np.bincount(idx, weights=col, minlength=k)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(weight[:, None] > 0, sums / weight[:, None], 0.0)
+        centred = x - mean[idx]
+        sq = np.einsum("ij,ij->i", centred, centred)
+        scatter = np.bincount(idx, weights=sq if w is None else sq * w, minlength=k)
+        matrix = np.zeros((k, d, d)) if self.full else np.empty((0, 0, 0))
+        if self.full and len(idx):
+            order = np.argsort(idx, kind="stable")
+            bounds = np.searchsorted(idx[order], np.arange(k + 1))
+            cw = centred if w is None else centred * w[:, None]
+            for c in np.flatnonzero(count):
+                rows = order[bounds[c] : bounds[c + 1]]
+                matrix[c] = centred[rows].T @ cw[rows]
+        return count, weight, mean, scatter, matrix
+
+    # ------------------------------------------------------------------ update / revert
+    def add(self, x: np.ndarray, labels: np.ndarray, w: np.ndarray | None, *, sign: int = 1) -> None:
+        """Add (``sign=1``) or remove (``sign=-1``) a validated batch of points."""
+        n_rows = x.shape[0]
+        if self.n_features is not None and x.shape[1] != self.n_features:
+            raise InputError(
+                f"X: expected {self.n_features} features like earlier batches, found {x.shape[1]}"
+            )
+        if w is not None and n_rows and w.min() == 0:
+            keep = w > 0
+            x, labels, w = x[keep], labels[keep], w[keep]
+        idx, grown = self.labels.encode(labels, "labels")
+        if grown is not None and sign < 0:
+            raise InputError("labels: cannot revert rows of clusters that were never added")
+        labels_ls = grown or self.labels
+        k, d = len(labels_ls), x.shape[1]
+        count, weight, mean, scatter, matrix = self._grown(labels_ls, d)
+        b_count, b_weight, b_mean, b_scatter, b_matrix = self._reduce(x, idx, w, k)
+        if sign > 0:
+            new = _combine(
+                count, weight, mean, scatter, matrix, b_count, b_weight, b_mean, b_scatter, b_matrix
+            )
+        else:
+            new = _uncombine(
+                count, weight, mean, scatter, matrix, b_count, b_weight, b_mean, b_scatter, b_matrix
+            )
+        count, weight, mean, scatter, matrix = new
+        if sign < 0 and (count == 0).any():
+            alive = count > 0
+            labels_ls = LabelSet(labels_ls.values[alive]) if alive.any() else LabelSet()
+            count, weight, mean, scatter = count[alive], weight[alive], mean[alive], scatter[alive]
+            matrix = matrix[alive] if self.full else matrix
+        self.labels, self.count, self.weight, self.mean, self.scatter, self.matrix = (
+            labels_ls,
+            count,
+            weight,
+            mean,
+            scatter,
+            matrix,
+        )
+        if n_rows and self.n_features is None:
+            self.n_features = d
+        self._n += sign * n_rows
+
+    def _grown(self, labels_ls: LabelSet, d: int) -> tuple[np.ndarray, ...]:
+        """Our arrays laid out over ``labels_ls`` (a superset of our labels)."""
+        k = len(labels_ls)
+        count, weight = np.zeros(k, dtype=np.int64), np.zeros(k)
+        mean, scatter = np.zeros((k, d)), np.zeros(k)
+        matrix = np.zeros((k, d, d)) if self.full else np.empty((0, 0, 0))
+        if len(self.labels):
+            pos = self.labels.positions_in(labels_ls)
+            count[pos], weight[pos], mean[pos], scatter[pos] = (
+                self.count,
+                self.weight,
+                self.mean,
+                self.scatter,
+            )
+            if self.full:
+                matrix[pos] = self.matrix
+        return count, weight, mean, scatter, matrix
+
+    # ------------------------------------------------------------------ merge / serialize
+    def merge(self, other: State) -> None:
+        self.check_mergeable(other)
+        assert isinstance(other, ClusterMoments)
+        if (
+            self.n_features is not None
+            and other.n_features is not None
+            and self.n_features != other.n_features
+        ):
+            raise MergeError(
+                f"cannot merge moments of {other.n_features} features into {self.n_features} features"
+            )
+        try:
+            labels_ls = self.labels.union(other.labels)
+        except InputError as err:
+            raise MergeError(str(err)) from None
+        d = self.n_features if self.n_features is not None else (other.n_features or 0)
+        mine, theirs = self._grown(labels_ls, d), other._grown(labels_ls, d)
+        self.count, self.weight, self.mean, self.scatter, self.matrix = _combine(*mine, *theirs)
+        self.labels = labels_ls
+        self.n_features = self.n_features if self.n_features is not None else other.n_features
+        self._n += other._n
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "labels": self.labels.to_list(),
+            "n_features": -1 if self.n_features is None else self.n_features,
+            "count": self.count,
+            "weight": self.weight,
+            "mean": self.mean,
+            "scatter": self.scatter,
+            "matrix": self.matrix,
+            "n_samples": self._n,
+        }
+
+    def load_dict(self, data: dict[str, Any]) -> None:
+        where = "ClusterMoments state"
+        require_keys(
+            data, {"labels", "n_features", "count", "weight", "mean", "scatter", "matrix", "n_samples"}, where
+        )
+        n, d = data["n_samples"], data["n_features"]
+        for name, value in (("n_samples", n), ("n_features", d)):
+            if (
+                not isinstance(value, int)
+                or isinstance(value, bool)
+                or value < (-1 if name == "n_features" else 0)
+            ):
+                raise StateError(f"{where}: {name} must be a non-negative int, found {value!r}")
+        labels = LabelSet.from_list(data["labels"], False, where)
+        k = len(labels)
+        dd = max(d, 0)
+        expected = {
+            "count": ((k,), "i"),
+            "weight": ((k,), "f"),
+            "mean": ((k, dd) if k else None, "f"),
+            "scatter": ((k,), "f"),
+            "matrix": ((k, dd, dd) if self.full else (0, 0, 0), "f"),
+        }
+        arrays = {}
+        for name, (shape, kind) in expected.items():
+            arr = np.asarray(data[name])
+            if (
+                arr.dtype.kind != kind
+                or (shape is not None and arr.shape != shape)
+                or (shape is None and arr.size)
+            ):
+                raise StateError(
+                    f"{where}: {name} of dtype {arr.dtype} and shape {arr.shape}, expected {shape}"
+                )
+            if kind == "f" and not np.isfinite(arr).all():
+                raise StateError(f"{where}: {name} holds non-finite values")
+            arrays[name] = arr.astype(np.int64 if kind == "i" else np.float64)
+        self.labels, self.n_features, self._n = labels, (None if d < 0 else d), n
+        self.count, self.weight, self.scatter, self.matrix = (
+            arrays["count"],
+            arrays["weight"],
+            arrays["scatter"],
+            arrays["matrix"],
+        )
+        self.mean = arrays["mean"] if k else np.zeros((0, dd))
+
+    def check(self) -> None:
+        where = "ClusterMoments state"
+        if self.count.size and (self.count.min() <= 0 or self.weight.min() <= 0):
+            raise StateError(f"{where}: every cluster must hold rows of positive weight")
+        if self.scatter.size and self.scatter.min() < 0:
+            raise StateError(f"{where}: negative scatter")
+        if int(self.count.sum()) > self._n:
+            raise StateError(f"{where}: more rows in clusters than n_samples={self._n}")
+
+    # ------------------------------------------------------------------ views for formulas
+    def total_weight(self) -> float:
+        return float(self.weight.sum())
+
+    def grand_mean(self) -> np.ndarray:
+        return (self.weight[:, None] * self.mean).sum(axis=0) / self.weight.sum()
+
+
+def _combine(c1, w1, m1, s1, x1, c2, w2, m2, s2, x2):
+    """Chan et al.'s parallel combination, per cluster (weights may be zero on either side)."""
+    w = w1 + w2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        frac = np.where(w > 0, w2 / w, 0.0)
+        cross = np.where(w > 0, w1 * w2 / w, 0.0)
+    delta = m2 - m1
+    mean = m1 + delta * frac[:, None]
+    scatter = s1 + s2 + cross * np.einsum("ij,ij->i", delta, delta)
+    matrix = x1 + x2 + cross[:, None, None] * delta[:, :, None] * delta[:, None, :] if x1.size else x1
+    return c1 + c2, w, mean, scatter, matrix
+
+
+def _uncombine(c, w, m, s, x, c2, w2, m2, s2, x2):
+    """Inverse of :func:`_combine`: remove part 2 from the total."""
+    c1 = c - c2
+    if (c1 < 0).any():
+        raise InputError(
+            "labels: reverting rows that were never added (a cluster would hold fewer than 0 rows)"
+        )
+    w1 = np.where(c1 == 0, 0.0, np.maximum(w - w2, 0.0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m1 = np.where(w1[:, None] > 0, (w[:, None] * m - w2[:, None] * m2) / w1[:, None], 0.0)
+        cross = np.where(w > 0, w1 * w2 / w, 0.0)
+    delta = m2 - m1
+    s1 = np.where(c1 == 0, 0.0, np.maximum(s - s2 - cross * np.einsum("ij,ij->i", delta, delta), 0.0))
+    if x.size:
+        x1 = x - x2 - cross[:, None, None] * delta[:, :, None] * delta[:, None, :]
+        x1[c1 == 0] = 0.0
+    else:
+        x1 = x
+    return c1, w1, m1, s1, x1
