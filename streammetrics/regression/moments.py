@@ -21,6 +21,7 @@ backwards (exact up to rounding).
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -233,45 +234,84 @@ class CoMoments(State):
 
 
 # ---------------------------------------------------------------------- batch reduction
-def _wsum(x: np.ndarray, w: np.ndarray | None) -> Any:
-    return x.sum(axis=0) if w is None else w @ x
+#: Elements per scratch buffer: a batch is reduced in chunks of at most this many values, in
+#: per-thread buffers reused across calls (no page faults for fresh temporaries, cache-sized).
+CHUNK = 1 << 17
+_LOCAL = threading.local()
 
 
-def _wdot(a: np.ndarray, b: np.ndarray, w: np.ndarray | None) -> Any:
-    if a.ndim == 1:
-        return a @ b if w is None else (w * a) @ b
-    return np.einsum("ij,ij->j", a, b) if w is None else np.einsum("i,ij,ij->j", w, a, b)
+def _scratch(shape: tuple[int, ...]) -> list[np.ndarray]:
+    bufs = getattr(_LOCAL, "buffers", None)
+    if bufs is None:
+        bufs = _LOCAL.buffers = np.empty((5, CHUNK))
+    size = int(np.prod(shape))
+    return [b[:size].reshape(shape) for b in bufs]
+
+
+def _wsum(x: np.ndarray, w: np.ndarray | None, tmp: np.ndarray) -> np.ndarray:
+    """Column sums of ``w * x`` (pairwise summation for 1-D; no BLAS threads)."""
+    if w is None:
+        return np.atleast_1d(x.sum(axis=0))
+    np.multiply(x, w if x.ndim == 1 else w[:, None], out=tmp)
+    return np.atleast_1d(tmp.sum(axis=0))
+
+
+def _wdot(a: np.ndarray, b: np.ndarray, w: np.ndarray | None, tmp: np.ndarray) -> np.ndarray:
+    """Column sums of ``w * a * b``."""
+    np.multiply(a, b, out=tmp)
+    if w is not None:
+        tmp *= w if a.ndim == 1 else w[:, None]
+    return np.atleast_1d(tmp.sum(axis=0))
 
 
 def _batch_stats(
     y_true: np.ndarray, y_pred: np.ndarray, w: np.ndarray | None, shift: np.ndarray | None
 ) -> dict[str, Any] | None:
-    """Two-pass weighted moments of one batch, relative to ``shift`` (or to its first row)."""
+    """Weighted co-moments of one batch relative to ``shift`` (or to its first weighted row).
+
+    Chunks of at most :data:`CHUNK` values are reduced two-pass and combined pairwise.
+    """
+    n = len(y_true)
+    k = 1 if y_true.ndim == 1 else y_true.shape[1]
+    rows = max(1, CHUNK // k)
+    out = None
+    for lo in range(0, n, rows):
+        hi = min(n, lo + rows)
+        part = _chunk_stats(y_true[lo:hi], y_pred[lo:hi], None if w is None else w[lo:hi], shift)
+        if part is not None:
+            shift = part["shift"]
+            out = part if out is None else _add(out, part)
+    return out
+
+
+def _chunk_stats(
+    y_true: np.ndarray, y_pred: np.ndarray, w: np.ndarray | None, shift: np.ndarray | None
+) -> dict[str, Any] | None:
     if not len(y_true):
         return None
     total = float(len(y_true)) if w is None else float(w.sum())
     if total <= 0:
         return None
-    residual = y_true - y_pred
+    res, dt, dp, dr, tmp = _scratch(y_true.shape)
+    np.subtract(y_true, y_pred, out=res)
     if shift is None:
         first = 0 if w is None else int(np.argmax(w > 0))
-        shift = np.stack([np.atleast_1d(x[first]) for x in (y_true, y_pred, residual)]).astype(np.float64)
+        shift = np.stack([np.atleast_1d(x[first]) for x in (y_true, y_pred, res)]).astype(np.float64)
     one = y_true.ndim == 1
-    means, devs = [], []
-    for x, k in zip((y_true, y_pred, residual), shift, strict=True):
-        dev = x - (k[0] if one else k)
-        m = _wsum(dev, w) / total
-        dev -= m
-        means.append(np.atleast_1d(m))
-        devs.append(dev)
-    m2 = np.stack([np.atleast_1d(_wdot(d, d, w)) for d in devs])
-    cross = np.atleast_1d(_wdot(devs[0], devs[1], w))
-    absr = np.abs(residual, out=residual)
-    sum_abs = np.atleast_1d(_wsum(absr, w))
-    denom = np.abs(y_true)
-    np.maximum(denom, EPS, out=denom)
-    absr /= denom
-    sum_ape = np.atleast_1d(_wsum(absr, w))
+    means = []
+    for x, dev, k in zip((y_true, y_pred, res), (dt, dp, dr), shift, strict=True):
+        np.subtract(x, k[0] if one else k, out=dev)
+        m = _wsum(dev, w, tmp) / total
+        dev -= m[0] if one else m
+        means.append(m)
+    m2 = np.stack([_wdot(d, d, w, tmp) for d in (dt, dp, dr)])
+    cross = _wdot(dt, dp, w, tmp)
+    np.abs(res, out=res)
+    sum_abs = _wsum(res, w, tmp)
+    np.abs(y_true, out=dt)
+    np.maximum(dt, EPS, out=dt)
+    res /= dt
+    sum_ape = _wsum(res, w, tmp)
     return {
         "weight": total,
         "shift": shift,

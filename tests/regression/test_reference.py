@@ -127,3 +127,24 @@ def test_inputs_of_other_dtypes_and_containers() -> None:
     close(sm.MAE().update(y.astype(np.float32), p.astype(np.int8)).compute(), skm.mean_absolute_error(y, p))
     frame = pd.DataFrame(YM)
     close(sm.R2().update(frame, PM).compute(), skm.r2_score(YM, PM))
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+def test_batches_larger_than_one_chunk(weighted) -> None:
+    """A batch above the scratch-buffer size is reduced in chunks and combined exactly."""
+    from streammetrics.regression.moments import CHUNK
+
+    rng = np.random.default_rng(9)
+    n = CHUNK + CHUNK // 2 + 17
+    y = 1e6 + rng.normal(size=(n, 2))
+    p = y + rng.normal(size=(n, 2))
+    w = rng.uniform(0.0, 2.0, n) if weighted else None
+    close(
+        sm.R2(multioutput="raw_values").update(y, p, sample_weight=w).compute(),
+        skm.r2_score(y, p, sample_weight=w, multioutput="raw_values"),
+        rtol=1e-10,
+    )
+    close(
+        sm.MAPE().update(y[:, 0], p[:, 0], sample_weight=w).compute(),
+        skm.mean_absolute_percentage_error(y[:, 0], p[:, 0], sample_weight=w),
+    )
