@@ -1,7 +1,13 @@
 """Ranking metrics (ROC/PR/AUC/AP) on a mergeable score sketch with guaranteed bounds (issue 3)."""
 
-from .formulas import ConfusionAtThreshold, Estimate, PRCurveResult, ROCCurveResult
-from .metrics import ROCAUC, AveragePrecision, BestThreshold, PRCurve, RankingMetric, ROCCurve
-from .sketch import BinaryHistogram, ScoreSketch
+from .formulas import ConfusionAtThreshold as ConfusionAtThreshold
+from .formulas import Estimate as Estimate
+from .formulas import PRCurveResult as PRCurveResult
+from .formulas import ROCCurveResult as ROCCurveResult
+from .metrics import ROCAUC, AveragePrecision, PRCurve, ROCCurve
+from .metrics import BestThreshold as BestThreshold
+from .metrics import RankingMetric as RankingMetric
+from .sketch import BinaryHistogram as BinaryHistogram
+from .sketch import ScoreSketch as ScoreSketch
 
 __all__: list[str] = ["ROCAUC", "AveragePrecision", "ROCCurve", "PRCurve"]

@@ -384,7 +384,7 @@ class ROCAUC(RankingMetric):
             for b in range(a + 1, n_cls):
                 e1 = f.roc_auc(s.binary_view(a, [a], [b]))
                 e2 = f.roc_auc(s.binary_view(b, [b], [a]))
-                pair_ests.append(f.Estimate(*((x + y) / 2 for x, y in zip(e1, e2))))
+                pair_ests.append(f.Estimate(*((x + y) / 2 for x, y in zip(e1, e2, strict=False))))
                 h = s.binary_view(a, [a, b], [])
                 pair_w.append(h.pos.sum())
         return _average(pair_ests, np.asarray(pair_w), self.average, "ROCAUC")

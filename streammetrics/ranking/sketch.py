@@ -141,7 +141,7 @@ class ScoreSketch(State):
         if not keys.size:
             self._n += n_rows
             return
-        g = layout[0] * layout[1]
+        layout[0] * layout[1]
         kf = keys.ravel()
         gf = groups.ravel()
         wf = None

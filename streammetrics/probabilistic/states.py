@@ -1,0 +1,173 @@
+"""States of the probabilistic family: fixed-shape sums and count tables (exactly mergeable)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._core.state import State, require_keys
+from ..errors import InputError, MergeError, StateError
+
+
+class SumTable(State):
+    """A fixed-shape float64 table of weighted sums plus the row count.
+
+    Used for log loss and Brier score (total loss, total weight), for calibration bins
+    (weight, confidence sum, accuracy sum per bin) and, with integer counts, for the
+    class x decision table of the expected cost (``integer=True``: int64 until a non-integer
+    weight arrives).
+
+    Examples:
+        >>> t = SumTable((2,))
+        >>> t.add(np.array([1.5, 2.0]), 3)
+        >>> t.table.tolist(), t.n_samples
+        ([1.5, 2.0], 3)
+    """
+
+    def __init__(self, shape: tuple[int, ...], integer: bool = False, revertible: bool = False) -> None:
+        self.shape = tuple(int(x) for x in shape)
+        self.integer = integer
+        self._revertible = revertible
+        self.reset()
+
+    @property
+    def revertible(self) -> bool:  # type: ignore[override]
+        return self._revertible
+
+    def config(self) -> dict[str, Any]:
+        return {"shape": list(self.shape), "integer": self.integer}
+
+    def reset(self) -> None:
+        self.table = np.zeros(self.shape, np.int64 if self.integer else np.float64)
+        self._n = 0
+
+    @property
+    def n_samples(self) -> int:
+        return self._n
+
+    def add(self, delta: np.ndarray, n_rows: int, sign: int = 1) -> None:
+        if delta.shape != self.table.shape:
+            raise InputError(f"internal: table of shape {delta.shape}, expected {self.table.shape}")
+        if self.table.dtype.kind == "i" and delta.dtype.kind == "i":
+            new = self.table + sign * delta
+        else:
+            new = self.table.astype(np.float64) + sign * delta.astype(np.float64)
+        if sign < 0 and new.size and new.min() < 0 and self.integer:
+            raise InputError("y_true: reverting rows that were never added (counts would go negative)")
+        self.table = new
+        self._n += sign * n_rows
+
+    def merge(self, other: State) -> None:
+        self.check_mergeable(other)
+        assert isinstance(other, SumTable)
+        if self.table.dtype.kind == "i" and other.table.dtype.kind == "i":
+            self.table = self.table + other.table
+        else:
+            self.table = self.table.astype(np.float64) + other.table.astype(np.float64)
+        self._n += other._n
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"table": self.table, "n_samples": self._n}
+
+    def load_dict(self, data: dict[str, Any]) -> None:
+        where = "SumTable state"
+        require_keys(data, {"table", "n_samples"}, where)
+        table, n = np.asarray(data["table"]), data["n_samples"]
+        if table.shape != self.shape or table.dtype not in (np.int64, np.float64):
+            raise StateError(
+                f"{where}: table must be int64/float64 of shape {self.shape}, found {table.dtype} "
+                f"{table.shape}"
+            )
+        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+            raise StateError(f"{where}: n_samples must be a non-negative int, found {n!r}")
+        if table.dtype.kind == "f" and not np.isfinite(table).all():
+            raise StateError(f"{where}: non-finite sums")
+        self.table, self._n = table, n
+
+    def check(self) -> None:
+        if self.integer and self.table.size and self.table.min() < 0:
+            raise StateError("SumTable state: negative counts")
+
+
+class KeyedSums(State):
+    """Sparse sums over the fine probability bins of the score sketch (for equal-mass calibration).
+
+    ``ids`` are sorted bin ids (probability keys at a fixed resolution); ``sums[:, j]`` are the
+    weighted sums of column j (weight, confidence, correctness).
+    """
+
+    def __init__(self, resolution: int, width: int) -> None:
+        self.resolution = resolution
+        self.width = width
+        self.reset()
+
+    def config(self) -> dict[str, Any]:
+        return {"resolution": self.resolution, "width": self.width}
+
+    def reset(self) -> None:
+        self.ids = np.empty(0, np.uint64)
+        self.sums = np.zeros((0, self.width))
+        self._n = 0
+
+    @property
+    def n_samples(self) -> int:
+        return self._n
+
+    def add(self, ids: np.ndarray, values: np.ndarray, n_rows: int) -> None:
+        uniq, inv = np.unique(ids, return_inverse=True)
+        sums = (
+            np.stack(
+                [
+                    np.bincount(inv.ravel(), weights=values[:, j], minlength=len(uniq))
+                    for j in range(self.width)
+                ],
+                axis=1,
+            )
+            if len(uniq)
+            else np.zeros((0, self.width))
+        )
+        self.ids, self.sums = _union(self.ids, self.sums, uniq, sums)
+        self._n += n_rows
+
+    def merge(self, other: State) -> None:
+        self.check_mergeable(other)
+        assert isinstance(other, KeyedSums)
+        self.ids, self.sums = _union(self.ids, self.sums, other.ids, other.sums)
+        self._n += other._n
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ids": self.ids, "sums": self.sums, "n_samples": self._n}
+
+    def load_dict(self, data: dict[str, Any]) -> None:
+        where = "KeyedSums state"
+        require_keys(data, {"ids", "sums", "n_samples"}, where)
+        ids, sums, n = np.asarray(data["ids"]), np.asarray(data["sums"]), data["n_samples"]
+        if ids.dtype != np.uint64 or ids.ndim != 1 or sums.shape != (len(ids), self.width):
+            raise StateError(f"{where}: ids must be 1-D uint64 and sums of shape (len(ids), {self.width})")
+        if sums.dtype != np.float64 or not np.isfinite(sums).all():
+            raise StateError(f"{where}: sums must be finite float64")
+        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+            raise StateError(f"{where}: n_samples must be a non-negative int, found {n!r}")
+        self.ids, self.sums, self._n = ids, sums, n
+
+    def check(self) -> None:
+        if self.ids.size > 1 and not np.all(self.ids[1:] > self.ids[:-1]):
+            raise StateError("KeyedSums state: ids must be strictly increasing")
+
+
+def _union(ids_a, sums_a, ids_b, sums_b):
+    if not len(ids_b):
+        return ids_a, sums_a
+    if not len(ids_a):
+        return ids_b.copy(), sums_b.copy()
+    ids = np.union1d(ids_a, ids_b)
+    out = np.zeros((len(ids), sums_a.shape[1]))
+    out[np.searchsorted(ids, ids_a)] += sums_a
+    out[np.searchsorted(ids, ids_b)] += sums_b
+    return ids, out
+
+
+def check_same(a: SumTable, b: SumTable) -> None:
+    if a.shape != b.shape:
+        raise MergeError(f"cannot merge tables of shape {b.shape} into {a.shape}")
