@@ -1,0 +1,487 @@
+"""The Poisson bootstrap: confidence intervals for any metric, in streaming and across shards.
+
+Each row gets an independent Poisson(1) weight per replicate (Hanley & MacGibbon 2006; Oza &
+Russell's online bagging): replicate ``r`` is the metric's state updated with the row weights
+``w_i * P_ri``. Since a replicate is just a weighted state, replicates update batch by batch
+and merge across shards exactly like the metric itself. ``compute()`` returns the metric on the
+full data and the percentile interval of the replicate values.
+
+Random streams: the weights of a batch come from ``SeedSequence(entropy, spawn_key=(shard,
+batch_index))``. ``entropy`` is the root ``seed`` (or fresh OS entropy drawn at the first
+batch when ``seed=None``), ``shard`` identifies the accumulator among those that will be
+merged, and the batch index counts this accumulator's batches, so successive batches and
+distinct shards draw independent weights. Merging two accumulators holding data drawn from the
+same (entropy, shard) stream would correlate their replicates: that raises :class:`MergeError`.
+
+Two replicate engines:
+
+* **confusion counts** (every confusion-matrix metric on binary/multiclass labels): a replicate
+  tensor ``(R, K, K)``. An unweighted batch adds, per replicate and cell, a Poisson(n_c) draw
+  where n_c is the batch's count in that cell — exactly the distribution of the sum of n_c
+  independent Poisson(1) row weights, at a cost of ``R x K x K`` draws whatever the batch size.
+  A weighted batch draws a Poisson(1) weight per (replicate, row) and adds
+  ``w_i * P_ri`` with ONE ``np.bincount`` over ``replicate * K*K + true * K + pred`` (rows in
+  chunks to bound memory). Memory: ``R * K * K`` counts.
+* **generic** (every other metric: regression co-moments, clustering, ranking sketches, and
+  multilabel confusion counts): one weighted copy of the metric's state per replicate, each
+  updated with the Poisson-weighted batch. Memory = ``R x`` the state's size; update time
+  ``R x`` one weighted update.
+
+At ``compute()`` the formula is evaluated once per replicate (a Python loop over ``R``
+replicates, each a formula on a small state: no pass over the data).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .._core import registry
+from .._core.labels import LabelSet
+from .._core.metric import Metric
+from .._core.params import check_number
+from .._core.state import State, canonical_json, describe_difference, require_keys
+from ..classification.base import ConfusionMetric
+from ..classification.counts import ConfusionCounts
+from ..errors import MergeError, StateError
+from .results import Interval
+
+_CHUNK = 1 << 21  # (replicate, row) pairs per bincount chunk: 16 MB of int64 indices
+
+
+def _stream_rng(entropy: int, shard: int, batch: int) -> np.random.Generator:
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=(shard, batch))))
+
+
+def _metric_from(metric: Any) -> Metric[Any]:
+    """A fresh, empty metric from a metric instance or a ``{"type", "config"}`` dict."""
+    if isinstance(metric, Metric):
+        if metric.n_samples:
+            raise ValueError(
+                f"metric: expected an empty metric (its configuration is used), found a {type(metric).__name__} "
+                f"holding {metric.n_samples} samples"
+            )
+        if isinstance(metric, Bootstrap):
+            raise ValueError("metric: expected a metric, found a Bootstrap")
+        return metric.empty_like()
+    if isinstance(metric, dict) and set(metric) == {"type", "config"}:
+        cls = registry.registered_types().get(metric["type"])
+        if cls is None or cls is Bootstrap:
+            raise ValueError(f"metric: unknown metric type {metric['type']!r}")
+        return cls(**metric["config"])
+    raise ValueError(f"metric: expected a streammetrics metric, found {type(metric).__name__}")
+
+
+class BootstrapState(State):
+    """The wrapped metric's state on the full data plus ``R`` Poisson-weighted replicates.
+
+    ``engine`` is ``None`` until the first non-empty batch, then ``"counts"`` (a replicate
+    tensor of confusion counts) or ``"generic"`` (a list of states).
+    """
+
+    revertible = False
+
+    def __init__(self, metric: Metric[Any], n_replicates: int, seed: int | None, shard: int) -> None:
+        self._metric = metric
+        self._n_replicates = n_replicates
+        self._seed = seed
+        self._shard = shard
+        self.reset()
+
+    # ------------------------------------------------------------------ protocol
+    def config(self) -> dict[str, Any]:
+        return {
+            "metric": {"type": self._metric.type_name(), "config": self._metric.get_config()},
+            "n_replicates": self._n_replicates,
+        }
+
+    def reset(self) -> None:
+        self.base = self._metric._make_state()
+        self.engine: str | None = None
+        self.tensor = np.zeros((self._n_replicates, 0, 0), dtype=np.int64)
+        self.reps: list[State] = []
+        self.entropy: int | None = self._seed
+        self.n_batches = 0
+        self.streams: list[tuple[int, int]] = []
+
+    @property
+    def n_samples(self) -> int:
+        return self.base.n_samples
+
+    @property
+    def n_replicates(self) -> int:
+        return self._n_replicates
+
+    # ------------------------------------------------------------------ update
+    def ensure_entropy(self) -> int:
+        """The root entropy of this accumulator's stream (drawn from the OS once if no seed)."""
+        if self.entropy is None:
+            self.entropy = int(np.random.SeedSequence().entropy)
+        return self.entropy
+
+    def draw_rng(self) -> np.random.Generator:
+        """The generator of the next batch of this accumulator's stream."""
+        return _stream_rng(self.ensure_entropy(), self._shard, self.n_batches)
+
+    def apply(self, args: tuple[Any, ...], weights: np.ndarray | None, batch: Any) -> None:
+        """Add a batch validated by the wrapped metric (``batch``) and its raw ``args``."""
+        metric, n_rows = self._metric, _rows(batch, args)
+        base = self.base.copy()
+        metric._apply(base, batch)  # raises (state untouched) on a state-dependent input error
+        if n_rows == 0 or self._n_replicates == 0:
+            self.base = base
+            return
+        rng = self.draw_rng()
+        engine = self.engine or (
+            "counts" if isinstance(metric, ConfusionMetric) and batch[0] == "multiclass" else "generic"
+        )
+        if engine == "counts":
+            tensor = self._counts_update(base, batch, rng)
+            reps = self.reps
+        else:
+            tensor = self.tensor
+            reps = self._generic_update(args, weights, n_rows, rng)
+        stream = (self.entropy, self._shard)
+        self.base, self.engine, self.tensor, self.reps = base, engine, tensor, reps
+        self.n_batches += 1
+        if stream not in self.streams:
+            self.streams = sorted([*self.streams, stream])
+
+    def _counts_update(self, base: ConfusionCounts, batch: Any, rng: np.random.Generator) -> np.ndarray:
+        _, yt, yp, weights = batch
+        if weights is not None:
+            keep = weights > 0
+            yt, yp, weights = yt[keep], yp[keep], weights[keep]
+        labels = base.labels
+        k, r = len(labels), self._n_replicates
+        tensor = self._reindexed(labels)
+        if not len(yt):
+            return tensor
+        idx_t, _ = labels.encode(yt, "y_true")
+        idx_p, _ = labels.encode(yp, "y_pred")
+        code = idx_t * k + idx_p
+        if weights is None:
+            n_c = np.bincount(code, minlength=k * k)
+            draws = rng.poisson(n_c, size=(r, k * k)).reshape(r, k, k)
+            return tensor + draws if tensor.dtype.kind == "i" else tensor + draws.astype(np.float64)
+        added = np.zeros(r * k * k, dtype=np.float64)
+        step = max(1, _CHUNK // r)
+        offsets = (np.arange(r, dtype=np.int64) * (k * k))[:, None]
+        for start in range(0, len(code), step):
+            c, w = code[start : start + step], weights[start : start + step]
+            poisson = rng.poisson(1.0, size=(r, len(c)))
+            added += np.bincount((offsets + c).ravel(), weights=(poisson * w).ravel(), minlength=r * k * k)
+        return tensor.astype(np.float64) + added.reshape(r, k, k)
+
+    def _reindexed(self, labels: LabelSet) -> np.ndarray:
+        """The replicate tensor laid out on ``labels`` (a superset of the current labels)."""
+        k = len(labels)
+        if self.tensor.shape[1] == k and (self.engine is None or self._labels_equal(labels)):
+            return self.tensor
+        out = np.zeros((self._n_replicates, k, k), dtype=self.tensor.dtype)
+        if self.tensor.shape[1]:
+            pos = self._tensor_labels().positions_in(labels)
+            out[:, pos[:, None], pos[None, :]] = self.tensor
+        return out
+
+    def _tensor_labels(self) -> LabelSet:
+        return self.base.labels
+
+    def _labels_equal(self, labels: LabelSet) -> bool:
+        mine = self.base.labels.values
+        return len(mine) == len(labels.values) and bool(np.all(mine == labels.values))
+
+    def _generic_update(
+        self, args: tuple[Any, ...], weights: np.ndarray | None, n_rows: int, rng: np.random.Generator
+    ) -> list[State]:
+        metric = self._metric
+        poisson = rng.poisson(1.0, size=(self._n_replicates, n_rows)).astype(np.float64)
+        if weights is not None:
+            poisson *= weights
+        old = self.reps or [metric._make_state() for _ in range(self._n_replicates)]
+        new = []
+        for state, w in zip(old, poisson, strict=True):
+            state = state.copy()
+            metric._apply(state, metric._validate(*args, sample_weight=w))
+            new.append(state)
+        return new
+
+    # ------------------------------------------------------------------ merge
+    def merge(self, other: State) -> None:
+        self.check_mergeable(other)
+        assert isinstance(other, BootstrapState)
+        shared = set(self.streams) & set(other.streams)
+        if shared:
+            entropy, shard = sorted(shared)[0]
+            raise MergeError(
+                f"cannot merge Bootstrap accumulators whose replicates were drawn from the same random stream "
+                f"(seed={entropy}, shard={shard}): their replicates would be correlated. Give each shard "
+                "its own shard= id (or seed=None), and merge each shard's data only once"
+            )
+        self.absorb(other)
+
+    def absorb(self, other: BootstrapState) -> None:
+        """Merge without the stream check (``other`` continues this accumulator's own stream)."""
+        if self.engine and other.engine and self.engine != other.engine:
+            raise MergeError(f"cannot merge {other.engine} replicates into {self.engine} replicates")
+        base = self.base.copy()
+        base.merge(other.base)
+        engine = self.engine or other.engine
+        tensor, reps = self.tensor, self.reps
+        if engine == "counts":
+            mine = self._reindexed(base.labels)
+            theirs = other._reindexed(base.labels)
+            kind = "i" if mine.dtype.kind == theirs.dtype.kind == "i" else "f"
+            tensor = mine + theirs if kind == "i" else mine.astype(np.float64) + theirs.astype(np.float64)
+        elif engine == "generic":
+            if not self.reps:
+                reps = [s.copy() for s in other.reps]
+            elif other.reps:
+                reps = [s.copy() for s in self.reps]
+                for mine_s, theirs_s in zip(reps, other.reps, strict=True):
+                    mine_s.merge(theirs_s)
+        self.base, self.engine, self.tensor, self.reps = base, engine, tensor, reps
+        self.streams = sorted(set(self.streams) | set(other.streams))
+
+    # ------------------------------------------------------------------ values
+    def replicate_values(self) -> np.ndarray:
+        """The metric on each replicate: shape ``(R,)`` or ``(R, ...)`` for array metrics."""
+        metric = self._metric
+        values = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for state in self._replicate_states():
+                values.append(np.nan if metric._is_empty(state) else metric._compute(state))
+        if not values:
+            return np.empty(0)
+        shape = next((np.shape(v) for v in values if np.ndim(v)), ())
+        return np.array([np.full(shape, np.nan) if np.ndim(v) < len(shape) else v for v in values], float)
+
+    def _replicate_states(self) -> list[State]:
+        if self.engine == "generic":
+            return self.reps
+        if self.engine != "counts":
+            return []
+        out = []
+        for matrix in self.tensor:
+            state = self._metric._make_state()
+            state.mode, state.labels, state.matrix = "multiclass", self.base.labels, matrix
+            state._n = self.base.n_samples
+            out.append(state)
+        return out
+
+    # ------------------------------------------------------------------ serialization
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "base": self.base.to_dict(),
+            "engine": self.engine or "",
+            "tensor": self.tensor,
+            "reps": [s.to_dict() for s in self.reps],
+            "entropy": "" if self.entropy is None else str(self.entropy),
+            "n_batches": self.n_batches,
+            "streams": [[str(e), s] for e, s in self.streams],
+        }
+
+    def load_dict(self, data: dict[str, Any]) -> None:
+        where = "BootstrapState"
+        require_keys(data, {"base", "engine", "tensor", "reps", "entropy", "n_batches", "streams"}, where)
+        base = self._metric._make_state()
+        base.load_dict(data["base"])
+        base.check()
+        engine = data["engine"] or None
+        if engine not in (None, "counts", "generic"):
+            raise StateError(f"{where}: unknown engine {engine!r}")
+        tensor = np.asarray(data["tensor"])
+        if tensor.dtype.kind not in "if" or tensor.ndim != 3:
+            raise StateError(f"{where}: tensor must be a 3-D int64 or float64 array")
+        r = self._n_replicates
+        k = len(base.labels) if engine == "counts" else 0
+        if tensor.shape != (r, k, k):
+            raise StateError(f"{where}: tensor of shape {tensor.shape}, expected {(r, k, k)}")
+        if tensor.size and (not np.isfinite(tensor).all() or tensor.min() < 0):
+            raise StateError(f"{where}: tensor holds negative or non-finite counts")
+        reps_data = data["reps"]
+        if not isinstance(reps_data, list) or len(reps_data) not in ((r,) if engine == "generic" else (0,)):
+            raise StateError(f"{where}: expected {r if engine == 'generic' else 0} replicate states")
+        reps = []
+        for item in reps_data:
+            state = self._metric._make_state()
+            state.load_dict(item)
+            state.check()
+            reps.append(state)
+        entropy = _parse_int(data["entropy"], where, "entropy", allow_empty=True)
+        n_batches = data["n_batches"]
+        if not isinstance(n_batches, int) or isinstance(n_batches, bool) or n_batches < 0:
+            raise StateError(f"{where}: n_batches must be a non-negative int, found {n_batches!r}")
+        streams = data["streams"]
+        if not isinstance(streams, list) or not all(
+            isinstance(s, list) and len(s) == 2 and isinstance(s[1], int) for s in streams
+        ):
+            raise StateError(f"{where}: streams must be a list of [entropy, shard] pairs")
+        tensor = tensor.astype(np.int64 if tensor.dtype.kind == "i" else np.float64)
+        self.base, self.engine, self.tensor = base, engine, tensor
+        self.reps, self.entropy, self.n_batches = reps, entropy, n_batches
+        self.streams = sorted((_parse_int(e, where, "streams"), s) for e, s in streams)
+
+    def check(self) -> None:
+        self.base.check()
+        for state in self.reps:
+            state.check()
+
+
+def _parse_int(value: Any, where: str, name: str, allow_empty: bool = False) -> Any:
+    if allow_empty and value == "":
+        return None
+    if isinstance(value, str) and value.isdigit():
+        return int(value)
+    raise StateError(f"{where}: {name} must be a decimal string, found {value!r}")
+
+
+def _rows(batch: Any, args: tuple[Any, ...]) -> int:
+    return len(np.asarray(args[0])) if args else 0
+
+
+class Bootstrap(Metric[BootstrapState]):
+    """A Poisson-bootstrap confidence interval around any metric, streaming and mergeable.
+
+    ``update(*args, sample_weight=None)`` takes what the wrapped ``metric`` takes. ``compute()``
+    returns an :class:`~streammetrics.uncertainty.Interval`: ``estimate`` (the metric on all the
+    data), ``low`` and ``high`` (the percentile interval of the ``n_replicates`` replicate values
+    at confidence ``level``) and ``level``. Replicates where the metric is undefined are left
+    out. Memory is ``n_replicates x`` the metric's state (see the module docstring for the
+    vectorized confusion-count engine).
+
+    ``seed``: the root seed (``None``: fresh OS entropy per accumulator, not reproducible).
+    ``shard``: an id that must differ between accumulators that will be merged (with
+    ``seed=None`` each accumulator already draws its own entropy). Merging two accumulators
+    whose data came from the same (seed, shard) stream raises :class:`~streammetrics.MergeError`;
+    ``seed`` and ``shard`` are not compared otherwise (shards of different seeds merge). Row
+    weights multiply the Poisson weights (``w_i * P_ri``). Not revertible.
+
+    Examples:
+        >>> import numpy as np, streammetrics as sm
+        >>> rng = np.random.default_rng(0)
+        >>> y = rng.integers(0, 2, 1000); p = np.where(rng.random(1000) < 0.8, y, 1 - y)
+        >>> shard_a = sm.Bootstrap(sm.Accuracy(), seed=7, shard=0).update(y[:600], p[:600])
+        >>> shard_b = sm.Bootstrap(sm.Accuracy(), seed=7, shard=1).update(y[600:], p[600:])
+        >>> iv = (shard_a + shard_b).compute()
+        >>> round(iv.estimate, 3), iv.level, bool(0.75 < iv.low < iv.estimate < iv.high < 0.85)
+        (0.798, 0.95, True)
+    """
+
+    def __init__(
+        self,
+        metric: Any,
+        n_replicates: int = 200,
+        seed: int | None = None,
+        *,
+        shard: int | None = None,
+        level: float = 0.95,
+    ) -> None:
+        self.metric = _metric_from(metric)
+        self.n_replicates = check_number("n_replicates", n_replicates, low=0, integer=True)
+        if seed is not None:
+            check_number("seed", seed, low=0, integer=True)
+        if shard is not None:
+            check_number("shard", shard, low=0, integer=True)
+        self.seed, self.shard = seed, shard
+        self.level = float(check_number("level", level, low=0.0, high=1.0, low_open=True, high_open=True))
+        self.higher_is_better = self.metric.higher_is_better
+        super().__init__()
+
+    def get_config(self) -> dict[str, Any]:
+        return {
+            "metric": {"type": self.metric.type_name(), "config": self.metric.get_config()},
+            "n_replicates": self.n_replicates,
+            "seed": self.seed,
+            "shard": self.shard,
+            "level": self.level,
+        }
+
+    def check_compatible(self, other: Metric[Any]) -> None:
+        """Like :meth:`Metric.check_compatible`, but ``seed`` and ``shard`` may differ."""
+        if type(other) is not type(self):
+            raise MergeError(
+                f"cannot merge {type(other).__name__} into {type(self).__name__}: accumulators of different types"
+            )
+        mine, theirs = self.get_config(), other.get_config()
+        for cfg in (mine, theirs):
+            cfg.pop("seed")
+            cfg.pop("shard")
+        if canonical_json(mine) != canonical_json(theirs):
+            raise MergeError(
+                "cannot merge Bootstrap accumulators of different configuration: "
+                + describe_difference(mine, theirs)
+            )
+
+    def _make_state(self) -> BootstrapState:
+        return BootstrapState(self.metric, self.n_replicates, self.seed, self.shard or 0)
+
+    def _validate(self, *args: Any, sample_weight: Any = None) -> Any:
+        batch = self.metric._validate(*args, sample_weight=sample_weight)
+        weights = None
+        if sample_weight is not None:
+            weights = np.asarray(sample_weight, dtype=np.float64)  # already checked by the metric
+        return args, weights, batch
+
+    def _apply(self, state: BootstrapState, batch: Any) -> None:
+        args, weights, inner = batch
+        state.apply(args, weights, inner)
+
+    def _is_empty(self, state: BootstrapState) -> bool:
+        return self.metric._is_empty(state.base)
+
+    def _empty_value(self) -> Interval:
+        return Interval(np.nan, np.nan, np.nan, self.level, "percentile bootstrap")
+
+    def _compute(self, state: BootstrapState) -> Interval:
+        return self._interval(state, self.level)
+
+    def _interval(self, state: BootstrapState, level: float) -> Interval:
+        estimate = self.metric._compute(state.base)
+        values = state.replicate_values()
+        finite = np.isfinite(values).sum(axis=0) if values.size else np.zeros(np.shape(estimate), int)
+        if not values.size or np.all(finite < 2):
+            nan = np.full(np.shape(estimate), np.nan) if np.ndim(estimate) else np.nan
+            return Interval(estimate, nan, nan, level, "percentile bootstrap")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            low, high = np.nanquantile(values, [(1.0 - level) / 2.0, (1.0 + level) / 2.0], axis=0)
+        if np.ndim(estimate) == 0:
+            low, high = float(low), float(high)
+        return Interval(estimate, low, high, level, "percentile bootstrap")
+
+    def compute(self, level: float | None = None) -> Interval:
+        """The estimate and its percentile interval (at ``level``, default the configured one)."""
+        if level is None:
+            return super().compute()
+        check_number("level", level, low=0.0, high=1.0, low_open=True, high_open=True)
+        with self._lock:
+            if self._is_empty(self._state):
+                return self._value_of(self._state)
+            return self._interval(self._state, float(level))
+
+    def replicate_values(self) -> np.ndarray:
+        """The metric on each replicate (NaN where undefined): shape ``(n_replicates, ...)``."""
+        with self._lock:
+            return self._state.replicate_values()
+
+    def standard_error(self) -> Any:
+        """The bootstrap standard error: the standard deviation of the replicate values."""
+        values = self.replicate_values()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return np.nanstd(values, axis=0, ddof=1) if len(values) > 1 else np.nan
+
+    def __call__(self, *args: Any, sample_weight: Any = None) -> Interval:
+        """Update with a batch and return the interval on that batch alone (same random stream)."""
+        batch = self._validate(*args, sample_weight=sample_weight)
+        with self._lock:
+            fresh = self._make_state()
+            fresh.entropy, fresh.n_batches = self._state.ensure_entropy(), self._state.n_batches
+            self._apply(fresh, batch)
+            self._state.absorb(fresh)
+            self._state.n_batches = fresh.n_batches
+        return self._value_of(fresh)
