@@ -84,7 +84,8 @@ def negentropy_increment(m: ClusterMoments) -> float:
     ``1/2 sum_k p_k log|Sigma_k| - 1/2 log|Sigma_X| - sum_k p_k log p_k`` with ``p_k`` the
     cluster shares and ``Sigma`` the maximum-likelihood (divide by the weight) covariance
     matrices. Needs ``ClusterMoments(full=True)``; NaN with fewer than 2 clusters or a singular
-    covariance matrix (a cluster with no more rows than features).
+    covariance matrix (smallest eigenvalue below ``1e-9`` times the largest: e.g. a cluster with
+    no more distinct rows than features).
 
     Examples:
         >>> rng = np.random.default_rng(0)
@@ -100,7 +101,11 @@ def negentropy_increment(m: ClusterMoments) -> float:
     if k < 2:
         return float("nan")
     p = m.weight / n
-    sign_k, logdet_k = np.linalg.slogdet(m.matrix / m.weight[:, None, None])
+    covs = m.matrix / m.weight[:, None, None]
+    eig = np.linalg.eigvalsh(covs)
+    if (eig[:, 0] <= 1e-9 * np.maximum(eig[:, -1], 1e-300)).any():  # singular (or nearly) covariance
+        return float("nan")
+    sign_k, logdet_k = np.linalg.slogdet(covs)
     diff = m.mean - m.grand_mean()
     total = m.matrix.sum(axis=0) + np.einsum("k,ki,kj->ij", m.weight, diff, diff)
     sign_x, logdet_x = np.linalg.slogdet(total / n)
