@@ -277,9 +277,9 @@ class RankingMetric(Metric[ScoreSketch]):
             float(tn[best]),
         )
 
-    def _views(self) -> list[BinaryHistogram]:
+    @staticmethod
+    def _views(s: ScoreSketch) -> list[BinaryHistogram]:
         """One-vs-rest views: per label (multilabel) or per class column (multiclass)."""
-        s = self._state
         n_cols, n_cls = s.layout  # type: ignore[misc]
         if s.multilabel:
             return [s.binary_view(j, [1], [0]) for j in range(n_cols)]
@@ -364,8 +364,7 @@ class ROCAUC(RankingMetric):
         if mode == "multiclass" and self.average == "micro":
             raise InputError("y_score: average='micro' is for multilabel input, found multiclass scores")
 
-    def _estimate(self) -> f.Estimate:
-        s = self._state
+    def _estimate(self, s: ScoreSketch) -> f.Estimate:
         n_cols, n_cls = s.layout  # type: ignore[misc]
         if (n_cols, n_cls) == (1, 2):
             h = s.binary_view(0, [1], [0])
@@ -375,7 +374,7 @@ class ROCAUC(RankingMetric):
             if self.average == "micro":
                 return _undefined("ROCAUC", f.roc_auc(s.binary_view(-1, [1], [0])))
         if s.multilabel or self.multi_class == "ovr":
-            views = self._views()
+            views = self._views(s)
             return _average(
                 [f.roc_auc(h) for h in views], np.array([h.pos.sum() for h in views]), self.average, "ROCAUC"
             )
@@ -390,14 +389,14 @@ class ROCAUC(RankingMetric):
         return _average(pair_ests, np.asarray(pair_w), self.average, "ROCAUC")
 
     def _compute(self, state: ScoreSketch) -> Any:
-        return self._estimate().value
+        return self._estimate(state).value
 
     def bounds(self) -> tuple[Any, Any]:
         """Guaranteed ``(low, high)`` around the exact value over the same data."""
         with self._lock:
             if self._is_empty(self._state):
                 return (np.nan, np.nan)
-            e = self._estimate()
+            e = self._estimate(self._state)
         return e.low, e.high
 
 
@@ -422,9 +421,8 @@ class AveragePrecision(RankingMetric):
     def get_config(self) -> dict[str, Any]:
         return {**self._base_config(), "average": self.average}
 
-    def _estimate(self) -> f.Estimate:
-        s = self._state
-        unit = self._unit()
+    def _estimate(self, s: ScoreSketch) -> f.Estimate:
+        unit = 1.0 if s.counts.dtype.kind == "i" else 0.0
 
         def ap(h: BinaryHistogram) -> f.Estimate:
             return f.average_precision(h, unit)
@@ -432,7 +430,7 @@ class AveragePrecision(RankingMetric):
         n_cols, n_cls = s.layout  # type: ignore[misc]
         if (n_cols, n_cls) == (1, 2):
             return _undefined("AveragePrecision", ap(s.binary_view(0, [1], [0])))
-        views = self._views()
+        views = self._views(s)
         if self.average == "micro":
             return _undefined("AveragePrecision", ap(_stack(views)))
         return _average(
@@ -440,14 +438,14 @@ class AveragePrecision(RankingMetric):
         )
 
     def _compute(self, state: ScoreSketch) -> Any:
-        return self._estimate().value
+        return self._estimate(state).value
 
     def bounds(self) -> tuple[Any, Any]:
         """Guaranteed ``(low, high)`` around the exact value over the same data."""
         with self._lock:
             if self._is_empty(self._state):
                 return (np.nan, np.nan)
-            e = self._estimate()
+            e = self._estimate(self._state)
         return e.low, e.high
 
 
