@@ -84,6 +84,7 @@ class RiverMetric(river_metrics.Metric):
         self._metric = metric
         self._kind = _family(metric)
         self._buffer: RowBuffer | None = None
+        self._push: Any = None
 
     # ------------------------------------------------------------------ the wrapped metric
     @property
@@ -93,12 +94,19 @@ class RiverMetric(river_metrics.Metric):
         return self._metric
 
     def _sync(self) -> None:
+        """Apply the rows buffered by the fast path."""
         if self._buffer is not None:
-            buffer, self._buffer = self._buffer, None
-            buffer.flush()
+            self._buffer.flush()
         sync = getattr(self._metric, "_sync", None)
         if callable(sync):
             sync()
+
+    def _refresh(self) -> None:
+        if self._buffer is not None:
+            self._buffer.refresh()
+        refresh = getattr(self._metric, "_refresh", None)
+        if callable(refresh):
+            refresh()
 
     def _convert(self, y_pred: Any) -> Any:
         if self._kind != "scores" or not isinstance(y_pred, dict):
@@ -110,20 +118,27 @@ class RiverMetric(river_metrics.Metric):
         return float(y_pred.get(getattr(inner, "pos_label", 1), 0.0))
 
     # ------------------------------------------------------------------ river's protocol
+    def _setup(self) -> Any:
+        hot_path = getattr(self._metric, "hot_path", None)
+        if hot_path is not None:  # collections and windows keep their own buffers
+            push = hot_path()
+        else:  # a plain metric: this wrapper keeps the buffer
+            self._buffer = RowBuffer(self._metric)
+            push = self._buffer.updater(None)
+        self._push = push
+        if self._kind != "scores":  # river calls update(y_true=, y_pred=): go straight to the hot path
+            self.__dict__["update"] = push
+        return push
+
     def update(self, y_true: Any, y_pred: Any, w: float = 1.0) -> None:
-        y_pred = self._convert(y_pred)
-        if isinstance(y_pred, list):
-            self._sync()
-            self._metric.update([y_true], [y_pred], sample_weight=None if w == 1.0 else [w])
-            return
-        update_one = getattr(self._metric, "update_one", None)
-        if update_one is not None:
-            update_one(y_true, y_pred, w)
-            return
-        buffer = self._buffer
-        if buffer is None:
-            buffer = self._buffer = RowBuffer(self._metric)
-        buffer.push(buffer.check(y_true, y_pred, w))
+        if type(y_pred) is dict and self._kind == "scores":
+            y_pred = self._convert(y_pred)
+            if isinstance(y_pred, list):  # multiclass probabilities: a one-row batch
+                self._sync()
+                self._metric.update([y_true], [y_pred], sample_weight=None if w == 1.0 else [w])
+                self._refresh()
+                return
+        (self._push or self._setup())(y_true, y_pred, w)
 
     def revert(self, y_true: Any, y_pred: Any, w: float = 1.0) -> None:
         y_pred = self._convert(y_pred)
@@ -131,7 +146,10 @@ class RiverMetric(river_metrics.Metric):
         if not isinstance(y_pred, list):
             y_true, y_pred, weight, _ = RowBuffer(self._metric).check(y_true, y_pred, w)
             w = 1.0 if weight is None else weight
-        self._metric.revert([y_true], [y_pred], sample_weight=None if w == 1.0 else [w])
+        try:
+            self._metric.revert([y_true], [y_pred], sample_weight=None if w == 1.0 else [w])
+        finally:
+            self._refresh()
 
     def get(self) -> Any:
         self._sync()
@@ -184,4 +202,7 @@ class RiverMetric(river_metrics.Metric):
 
     def __getstate__(self) -> dict[str, Any]:
         self._sync()
-        return self.__dict__.copy()
+        state = self.__dict__.copy()
+        state.update(_push=None, _buffer=None)
+        state.pop("update", None)
+        return state

@@ -24,7 +24,9 @@ Examples:
 
 from __future__ import annotations
 
+import copy
 import math
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -37,13 +39,21 @@ from ..errors import InputError
 #: Rows buffered before a vectorized flush.
 FLUSH_EVERY = 4096
 
-_INT_TYPES = (int, np.integer)
+#: Types a label may have on the fast path (anything else takes the checked path).
+_LABEL_TYPES = frozenset({int, str, bool, np.int64, np.int32, np.int16, np.int8, np.uint8, np.str_, np.bool_})
+#: Types a number may have on the fast path.
+_NUMBER_TYPES = frozenset({int, float, bool, np.float64, np.float32, np.int64, np.int32})
+_INT64 = (-(2**63), 2**63 - 1)
 
 
 def _label(value: Any, name: str) -> int | str:
     """One class label as a plain int or str, as :func:`validation.as_labels` would make it."""
     t = type(value)
-    if t is int or t is str:
+    if t is str:
+        return value
+    if t is int:
+        if not _INT64[0] <= value <= _INT64[1]:
+            raise InputError(f"{name}: expected labels that fit in int64, found {value}")
         return value
     if t is bool or isinstance(value, np.bool_):
         return int(value)
@@ -113,27 +123,56 @@ def innermost(metric: Metric[Any]) -> Metric[Any]:
 class _ConfusionRows:
     """Checks one (y_true, y_pred) row against a confusion metric's rules."""
 
+    hot = "labels"
+
     def __init__(self, rules: Any, state: Any) -> None:
         self.rules = rules
-        rules._check_mode("multiclass")  # e.g. average="samples" needs multilabel input
-        if _mode_of(state) == "multilabel":
-            raise InputError(
-                "y_true: expected a 2-D multilabel indicator like earlier batches, found one label"
-            )
-        labels = _labels_of(state)
-        self.known: set[Any] = set(labels.tolist()) if labels is not None else set()
         self.fixed = rules.labels is not None
-        if self.fixed:
-            self.known = set(rules.labels)
-        self.kind: type | None = None
-        if self.known:
-            self.kind = str if isinstance(next(iter(self.known)), str) else int
         self.threshold = rules.threshold
         self.probability = rules.input == "probability"
         self.pos, self.neg = rules.pos_label, rules._negative_label
+        if self.threshold is not None:
+            self.hot = "scores"
+        self.known: set[Any] = set()
+        self.kind: type | None = None
+        self.refresh(state)
+
+    def refresh(self, state: Any) -> None:
+        """Re-read the labels of ``state`` (in place: the hot path holds this very set)."""
+        labels = _labels_of(state)
+        known = (
+            set(self.rules.labels) if self.fixed else set(labels.tolist()) if labels is not None else set()
+        )
+        self.state = state
+        self.known.clear()
+        if _mode_of(state) != "multilabel":  # else every row takes the checked path, which says why
+            self.known.update(known)
+        self.kind = (str if isinstance(next(iter(known)), str) else int) if known else None
+
+    def fast_test(self) -> Callable[[Any, Any], bool]:
+        """A side-effect-free test: is this row of known labels (or a valid score) as is?"""
+        known, types = self.known, _LABEL_TYPES
+        if self.threshold is None:
+            return lambda t, p: type(t) in types and type(p) in types and t in known and p in known
+        lo, hi = (0.0, 1.0) if self.probability else (-math.inf, math.inf)
+        pos, neg, numbers = self.pos, self.neg, _NUMBER_TYPES
+        return lambda t, p: (
+            type(t) in types
+            and t in known
+            and type(p) in numbers
+            and lo <= p <= hi
+            and -math.inf < p < math.inf
+            and pos in known
+            and neg in known
+        )
 
     def check(self, y_true: Any, y_pred: Any) -> tuple[Any, Any, tuple[Any, ...]]:
         """``(y_true, y_pred as stored, labels to check)``; raises :class:`InputError`."""
+        self.rules._check_mode("multiclass")  # e.g. average="samples" needs multilabel input
+        if _mode_of(self.state) == "multilabel":
+            raise InputError(
+                "y_true: expected a 2-D multilabel indicator like earlier batches, found one label"
+            )
         yt = _label(y_true, "y_true")
         if self.threshold is None:
             yp = self._argmax(y_pred) if isinstance(y_pred, dict) else _label(y_pred, "y_pred")
@@ -191,18 +230,35 @@ class _ConfusionRows:
 class _RegressionRows:
     """Checks one (y_true, y_pred) pair of real numbers against a regression metric's rules."""
 
+    hot = "numbers"
+
     def __init__(self, rules: Any, state: Any) -> None:
-        outputs = getattr(_innermost_state(state), "n_outputs", None)
-        if outputs not in (None, 1):
-            raise InputError(f"y_true: expected {outputs} outputs like earlier batches, found 1")
-        if not isinstance(rules.multioutput, str) and len(rules.multioutput) != 1:
-            raise InputError(
-                f"y_true: expected {len(rules.multioutput)} outputs (the length of multioutput), found 1"
-            )
+        self.rules = rules
         self.log = rules.transform == "log1p"
         self.name = type(rules).__name__
+        self.open = [True]  # the hot path is open while the state takes one output
+        self.refresh(state)
+
+    def refresh(self, state: Any) -> None:
+        self.state = state
+        self.open[0] = getattr(_innermost_state(state), "n_outputs", None) in (None, 1) and (
+            isinstance(self.rules.multioutput, str) or len(self.rules.multioutput) == 1
+        )
+
+    def fast_test(self) -> Callable[[Any, Any], bool]:
+        types, inf, lo, is_open = _NUMBER_TYPES, math.inf, (0 if self.log else -math.inf), self.open
+        return lambda t, p: (
+            type(t) in types and type(p) in types and lo <= t < inf and lo <= p < inf and is_open[0]
+        )
 
     def check(self, y_true: Any, y_pred: Any) -> tuple[Any, Any, tuple[Any, ...]]:
+        outputs = getattr(_innermost_state(self.state), "n_outputs", None)
+        if outputs not in (None, 1):
+            raise InputError(f"y_true: expected {outputs} outputs like earlier batches, found 1")
+        if not isinstance(self.rules.multioutput, str) and len(self.rules.multioutput) != 1:
+            raise InputError(
+                f"y_true: expected {len(self.rules.multioutput)} outputs (the length of multioutput), found 1"
+            )
         t, p = _number(y_true, "y_true"), _number(y_pred, "y_pred")
         if self.log and (t < 0 or p < 0):
             name, bad = ("y_true", t) if t < 0 else ("y_pred", p)
@@ -219,9 +275,54 @@ class _RegressionRows:
         pass
 
 
-def _innermost_state(state: Any) -> Any:
-    while hasattr(state, "state") and not hasattr(state, "n_outputs"):
-        state = state.state
+class _ContingencyRows:
+    """Checks one (labels_true, labels_pred) pair for the contingency table (each side its own kind)."""
+
+    hot = "pairs"
+
+    def __init__(self, rules: Any, state: Any) -> None:
+        self.known: tuple[set[Any], set[Any]] = (set(), set())
+        self.kinds: list[type | None] = [None, None]
+        self.refresh(state)
+
+    def refresh(self, state: Any) -> None:
+        state = _innermost_state(state, "row_labels")
+        for side, labels in enumerate((state.row_labels.tolist(), state.col_labels.tolist())):
+            self.known[side].clear()
+            self.known[side].update(labels)
+            self.kinds[side] = (str if isinstance(labels[0], str) else int) if labels else None
+
+    def fast_test(self) -> Callable[[Any, Any], bool]:
+        types, (known_t, known_p) = _LABEL_TYPES, self.known
+        return lambda t, p: type(t) in types and type(p) in types and t in known_t and p in known_p
+
+    def check(self, y_true: Any, y_pred: Any) -> tuple[Any, Any, tuple[Any, ...]]:
+        t, p = _label(y_true, "labels_true"), _label(y_pred, "labels_pred")
+        return t, p, (t, p)
+
+    def admit(self, labels: tuple[Any, ...]) -> list[Any]:
+        new = []
+        for side, (label, name) in enumerate(zip(labels, ("labels_true", "labels_pred"), strict=True)):
+            if label in self.known[side]:
+                continue
+            kind, seen = (str if type(label) is str else int), self.kinds[side]
+            if seen is not None and kind is not seen:
+                raise InputError(
+                    f"{name}: expected {seen.__name__} labels like those seen so far, found "
+                    f"{kind.__name__} labels such as {label!r}"
+                )
+            new.append((side, label))
+        return new
+
+    def commit(self, new: list[Any]) -> None:
+        for side, label in new:
+            self.known[side].add(label)
+            self.kinds[side] = str if type(label) is str else int
+
+
+def _innermost_state(state: Any, attribute: str = "n_outputs") -> Any:
+    while not hasattr(state, attribute):
+        state = state.merged() if hasattr(state, "merged") else state.state
     return state
 
 
@@ -234,6 +335,10 @@ def _checker(rules: Metric[Any], state: Any) -> Any:
 
     if isinstance(rules, RegressionMetric):
         return _RegressionRows(rules, state)
+    from ..clustering.base import ExternalMetric
+
+    if isinstance(rules, ExternalMetric):
+        return _ContingencyRows(rules, state)
     return None
 
 
@@ -243,21 +348,24 @@ class RowBuffer:
 
     ``owner`` validates and applies the flushed batch to ``owner._state`` (a plain metric, the
     leader of a collection group, a window); ``rules`` is the metric whose input rules the rows
-    follow (the innermost metric of a window). Metrics without a row checker get each row
-    applied at once through ``owner.update``.
+    follow (the innermost metric of a window). Rows of known labels (or valid numbers) take a
+    fast test and one ``list.extend`` (atomic, so concurrent callers never interleave half
+    rows); others go through the full check under the owner's lock, and weighted rows are
+    applied at once. Metrics without a row
+    checker get each row applied at once through ``owner.update``.
     """
 
-    __slots__ = ("checker", "owner", "w", "yp", "yt")
+    __slots__ = ("checker", "fast", "owner", "rows")
 
     def __init__(self, owner: Metric[Any], rules: Metric[Any] | None = None) -> None:
         self.owner = owner
         self.checker = _checker(rules or innermost(owner), owner._state)
-        self.yt: list[Any] = []
-        self.yp: list[Any] = []
-        self.w: list[float] | None = None
+        self.fast: Callable[[Any, Any], bool] = self.checker.fast_test() if self.checker else _never
+        #: Buffered rows, flat: y_true, y_pred, y_true, y_pred, ... (one ``extend`` per row).
+        self.rows: list[Any] = []
 
     def __len__(self) -> int:
-        return len(self.yt)
+        return len(self.rows) // 2
 
     def check(self, y_true: Any, y_pred: Any, w: Any = None) -> tuple[Any, ...]:
         """Validate one row (raises :class:`InputError`); returns it ready for :meth:`push`."""
@@ -268,44 +376,178 @@ class RowBuffer:
         return (yt, yp, weight, self.checker.admit(labels))
 
     def push(self, row: tuple[Any, ...]) -> None:
+        """Append a row made by :meth:`check` (call with the owner's lock held).
+
+        A weighted row is applied at once (after the buffered rows, keeping the order).
+        """
         yt, yp, weight, new = row
-        if self.checker is None:
+        if self.checker is None or weight is not None:
+            self.flush()
             self.owner.update([yt], [yp], sample_weight=None if weight is None else [weight])
             return
         self.checker.commit(new)
-        self.yt.append(yt)
-        self.yp.append(yp)
-        if weight is not None or self.w is not None:
-            if self.w is None:
-                self.w = [1.0] * (len(self.yt) - 1)
-            self.w.append(1.0 if weight is None else weight)
-        if len(self.yt) >= FLUSH_EVERY:
+        self.rows.extend((yt, yp))
+        if len(self.rows) >= 2 * FLUSH_EVERY:
             self.flush()
+
+    def add(self, y_true: Any, y_pred: Any, w: Any = None) -> None:
+        """Check and append one row (the checked path)."""
+        with self.owner._lock:
+            self.push(self.check(y_true, y_pred, w))
 
     def flush(self) -> None:
         """Apply the buffered rows as one batch."""
-        if not self.yt:
-            return
-        yt, yp, w = self.yt, self.yp, self.w
-        self.yt, self.yp, self.w = [], [], None
         owner = self.owner
-        batch = owner._validate(
-            np.asarray(yt), np.asarray(yp), sample_weight=None if w is None else np.asarray(w)
-        )
         with owner._lock:
-            owner._apply(owner._state, batch)
+            rows = self.rows
+            n = len(rows)
+            if not n:
+                return
+            y_true, y_pred = rows[0:n:2], rows[1:n:2]
+            del rows[:n]  # rows appended meanwhile stay for the next flush
+            validated = owner._validate(np.asarray(y_true), np.asarray(y_pred))
+            owner._apply(owner._state, validated)
+
+    def refresh(self) -> None:
+        """Re-read what the checker knows from the owner's state (after a batch update, a
+        revert, a merge or a reset)."""
+        if self.checker is not None:
+            self.checker.refresh(self.owner._state)
+
+    def updater(self, result: Any) -> Callable[..., Any]:
+        """A function ``(y_true, y_pred, w=None) -> result``: the whole per-row hot path.
+
+        The common cases are written out inline (no inner call): labels already seen for the
+        confusion family and the contingency table, finite numbers for the regression moments.
+        """
+        rows, extend, add, flush = self.rows, self.rows.extend, self.add, self.flush
+        limit = 2 * FLUSH_EVERY
+        hot = getattr(self.checker, "hot", None)
+        if hot == "labels":
+            known, types = self.checker.known, _LABEL_TYPES  # type: ignore[union-attr]
+
+            def update_one(y_true: Any, y_pred: Any, w: Any = None) -> Any:
+                try:
+                    ok = (
+                        type(y_true) in types
+                        and type(y_pred) in types
+                        and y_true in known
+                        and y_pred in known
+                    )
+                except TypeError:
+                    ok = False
+                if ok and (w is None or w == 1):
+                    extend((y_true, y_pred))
+                    if len(rows) >= limit:
+                        flush()
+                else:
+                    add(y_true, y_pred, w)
+                return result
+
+            return update_one
+        if hot == "pairs":
+            (known_t, known_p), types = self.checker.known, _LABEL_TYPES  # type: ignore[union-attr]
+
+            def update_one(y_true: Any, y_pred: Any, w: Any = None) -> Any:
+                try:
+                    ok = (
+                        type(y_true) in types
+                        and type(y_pred) in types
+                        and y_true in known_t
+                        and y_pred in known_p
+                    )
+                except TypeError:
+                    ok = False
+                if ok and (w is None or w == 1):
+                    extend((y_true, y_pred))
+                    if len(rows) >= limit:
+                        flush()
+                else:
+                    add(y_true, y_pred, w)
+                return result
+
+            return update_one
+        if hot == "numbers":
+            types, inf, is_open = _NUMBER_TYPES, math.inf, self.checker.open  # type: ignore[union-attr]
+            lo = 0 if self.checker.log else -math.inf  # type: ignore[union-attr]
+
+            def update_one(y_true: Any, y_pred: Any, w: Any = None) -> Any:
+                if (
+                    type(y_true) in types
+                    and type(y_pred) in types
+                    and lo <= y_true < inf
+                    and lo <= y_pred < inf
+                    and is_open[0]
+                    and (w is None or w == 1)
+                ):
+                    extend((y_true, y_pred))
+                    if len(rows) >= limit:
+                        flush()
+                else:
+                    add(y_true, y_pred, w)
+                return result
+
+            return update_one
+        fast = self.fast
+
+        def update_one(y_true: Any, y_pred: Any, w: Any = None) -> Any:
+            try:
+                ok = (w is None or w == 1) and fast(y_true, y_pred)
+            except (TypeError, ValueError):  # unhashable or array-like values: the checked path says why
+                ok = False
+            if ok:
+                extend((y_true, y_pred))
+                if len(rows) >= limit:
+                    flush()
+            else:
+                add(y_true, y_pred, w)
+            return result
+
+        return update_one
+
+
+def _never(t: Any, p: Any) -> bool:
+    return False
+
+
+def _group_updater(buffers: list[RowBuffer], lock: Any, result: Any) -> Callable[..., Any]:
+    """The hot path of several buffers fed the same row: all accept it, or none changes."""
+    tests = [b.fast for b in buffers]
+    extends = [b.rows.extend for b in buffers]
+    first = buffers[0].rows
+
+    def update_one(y_true: Any, y_pred: Any, w: Any = None) -> Any:
+        try:
+            ok = all([test(y_true, y_pred) for test in tests]) and (w is None or w == 1)
+        except (TypeError, ValueError):
+            ok = False
+        with lock:
+            if ok:
+                row = (y_true, y_pred)
+                for extend in extends:
+                    extend(row)
+                if len(first) >= 2 * FLUSH_EVERY:
+                    for b in buffers:
+                        b.flush()
+            else:
+                rows = [b.check(y_true, y_pred, w) for b in buffers]  # all checked, then all pushed
+                for b, row in zip(buffers, rows, strict=True):
+                    b.push(row)
+        return result
+
+    return update_one
 
 
 # ----------------------------------------------------------------------------- the wiring
 class OneRowMixin:
     """Adds ``update_one(y_true, y_pred, w=None)`` to a :class:`Metric` subclass.
 
-    Every method that reads or replaces the state first applies the buffered rows
-    (:meth:`_sync`). Subclasses with several states (collections) override
+    The first call builds the row buffers and installs the hot-path function as the instance's
+    ``update_one`` (so ``f = m.update_one`` taken once stays valid); every method that reads the
+    state first applies the buffered rows (:meth:`_sync`), and every other write lets the
+    buffers re-read the labels they know (:meth:`_refresh`). Subclasses with several states (collections) override
     :meth:`_row_buffers` to return one :class:`RowBuffer` per state.
     """
-
-    _buffers: list[RowBuffer] | None = None
 
     def _row_buffers(self) -> list[RowBuffer]:
         return [RowBuffer(self)]  # type: ignore[arg-type]
@@ -316,35 +558,50 @@ class OneRowMixin:
         Same rules and errors as ``update([y_true], [y_pred], sample_weight=[w])``, faster:
         no array is created per call. ``w=None`` or ``1`` is an unweighted row.
         """
+        return self.hot_path()(y_true, y_pred, w)
+
+    def hot_path(self) -> Callable[..., Any]:
+        """The per-row function ``(y_true, y_pred, w=None) -> self`` (built once, then reused)."""
+        installed = self.__dict__.get("update_one")
+        if installed is not None:
+            return installed
         with self._lock:  # type: ignore[attr-defined]
-            buffers = self._buffers
-            if buffers is None:
-                buffers = self._buffers = self._row_buffers()
+            buffers = self._row_buffers()
             if len(buffers) == 1:
-                buffers[0].push(buffers[0].check(y_true, y_pred, w))
+                fn = buffers[0].updater(self)
             else:
-                rows = [b.check(y_true, y_pred, w) for b in buffers]  # all checked, then all pushed
-                for b, row in zip(buffers, rows, strict=True):
-                    b.push(row)
-        return self
+                fn = _group_updater(buffers, self._lock, self)  # type: ignore[attr-defined]
+            self.__dict__["_buffers"] = buffers
+            self.__dict__["update_one"] = fn
+        return fn
 
     def _sync(self) -> None:
-        """Apply buffered rows and forget the buffers (they are rebuilt from the new state)."""
+        """Apply the buffered rows."""
         buffers = self.__dict__.get("_buffers")
-        if buffers is not None:
+        if buffers:
             with self._lock:  # type: ignore[attr-defined]
-                self._buffers = None
                 for b in buffers:
                     b.flush()
 
-    # every reader syncs first
+    def _refresh(self) -> None:
+        """After a write that did not go through the buffers, let them re-read the state."""
+        for b in self.__dict__.get("_buffers") or ():
+            b.refresh()
+
+    # every reader syncs first; every other writer also refreshes after
     def update(self, *args: Any, sample_weight: Any = None) -> Any:
         self._sync()
-        return super().update(*args, sample_weight=sample_weight)  # type: ignore[misc]
+        try:
+            return super().update(*args, sample_weight=sample_weight)  # type: ignore[misc]
+        finally:
+            self._refresh()
 
     def revert(self, *args: Any, sample_weight: Any = None) -> Any:
         self._sync()
-        return super().revert(*args, sample_weight=sample_weight)  # type: ignore[misc]
+        try:
+            return super().revert(*args, sample_weight=sample_weight)  # type: ignore[misc]
+        finally:
+            self._refresh()
 
     def compute(self, *args: Any, **kwargs: Any) -> Any:
         self._sync()
@@ -352,18 +609,28 @@ class OneRowMixin:
 
     def __call__(self, *args: Any, sample_weight: Any = None) -> Any:
         self._sync()
-        return super().__call__(*args, sample_weight=sample_weight)  # type: ignore[misc]
+        try:
+            return super().__call__(*args, sample_weight=sample_weight)  # type: ignore[misc]
+        finally:
+            self._refresh()
 
     def merge(self, other: Any) -> Any:
         self._sync()
         sync = getattr(other, "_sync", None)
         if callable(sync):
             sync()
-        return super().merge(other)  # type: ignore[misc]
+        try:
+            return super().merge(other)  # type: ignore[misc]
+        finally:
+            self._refresh()
 
     def reset(self) -> Any:
-        self.__dict__.pop("_buffers", None)
-        return super().reset()  # type: ignore[misc]
+        with self._lock:  # type: ignore[attr-defined]
+            for b in self.__dict__.get("_buffers") or ():
+                del b.rows[:]
+            super().reset()  # type: ignore[misc]
+            self._refresh()
+        return self
 
     def state_dict(self) -> dict[str, Any]:
         self._sync()
@@ -383,12 +650,17 @@ class OneRowMixin:
         self._sync()
         state = super().__getstate__()  # type: ignore[misc]
         state.pop("_buffers", None)
+        state.pop("update_one", None)
         return state
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Any:
         self._sync()
-        new = super().__deepcopy__(memo)  # type: ignore[misc]
-        new.__dict__.pop("_buffers", None)
+        new = type(self).__new__(type(self))
+        memo[id(self)] = new
+        for key, value in self.__dict__.items():
+            if key not in ("_lock", "_buffers", "update_one"):  # the copy builds its own hot path
+                new.__dict__[key] = copy.deepcopy(value, memo)
+        new._lock = threading.RLock()
         return new
 
 
@@ -406,6 +678,6 @@ def update_one(metric: Metric[Any], y_true: Any, y_pred: Any, w: Any = None) -> 
     if method is not None:
         return method(y_true, y_pred, w)
     buffer = RowBuffer(metric)
-    buffer.push(buffer.check(y_true, y_pred, w))
+    buffer.add(y_true, y_pred, w)
     buffer.flush()
     return metric

@@ -26,6 +26,8 @@ def sharing_key(metric: Metric) -> Hashable | None:
         True
         >>> sharing_key(sm.F1()) == sharing_key(sm.F1(threshold=0.5))
         False
+        >>> sharing_key(sm.MAE()) == sharing_key(sm.R2()), sharing_key(sm.MAE()) == sharing_key(sm.MSLE())
+        (True, False)
     """
     declared = getattr(metric, "_share_key", None)
     if callable(declared):
@@ -34,6 +36,16 @@ def sharing_key(metric: Metric) -> Hashable | None:
 
     if isinstance(metric, ConfusionMetric):
         return confusion_share_key(metric)
+    from ..clustering.base import ExternalMetric
+    from ..regression.base import RegressionMetric
+
+    if isinstance(metric, RegressionMetric):
+        # validation reads the transform (in the state key), a list multioutput and the state
+        multioutput = None if isinstance(metric.multioutput, str) else canonical_json(metric.multioutput)
+        code = (type(metric)._validate, type(metric)._apply, type(metric)._make_state)
+        return ("regression", metric.state.share_key(), multioutput, code)
+    if isinstance(metric, ExternalMetric):
+        return ("contingency", metric.state.share_key(), (type(metric)._validate, type(metric)._apply))
     return None
 
 

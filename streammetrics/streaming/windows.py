@@ -103,6 +103,8 @@ class WindowState(State):
             excess -= k
 
     def _add_panes(self, rows: Rows, n: int) -> None:
+        # checks that depend on the data seen (label sets, output counts) see the whole window
+        self.metric._apply(self.merged(), self._validated(rows))
         new: list[list[Any]] = []
         start = 0
         last = self.ring[-1] if self.ring else None
