@@ -153,6 +153,27 @@ class CoMoments(State):
         """Remove a batch that was added before (the inverse of :meth:`update`)."""
         self.update(y_true, y_pred, weights, sign=-1)
 
+    def scale(self, factor: float) -> None:
+        """Multiply every weight by ``factor`` (exponential forgetting); means are unchanged.
+
+        Examples:
+            >>> s = CoMoments()
+            >>> s.update(np.array([1.0, 3.0]), np.array([1.0, 2.0]), None)
+            >>> s.scale(0.5)
+            >>> s.weight, s.ss_true.tolist(), s.mean_true.tolist()
+            (1.0, [1.0], [2.0])
+        """
+        if not np.isfinite(factor) or factor < 0:
+            raise ValueError(f"factor: expected a finite number >= 0, found {factor!r}")
+        if factor == 0 or self.weight == 0:
+            self._set_empty(self.n_outputs or 0)
+            return
+        self.weight *= factor
+        self.m2 = self.m2 * factor
+        self.cross = self.cross * factor
+        self.sum_abs = self.sum_abs * factor
+        self.sum_ape = self.sum_ape * factor
+
     def _fields(self) -> dict[str, Any]:
         return {"weight": self.weight, **{name: getattr(self, name) for name in _ARRAYS}}
 

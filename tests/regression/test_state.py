@@ -142,3 +142,26 @@ def test_states_directly() -> None:
     m = MaxAbsError()
     m.update(np.array([[1.0, 2.0]]), np.array([[0.0, 0.0]]), None)
     assert m.max_abs.tolist() == [1.0, 2.0]
+
+
+def test_scale_is_weighting_every_row() -> None:
+    """scale(f) then more rows equals weighting the old rows by f (what Decayed relies on)."""
+    rng = np.random.default_rng(8)
+    y, p = rng.normal(size=40), rng.normal(size=40)
+    m = sm.R2().update(y[:25], p[:25])
+    m.state.scale(0.25)
+    m.update(y[25:], p[25:])
+    w = np.r_[np.full(25, 0.25), np.ones(15)]
+    np.testing.assert_allclose(m.compute(), skm.r2_score(y, p, sample_weight=w), rtol=1e-12)
+    mae = sm.MAE().update(y, p)
+    mae.state.scale(3.0)
+    np.testing.assert_allclose(mae.compute(), skm.mean_absolute_error(y, p), rtol=1e-12)
+
+
+def test_decayed_r2_matches_weighted_reference() -> None:
+    """Decayed(R2): row i of n weighs decay ** (n - 1 - i), so scikit-learn with those weights."""
+    rng = np.random.default_rng(9)
+    y, p = rng.normal(size=30), rng.normal(size=30)
+    m = sm.Decayed(sm.R2(), decay=0.9).update(y[:10], p[:10]).update(y[10:], p[10:])
+    w = 0.9 ** np.arange(29, -1, -1.0)
+    np.testing.assert_allclose(m.compute(), skm.r2_score(y, p, sample_weight=w), rtol=1e-12)
