@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from fractions import Fraction
@@ -80,7 +81,7 @@ SK = [
     (sm.PairConfusionMatrix, {}, skc.pair_confusion_matrix),
     (sm.ContingencyTable, {}, skc.contingency_matrix),
 ] + [
-    (cls, {"average_method": m}, (lambda fn, m: lambda t, p: fn(t, p, average_method=m))(fn, m))
+    (cls, {"average_method": m}, functools.partial(fn, average_method=m))
     for cls, fn in (
         (sm.NormalizedMutualInfo, skm.normalized_mutual_info_score),
         (sm.AdjustedMutualInfo, skm.adjusted_mutual_info_score),
