@@ -200,10 +200,11 @@ class BootstrapState(State):
         poisson = rng.poisson(1.0, size=(self._n_replicates, n_rows)).astype(np.float64)
         if weights is not None:
             poisson *= weights
+        fresh = not self.reps
         old = self.reps or [metric._make_state() for _ in range(self._n_replicates)]
         new = []
         for state, w in zip(old, poisson, strict=True):
-            state = state.copy()
+            state = state if fresh else state.copy()  # copies keep the update atomic
             metric._apply(state, metric._validate(*args, sample_weight=w))
             new.append(state)
         return new

@@ -1,0 +1,266 @@
+"""The Poisson bootstrap: estimate, replicate mechanics (exact), random streams, coverage."""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from scipy import stats
+from sklearn import metrics as skm
+
+import streammetrics as sm
+from streammetrics.uncertainty.bootstrap import _stream_rng
+
+
+def _binary(rng, n, acc=0.8):
+    y = rng.integers(0, 2, n)
+    return y, np.where(rng.random(n) < acc, y, 1 - y)
+
+
+def _multiclass(rng, n):
+    y = rng.integers(0, 4, n)
+    return y, np.where(rng.random(n) < 0.6, y, rng.integers(0, 4, n))
+
+
+def test_estimate_is_the_metric_on_all_data():
+    rng = np.random.default_rng(0)
+    y, p = _multiclass(rng, 500)
+    iv = (
+        sm.Bootstrap(sm.F1(average="macro"), 50, seed=0)
+        .update(y[:200], p[:200])
+        .update(y[200:], p[200:])
+        .compute()
+    )
+    assert iv.estimate == pytest.approx(skm.f1_score(y, p, average="macro"))
+    assert iv.low < iv.estimate < iv.high and iv.level == 0.95 and iv.method == "percentile bootstrap"
+    t = rng.normal(size=300)
+    q = t + rng.normal(size=300)
+    b = sm.Bootstrap(sm.PearsonR(), 50, seed=0).update(t[:100], q[:100]).update(t[100:], q[100:])
+    assert b.compute().estimate == pytest.approx(stats.pearsonr(t, q)[0], rel=1e-12)
+
+
+def test_weighted_replicates_equal_sklearn_with_poisson_times_weights():
+    """A weighted batch: replicate r is the confusion matrix under weights w * P_r (one bincount)."""
+    rng = np.random.default_rng(1)
+    y, p = _multiclass(rng, 300)
+    w = rng.uniform(0.0, 2.0, 300)
+    w[:20] = 0.0
+    b = sm.Bootstrap(sm.Accuracy(), 30, seed=11, shard=4).update(y, p, sample_weight=w)
+    poisson = _stream_rng(11, 4, 0).poisson(1.0, size=(30, 280))
+    for r in range(30):
+        expected = skm.confusion_matrix(
+            y[20:], p[20:], sample_weight=w[20:] * poisson[r], labels=[0, 1, 2, 3]
+        )
+        np.testing.assert_allclose(b.state.tensor[r], expected, rtol=1e-12, atol=1e-12)
+    values = b.replicate_values()
+    assert values[0] == pytest.approx(skm.accuracy_score(y[20:], p[20:], sample_weight=w[20:] * poisson[0]))
+
+
+def test_generic_replicates_equal_the_metric_with_poisson_weights():
+    rng = np.random.default_rng(2)
+    t = rng.normal(size=200)
+    q = t + rng.normal(size=200)
+    b = sm.Bootstrap(sm.MSE(), 20, seed=5).update(t, q)
+    assert b.state.engine == "generic"
+    poisson = _stream_rng(5, 0, 0).poisson(1.0, size=(20, 200))
+    expected = [skm.mean_squared_error(t, q, sample_weight=poisson[r]) for r in range(20)]
+    np.testing.assert_allclose(b.replicate_values(), expected, rtol=1e-10)
+
+
+def test_unweighted_counts_are_poisson_per_cell():
+    """Sum of n_c Poisson(1) row weights = Poisson(n_c): mean and variance n_c per cell."""
+    rng = np.random.default_rng(3)
+    y, p = _binary(rng, 400)
+    b = sm.Bootstrap(sm.Accuracy(), 4000, seed=2).update(y, p)
+    n_c = skm.confusion_matrix(y, p)
+    t = b.state.tensor
+    assert t.dtype == np.int64 and t.shape == (4000, 2, 2)
+    np.testing.assert_allclose(t.mean(axis=0), n_c, rtol=0.02)
+    np.testing.assert_allclose(t.var(axis=0, ddof=1), n_c, rtol=0.1)
+
+
+def test_label_growth_and_merge_keep_replicates_aligned():
+    a = sm.Bootstrap(sm.Recall(average=None), 40, seed=1, shard=0)
+    a.update(["ant", "bee"] * 30, ["ant", "bee"] * 30)
+    a.update(["cat"] * 10, ["ant"] * 10)
+    c = sm.Bootstrap(sm.Recall(average=None), 40, seed=1, shard=1).update(
+        ["dog", "bee"] * 5, ["dog", "bee"] * 5
+    )
+    merged = a + c
+    labels = merged.state.base.labels.tolist()
+    assert labels == ["ant", "bee", "cat", "dog"]
+    observed = merged.state.base.matrix
+    # a replicate never holds counts where no data fell; per-cell totals add up exactly across the merge
+    assert np.all(merged.state.tensor[:, observed == 0] == 0)
+    pos = [labels.index(x) for x in a.state.base.labels.tolist()]
+    ci = c.state.base.labels.tolist()
+    posc = [labels.index(x) for x in ci]
+    rebuilt = np.zeros_like(merged.state.tensor)
+    rebuilt[:, np.ix_(pos, pos)[0], np.ix_(pos, pos)[1]] += a.state.tensor
+    rebuilt[:, np.ix_(posc, posc)[0], np.ix_(posc, posc)[1]] += c.state.tensor
+    np.testing.assert_array_equal(merged.state.tensor, rebuilt)
+    assert merged.compute().estimate.shape == (4,)
+    assert merged.compute().low.shape == (4,)
+
+
+def test_streams_reproducible_and_distinct():
+    rng = np.random.default_rng(4)
+    y, p = _binary(rng, 300)
+
+    def values(seed, shard):
+        return (
+            sm.Bootstrap(sm.F1(), 25, seed=seed, shard=shard)
+            .update(y[:100], p[:100])
+            .update(y[100:], p[100:])
+            .replicate_values()
+        )
+
+    np.testing.assert_array_equal(values(3, 0), values(3, 0))
+    assert not np.array_equal(values(3, 0), values(3, 1))
+    assert not np.array_equal(values(3, 0), values(4, 0))
+    # successive batches get fresh streams: two equal batches do not get equal draws
+    b = sm.Bootstrap(sm.Accuracy(), 25, seed=3).update(y, p)
+    first = b.state.tensor.copy()
+    b.update(y, p)
+    assert not np.array_equal(b.state.tensor - first, first)
+    # seed=None: independent accumulators (even copies of one empty template) draw their own streams
+    template = sm.Bootstrap(sm.Accuracy(), 25)
+    s1, s2 = template.copy().update(y, p), template.copy().update(y, p)
+    assert not np.array_equal(s1.state.tensor, s2.state.tensor)
+    assert (s1 + s2).n_samples == 600
+
+
+def test_merging_a_stream_with_itself_is_refused():
+    rng = np.random.default_rng(5)
+    y, p = _binary(rng, 100)
+    a = sm.Bootstrap(sm.Accuracy(), 10, seed=1).update(y, p)
+    b = sm.Bootstrap(sm.Accuracy(), 10, seed=1).update(y, p)
+    with pytest.raises(sm.MergeError, match="shard"):
+        a + b
+    with pytest.raises(sm.MergeError, match="same random stream"):
+        a.merge(a.copy())
+    ok = a + sm.Bootstrap(sm.Accuracy(), 10, seed=1, shard=1).update(y, p)
+    ok2 = ok + sm.Bootstrap(sm.Accuracy(), 10, seed=2, shard=0).update(y, p)  # other seed: fine
+    assert ok2.n_samples == 300
+    with pytest.raises(sm.MergeError, match="shard=1"):
+        ok2 + sm.Bootstrap(sm.Accuracy(), 10, seed=1, shard=1).update(y, p)
+    with pytest.raises(sm.MergeError, match="n_replicates"):
+        a + sm.Bootstrap(sm.Accuracy(), 20, seed=1, shard=3)
+    with pytest.raises(sm.MergeError, match="metric"):
+        a + sm.Bootstrap(sm.Recall(), 10, seed=1, shard=3)
+
+
+def test_round_trips_keep_replicates_and_streams():
+    rng = np.random.default_rng(6)
+    for metric, batch in (
+        (sm.MCC(), _multiclass(rng, 200)),
+        (sm.MAE(), (rng.normal(size=100), rng.normal(size=100))),
+        (sm.F1(average="micro"), (rng.integers(0, 2, (50, 3)), rng.integers(0, 2, (50, 3)))),
+    ):
+        b = sm.Bootstrap(metric, 15, seed=9, shard=2).update(*batch)
+        for restored in (
+            sm.from_bytes(b.to_bytes()),
+            sm.from_state_dict(b.state_dict()),
+            pickle.loads(pickle.dumps(b)),
+        ):
+            assert type(restored) is sm.Bootstrap
+            np.testing.assert_array_equal(restored.replicate_values(), b.replicate_values())
+            with pytest.raises(sm.MergeError):
+                restored + b  # a restored copy continues the same stream
+            restored.update(*batch)
+            b2 = b.copy().update(*batch)
+            np.testing.assert_array_equal(restored.replicate_values(), b2.replicate_values())
+    b = sm.Bootstrap(sm.Accuracy(), 5).update([0, 1], [0, 1])  # seed=None: the drawn entropy is stored
+    np.testing.assert_array_equal(
+        sm.from_bytes(b.to_bytes()).update([1], [0]).state.tensor, b.update([1], [0]).state.tensor
+    )
+
+
+def test_bad_inputs_and_parameters():
+    b = sm.Bootstrap(sm.Accuracy(), 10, seed=0).update([0, 1, 1], [0, 1, 0])
+    before = b.state_dict()
+    with pytest.raises(sm.InputError, match="y_pred"):
+        b.update([0, 1], [0])
+    with pytest.raises(sm.InputError, match="sample_weight"):
+        b.update([0, 1], [0, 1], sample_weight=[1.0, -1.0])
+    with pytest.raises(sm.InputError, match="y_true"):
+        b.update(["a"], ["a"])  # strings after ints
+    binary = sm.Bootstrap(sm.F1(), 10, seed=0).update([0, 1], [0, 1])
+    before_binary = binary.state_dict()
+    with pytest.raises(sm.InputError, match="binary"):
+        binary.update([2], [2])  # a state-dependent check in the wrapped metric
+    from tests.helpers import assert_same
+
+    assert_same(b.state_dict()["state"], before["state"], exact=True)
+    assert_same(binary.state_dict()["state"], before_binary["state"], exact=True)
+    for kwargs, word in (
+        ({"n_replicates": -1}, "n_replicates"),
+        ({"n_replicates": 2.5}, "n_replicates"),
+        ({"seed": -3}, "seed"),
+        ({"shard": "a"}, "shard"),
+        ({"level": 1.0}, "level"),
+    ):
+        with pytest.raises(ValueError, match=word):
+            sm.Bootstrap(sm.Accuracy(), **kwargs)
+    with pytest.raises(ValueError, match="empty metric"):
+        sm.Bootstrap(sm.Accuracy().update([0], [0]))
+    with pytest.raises(ValueError, match="metric"):
+        sm.Bootstrap("accuracy")
+    with pytest.raises(TypeError, match="cannot revert"):
+        b.revert([0], [0])
+
+
+def test_level_call_and_empty():
+    rng = np.random.default_rng(7)
+    y, p = _binary(rng, 400)
+    b = sm.Bootstrap(sm.Accuracy(), 200, seed=0).update(y, p)
+    wide, narrow = b.compute(), b.compute(level=0.5)
+    assert wide.low < narrow.low < narrow.high < wide.high and narrow.level == 0.5
+    se = b.standard_error()
+    assert se == pytest.approx(np.sqrt(0.8 * 0.2 / 400), rel=0.25)
+    c = sm.Bootstrap(sm.Accuracy(), 50, seed=0)
+    first = c(y[:200], p[:200])
+    second = c(y[200:], p[200:])
+    assert first.estimate == pytest.approx(skm.accuracy_score(y[:200], p[:200]))
+    assert second.estimate == pytest.approx(skm.accuracy_score(y[200:], p[200:]))
+    assert c.compute().estimate == pytest.approx(skm.accuracy_score(y, p)) and c.state.n_batches == 2
+    with pytest.warns(sm.UndefinedMetricWarning):
+        empty = sm.Bootstrap(sm.Accuracy()).compute()
+    assert np.isnan(empty.estimate) and np.isnan(empty.low) and empty.level == 0.95
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        iv = (
+            sm.Bootstrap(sm.Precision(zero_division=np.nan), 50, seed=1)
+            .update([1, 0, 1, 0], [0, 0, 1, 0])
+            .compute()
+        )
+    assert np.isfinite(iv.low)  # replicates without predicted positives are left out
+
+
+def test_coverage_confusion_engine():
+    """Percentile intervals of accuracy cover the true accuracy in about 95% of repeated samples."""
+    rng = np.random.default_rng(8)
+    truth, n, reps = 0.8, 300, 400
+    covered = 0
+    for i in range(reps):
+        correct = rng.random(n) < truth
+        y = rng.integers(0, 2, n)
+        p = np.where(correct, y, 1 - y)
+        covered += sm.Bootstrap(sm.Accuracy(), 200, seed=i).update(y, p).compute().contains(truth)
+    assert 0.91 <= covered / reps <= 0.98
+
+
+def test_coverage_generic_engine_across_shards():
+    """Pearson r through the generic engine, each sample split over two shards and merged."""
+    rng = np.random.default_rng(9)
+    rho, n, reps = 0.5, 150, 120
+    covered = 0
+    for i in range(reps):
+        a = rng.standard_normal(n)
+        b = rho * a + np.sqrt(1 - rho**2) * rng.standard_normal(n)
+        s0 = sm.Bootstrap(sm.PearsonR(), 80, seed=i, shard=0).update(a[:70], b[:70])
+        s1 = sm.Bootstrap(sm.PearsonR(), 80, seed=i, shard=1).update(a[70:], b[70:])
+        covered += (s0 + s1).compute().contains(rho)
+    assert 0.88 <= covered / reps <= 0.995  # 120 repetitions: 2 binomial SDs below 0.95 is 0.91
