@@ -47,14 +47,23 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--workers", type=int, default=4)
-    parser.add_argument("--out", default=None, help="directory for the state files (default: a temporary one)")
+    parser.add_argument(
+        "--out", default=None, help="directory for the state files (default: a temporary one)"
+    )
     args = parser.parse_args(argv)
     out = args.out or tempfile.mkdtemp(prefix="streammetrics-shards-")
     os.makedirs(out, exist_ok=True)
 
     with ProcessPoolExecutor(max_workers=min(args.workers, os.cpu_count() or 1)) as pool:
-        paths = list(pool.map(worker, range(args.workers), [args.workers] * args.workers,
-                              [args.rows] * args.workers, [out] * args.workers))
+        paths = list(
+            pool.map(
+                worker,
+                range(args.workers),
+                [args.workers] * args.workers,
+                [args.rows] * args.workers,
+                [out] * args.workers,
+            )
+        )
     sizes = [os.path.getsize(p) for p in paths]
     print(f"{len(paths)} state files in {out}, {min(sizes)}-{max(sizes)} bytes each")
 
