@@ -63,7 +63,7 @@ def test_shared_group_keeps_every_members_checks():
     # collection rejects the batch as a whole, leaving everything unchanged.
     c = sm.MetricCollection([sm.Accuracy(), sm.F1()]).update([0, 1], [0, 1])
     before = c.state_dict()
-    with pytest.raises(sm.InputError, match="average='binary'.*member 'f1'"):
+    with pytest.raises(sm.InputError, match=r"average='binary'.*member 'f1'"):
         c.update([0, 1, 2], [0, 1, 2])
     assert json.dumps(c.state_dict(), default=str) == json.dumps(before, default=str)
 
@@ -98,9 +98,12 @@ def test_call_gives_batch_values_and_accumulates():
 
 def test_merge_reset_bytes_pickle_copy():
     y, p = data(400, 3)
-    make = lambda: sm.MetricCollection(
-        {"acc": sm.Accuracy(), "f1": sm.F1(average="weighted"), "kappa": sm.CohenKappa()}
-    )  # noqa: E731
+
+    def make():
+        return sm.MetricCollection(
+            {"acc": sm.Accuracy(), "f1": sm.F1(average="weighted"), "kappa": sm.CohenKappa()}
+        )
+
     a, b = make().update(y[:150], p[:150]), make().update(y[150:], p[150:])
     whole = make().update(y, p).compute()
     assert (a + b).compute() == pytest.approx(whole)

@@ -158,7 +158,7 @@ def test_bad_parameters(make, match):
 
 
 def test_decayed_refuses_states_it_cannot_scale_and_windows_refuse_revert():
-    with pytest.raises(ValueError, match="cannot.*Rolling instead"):
+    with pytest.raises(ValueError, match=r"cannot.*Rolling instead"):
         sm.Decayed(sm.MaxError(), half_life=10)
     with pytest.raises(TypeError, match="cannot revert"):
         sm.Rolling(sm.F1(), window=3).update([1], [1]).revert([1], [1])
