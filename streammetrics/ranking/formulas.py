@@ -33,6 +33,17 @@ class Estimate(NamedTuple):
     high: float
 
 
+#: Bounds are widened by this much so that floating-point rounding never puts the exact value
+#: (computed another way, e.g. scikit-learn's trapezoid) outside them.
+ROUNDING_SLACK = 1e-12
+
+
+def _bounded(value: float, low: float, high: float, top: float = 1.0) -> Estimate:
+    low = max(float(low) - ROUNDING_SLACK, 0.0)
+    high = min(float(high) + ROUNDING_SLACK, top)
+    return Estimate(float(min(max(value, low), high)), low, high)
+
+
 class ROCCurveResult(NamedTuple):
     """``fpr``, ``tpr`` and ``thresholds`` as returned by :func:`sklearn.metrics.roc_curve`."""
 
@@ -115,7 +126,7 @@ def roc_auc(h: BinaryHistogram) -> Estimate:
     value = (cross + float(np.dot(pn, est))) / denom
     low = (cross + float(np.dot(pn, lo))) / denom
     high = (cross + float(np.dot(pn, hi))) / denom
-    return Estimate(float(min(max(value, low), high)), float(low), float(high))
+    return _bounded(value, low, high)
 
 
 def _roc_points(h: BinaryHistogram) -> tuple[np.ndarray, np.ndarray]:
@@ -154,8 +165,10 @@ def partial_roc_auc(h: BinaryHistogram, max_fpr: float) -> Estimate:
     def mcclish(a: float) -> float:
         return 0.5 * (1 + (a - min_area) / (max_area - min_area))
 
-    low, high = float(mcclish(base_lo)), float(mcclish(base_hi))
-    return Estimate(float(min(max(mcclish(base), low), high)), low, high)
+    return _bounded(mcclish(base), mcclish(base_lo), mcclish(base_hi))
+
+
+_FEW = 8
 
 
 def _lin_cdf(u: np.ndarray, mean: np.ndarray) -> np.ndarray:
@@ -210,15 +223,21 @@ def average_precision(h: BinaryHistogram, unit: float = 1.0) -> Estimate:
     with np.errstate(divide="ignore", invalid="ignore"):
         prec = np.where(tp > 0, tp / (tp + fp0[:, None] + above_n), 1.0)
     est = pos * np.sum(_GL_W[None, :] * dens * prec, axis=1)
+    if unit > 0:
+        # few positives in a bin: place them at their mean coordinate (exact for one positive)
+        few = pos <= _FEW
+        if few.any():
+            i = np.arange(1, _FEW + 1)[None, :]
+            fneg_at, _ = _lin_cdf(mp[few][:, None], mn[few])
+            above = np.where(up[few], 0.0, neg[few] * (1.0 - fneg_at[:, 0]))[:, None]
+            tp_i = a[few][:, None] + i
+            terms = np.where(i <= pos[few][:, None], tp_i / (tp_i + fp0[few][:, None] + above), 0.0)
+            est[few] = terms.sum(axis=1)
     est = np.where(single, tied, est)
     low = np.where(single, tied, np.minimum(low, tied))
     high = np.where(single, tied, high)
     est = np.clip(est, low, high)
-    return Estimate(
-        float(np.clip(est.sum() / p_tot, 0.0, 1.0)),
-        float(max(low.sum() / p_tot, 0.0)),
-        float(min(high.sum() / p_tot, 1.0)),
-    )
+    return _bounded(float(est.sum() / p_tot), float(low.sum() / p_tot), float(high.sum() / p_tot))
 
 
 def _thresholds(h: BinaryHistogram, input: str) -> np.ndarray:
