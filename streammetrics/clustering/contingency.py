@@ -118,10 +118,21 @@ class ContingencyState(State):
         keys = self._rekeyed(rows_ls, cols_ls)
         n_cols = len(cols_ls)
         batch_keys = idx_t * n_cols + idx_p
-        cells, counts = _count(batch_keys, weights, len(rows_ls) * n_cols)
+        n_cells = len(rows_ls) * n_cols
         values = self.values
         if weights is not None and values.dtype.kind != "f":
             values = values.astype(np.float64)
+        if sign > 0 and batch_keys.size and n_cells <= 16 * len(batch_keys) + _DENSE_SLACK:
+            # small table: accumulate densely, then keep the non-zero cells (sorted by construction)
+            dense = np.bincount(batch_keys, weights=weights, minlength=n_cells)
+            if dense.dtype != values.dtype:
+                dense = dense.astype(values.dtype)
+            dense[keys] += values
+            keys = np.flatnonzero(dense)
+            self.row_labels, self.col_labels, self.keys, self.values = rows_ls, cols_ls, keys, dense[keys]
+            self._n += n_rows
+            return
+        cells, counts = _count(batch_keys, weights, n_cells)
         pos = np.searchsorted(keys, cells)
         found = pos < len(keys)
         found[found] = keys[pos[found]] == cells[found]

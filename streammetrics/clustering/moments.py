@@ -64,10 +64,15 @@ class ClusterMoments(State):
         d = x.shape[1]
         count = np.bincount(idx, minlength=k).astype(np.int64)
         weight = count.astype(np.float64) if w is None else np.bincount(idx, weights=w, minlength=k)
-        sums = np.empty((k, d))
-        for j in range(d):
-            col = x[:, j] if w is None else x[:, j] * w
-            sums[:, j] = np.bincount(idx, weights=col, minlength=k)
+        if k <= 64 and len(idx) >= 4 * k:  # a one-hot matrix product (BLAS) beats d bincounts
+            onehot = np.zeros((len(idx), k))
+            onehot[np.arange(len(idx)), idx] = 1.0 if w is None else w
+            sums = onehot.T @ x
+        else:
+            sums = np.empty((k, d))
+            for j in range(d):
+                col = x[:, j] if w is None else x[:, j] * w
+                sums[:, j] = np.bincount(idx, weights=col, minlength=k)
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = np.where(weight[:, None] > 0, sums / weight[:, None], 0.0)
         centred = x - mean[idx]
