@@ -147,6 +147,9 @@ class CoMoments(State):
         if self._n == 0:
             self.reset()
             return
+        if sign < 0 and self._n == 1 and new is not None:
+            # One row left has no spread: make that exact instead of a rounding residue.
+            new = {**new, "m2": np.zeros_like(new["m2"]), "cross": np.zeros_like(new["cross"])}
         self._assign(new, k)
 
     def revert(self, y_true: np.ndarray, y_pred: np.ndarray, weights: np.ndarray | None) -> None:

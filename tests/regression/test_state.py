@@ -165,3 +165,12 @@ def test_decayed_r2_matches_weighted_reference() -> None:
     m = sm.Decayed(sm.R2(), decay=0.9).update(y[:10], p[:10]).update(y[10:], p[10:])
     w = 0.9 ** np.arange(29, -1, -1.0)
     np.testing.assert_allclose(m.compute(), skm.r2_score(y, p, sample_weight=w), rtol=1e-12)
+
+
+def test_revert_down_to_one_row_leaves_no_spread() -> None:
+    m = sm.ConcordanceCorrelation().update([2.0], [2.0 + 1e-4])
+    rng = np.random.default_rng(1816)
+    y, p = rng.normal(size=20), rng.normal(size=20)
+    m.update(y, p).revert(y, p)
+    assert m.state.ss_true.tolist() == [0.0] and m.state.cross.tolist() == [0.0]
+    assert m.compute() == 0.0
