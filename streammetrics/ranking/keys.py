@@ -37,11 +37,10 @@ def probability_keys(p: np.ndarray) -> np.ndarray:
         >>> bool(np.all(np.diff(k.astype(np.float64)) > 0))
         True
     """
-    p = np.ascontiguousarray(p, dtype=np.float64) + 0.0
-    high = p >= 0.5
-    v = np.where(high, 1.0 - p, p)
-    bits = v.view(np.uint64)
-    return np.where(high, (_HALF_BITS << np.uint64(1)) - bits, bits)
+    p = np.ascontiguousarray(p, dtype=np.float64)
+    v = np.minimum(p, 1.0 - p)  # 1 - p is exact for p >= 0.5
+    bits = v.view(np.uint64) & ~_SIGN  # -0.0 counts as 0.0
+    return np.where(p >= 0.5, (_HALF_BITS << np.uint64(1)) - bits, bits)
 
 
 def score_keys(x: np.ndarray) -> np.ndarray:

@@ -159,7 +159,11 @@ class RankingMetric(Metric[ScoreSketch]):
                     f"y_true: expected labels comparable to pos_label={self.pos_label!r}, found strings"
                 )
             negatives = yt[~positive]
-            if negatives.size and np.unique(negatives).size > 1:
+            if negatives.size and (
+                negatives.min() != negatives.max()
+                if negatives.dtype.kind != "U"
+                else np.unique(negatives).size > 1
+            ):
                 raise InputError(
                     f"y_true: expected binary labels (pos_label={self.pos_label!r} and one other), found "
                     f"{np.unique(yt)[:6].tolist()}; pass a 2-D y_score for multiclass"

@@ -13,7 +13,7 @@ from sklearn import metrics as skm
 import streammetrics as sm
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-from _ranking_data import distributions
+from bench_ranking import distributions
 
 N = 200_000
 DATA = distributions(N, seed=7)
