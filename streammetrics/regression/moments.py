@@ -275,9 +275,9 @@ def _scratch(shape: tuple[int, ...]) -> list[np.ndarray]:
 def _wsum(x: np.ndarray, w: np.ndarray | None, tmp: np.ndarray) -> np.ndarray:
     """Column sums of ``w * x`` (pairwise summation for 1-D; no BLAS threads)."""
     if w is None:
-        return np.atleast_1d(x.sum(axis=0))
+        return _colsum(x)
     np.multiply(x, w if x.ndim == 1 else w[:, None], out=tmp)
-    return np.atleast_1d(tmp.sum(axis=0))
+    return _colsum(tmp)
 
 
 def _wdot(a: np.ndarray, b: np.ndarray, w: np.ndarray | None, tmp: np.ndarray) -> np.ndarray:
@@ -285,7 +285,15 @@ def _wdot(a: np.ndarray, b: np.ndarray, w: np.ndarray | None, tmp: np.ndarray) -
     np.multiply(a, b, out=tmp)
     if w is not None:
         tmp *= w if a.ndim == 1 else w[:, None]
-    return np.atleast_1d(tmp.sum(axis=0))
+    return _colsum(tmp)
+
+
+def _colsum(x: np.ndarray) -> np.ndarray:
+    """Column sums: pairwise ``sum`` for 1-D; ``einsum`` for 2-D (several times faster than
+    ``sum(axis=0)`` over a short inner axis)."""
+    if x.ndim == 1:
+        return np.atleast_1d(x.sum())
+    return np.einsum("ij->j", x)
 
 
 def _batch_stats(
