@@ -128,7 +128,7 @@ def main(quick: bool = False) -> str:
 
         def river_run():
             m = rm.AdjustedRand()
-            for a, b in zip(tp.tolist(), pp.tolist()):
+            for a, b in zip(tp.tolist(), pp.tolist(), strict=True):
                 m.update(a, b)
             return m.get()
 
