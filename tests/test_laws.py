@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import streammetrics as sm
-from tests.helpers import assert_same, quiet_compute
+from tests.helpers import assert_same, plain_value, quiet_compute
 from tests.law_cases import LawCase, all_cases, concat, take
 
 CASES = all_cases()
@@ -64,7 +64,9 @@ def test_split_invariance_and_merge_is_concatenation(case: LawCase, seed: int, n
     same(case, fed(case, *parts), whole, "split")
     merged = sum(fed(case, p) for p in parts)
     same(case, merged, whole, "merge")
-    assert merged.n_samples == whole.n_samples == sum(len(p[0]) for p in parts)
+    assert merged.n_samples == whole.n_samples
+    if "ordered" not in case.tags:  # a window's n_samples is the rows it holds
+        assert whole.n_samples == sum(len(p[0]) for p in parts)
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)
@@ -74,7 +76,8 @@ def test_merge_associative_commutative_with_identity(case: LawCase, seed: int, n
     a, b, c = (fed(case, p) for p in batches(case, seed, ns))
     before = a.state_dict()
     same(case, (a + b) + c, a + (b + c), "associativity")
-    same(case, a + b, b + a, "commutativity")
+    if "ordered" not in case.tags:  # windows: a merge means "b's rows came after a's"
+        same(case, a + b, b + a, "commutativity")
     same(case, a + case.make(), a, "right identity")
     same(case, case.make() + a, a, "left identity")
     assert_same(a.state_dict()["state"], before["state"], exact=True, where="operands unchanged")
@@ -111,7 +114,7 @@ def test_revert_undoes_update(case: LawCase, seed: int, ns: list[int]) -> None:
     for part in reversed(rest):
         m.revert(*part)
     same(case, m, fed(case, first), "revert")
-    assert m.n_samples == len(first[0])
+    assert m.n_samples == fed(case, first).n_samples
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)
@@ -132,7 +135,10 @@ def test_round_trips_keep_merging(case: LawCase, seed: int, ns: list[int]) -> No
         for part in rest:
             restored.update(*part)
         same(case, restored, fed(case, first, *rest), "round trip then update")
-        same(case, restored + m, m + restored, "round trip then merge")
+        if "ordered" in case.tags:
+            same(case, restored + m, fed(case, first, *rest, first), "round trip then merge")
+        else:
+            same(case, restored + m, m + restored, "round trip then merge")
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.reference is not None], ids=str)
@@ -186,6 +192,8 @@ def test_empty_accumulator_warns_and_returns_nan(case: LawCase) -> None:
     m = case.make()
     with pytest.warns(sm.UndefinedMetricWarning):
         value = m.compute()
-    assert np.isnan(np.asarray(value, dtype=float)).all()
+    value = plain_value(value)
+    values = list(value.values()) if isinstance(value, dict) else value
+    assert np.isnan(np.asarray(values, dtype=float)).all()
     m.reset()
     assert m.n_samples == 0

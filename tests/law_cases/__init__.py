@@ -35,7 +35,9 @@ class LawCase:
     weights: bool = True
     #: Minimum rows for a meaningful value (e.g. 2 for a variance); batches are at least this.
     min_rows: int = 1
-    #: Whether merge/concatenation is exact only up to the metric's stated approximation.
+    #: Free-form markers: ``"approximate"`` (a sketch or sample: no reference), ``"ordered"``
+    #: (a window: merging means "the other's rows came after mine", so merge is associative but
+    #: not commutative).
     tags: frozenset[str] = field(default_factory=frozenset)
 
     def __str__(self) -> str:

@@ -78,3 +78,28 @@ CASES = [
         rtol=1e-6,
     ),
 ]
+
+# Real windows: small enough for the law batches to overflow them, and a real decay. (A pane
+# window is exact only at pane boundaries, so its small-window behaviour is tested in
+# tests/streaming instead.)
+ORDERED = frozenset({"ordered"})
+CASES += [
+    # A window counts rows: a row of weight 2 is one row, and a weight-0 row still takes a place.
+    LawCase(
+        "Rolling[F1-window=7]",
+        lambda: sm.Rolling(sm.F1(), window=7),
+        _binary,
+        None,
+        weights=False,
+        tags=ORDERED,
+    ),
+    LawCase(
+        "Decayed[Accuracy-half_life=5]",
+        lambda: sm.Decayed(sm.Accuracy(), half_life=5),
+        _binary,
+        None,
+        rtol=1e-9,
+        weights=False,  # age counts rows: a weight of 2 is not two rows of different ages
+        tags=ORDERED,
+    ),
+]
