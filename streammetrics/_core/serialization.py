@@ -136,6 +136,8 @@ def decode(data: bytes | bytearray | memoryview) -> dict[str, Any]:
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise StateError(f"expected bytes, found {type(data).__name__}")
     view = memoryview(data).cast("B")
+    if len(view) >= len(MAGIC) and bytes(view[: len(MAGIC)]) != MAGIC:
+        raise StateError(f"not a streammetrics state: magic {bytes(view[:4])!r}, expected {MAGIC!r}")
     if len(view) < PREFIX_SIZE:
         raise StateError(f"truncated state: {len(view)} bytes, the fixed prefix alone is {PREFIX_SIZE}")
     magic, version, flags, header_len, payload_len, digest = _PREFIX.unpack(view[:PREFIX_SIZE])
