@@ -116,7 +116,9 @@ def fowlkes_mallows_index(table: ContingencyState) -> float:
     tk = (v * v).sum() - n
     pk = (b * b).sum() - n
     qk = (a * a).sum() - n
-    return float(np.sqrt(tk / pk) * np.sqrt(tk / qk)) if tk != 0 else 0.0
+    # tk / sqrt(pk qk) rather than scikit-learn's sqrt(tk/pk) sqrt(tk/qk): the same for counts,
+    # and it keeps the sign when fractional weights make the pair totals negative.
+    return float(tk / np.sqrt(pk * qk)) if tk != 0 else 0.0
 
 
 def pair_jaccard(table: ContingencyState) -> float:
