@@ -2,6 +2,11 @@
 
 Subcommands::
 
+    streammetrics evaluate PATH --task TASK [--y-true COL] [--y-pred COL] [--y-score COL]
+                  [--weight COL] [--by COL] [--metrics a,b] [--chunksize N] [--json]
+                  [--plot DIR] [--save-state FILE] [--format F] [--threshold T] [--pos-label L]
+                  [--no-progress]
+    streammetrics demo [--plot DIR] [--rows N] [--json]
     streammetrics merge STATE_FILE... [--json] [--save-state FILE]
     streammetrics show STATE_FILE [--json]
 
@@ -118,11 +123,31 @@ def _type(acc: Any) -> str:
 
 
 def _text_value(value: Any) -> str:
+    if isinstance(value, dict):
+        return "\n".join(f"  {k}: {v}" for k, v in _compact(value).items())
     if isinstance(value, (float, int, np.generic)) or value is None:
         return repr(jsonable(value)) if value is not None else "None"
     if isinstance(value, np.ndarray):
         return np.array2string(value, precision=6, separator=", ")
     return str(value)
+
+
+def _compact(value: dict[str, Any]) -> dict[str, str]:
+    """A flat ``{name: value}`` dict for reading: ``name/0``, ``name/1``... become one line."""
+    groups: dict[str, list[Any]] = {}
+    for key, v in value.items():
+        head, _, tail = str(key).rpartition("/")
+        groups.setdefault(head if head and tail.isdigit() else str(key), []).append(v)
+    out = {}
+    for key, vs in groups.items():
+        if len(vs) == 1:
+            out[key] = _text_value(vs[0])
+        elif len(vs) <= 6:
+            out[key] = repr([jsonable(v) for v in vs])
+        else:
+            ends = ", ".join(repr(jsonable(v)) for v in vs[:2]) + ", ..., " + repr(jsonable(vs[-1]))
+            out[key] = f"{len(vs)} values [{ends}]"
+    return out
 
 
 def _report(acc: Any, extra: dict[str, Any], as_json: bool, out: Any) -> None:
@@ -209,13 +234,131 @@ def run_show(args: argparse.Namespace, out: Any) -> int:
     return 0
 
 
+# --------------------------------------------------------------------------- evaluate
+def add_evaluate(subparsers: Any) -> None:
+    from ._cli.evaluate import TASKS
+
+    p = subparsers.add_parser(
+        "evaluate",
+        help="evaluate predictions stored in a CSV, Parquet or JSON-lines file",
+        description="Read a table of predictions in chunks (never the whole file at once), update the "
+        "metrics of the task on each chunk and print a report. Column options take one name, a "
+        "comma-separated list, or a prefix ending in '*' (multilabel indicators, multiclass scores).",
+    )
+    p.add_argument(
+        "path", metavar="PATH", help="a .csv/.tsv/.parquet/.jsonl file (may be compressed); - reads stdin"
+    )
+    p.add_argument("--task", required=True, choices=TASKS, help="what the columns hold")
+    p.add_argument(
+        "--y-true", metavar="COL", default="y_true", help="true labels or values (default: y_true)"
+    )
+    p.add_argument("--y-pred", metavar="COL", help="predicted labels or values (default: y_pred if present)")
+    p.add_argument(
+        "--y-score",
+        metavar="COL",
+        help="scores: the positive-class probability (binary), one probability column per class "
+        "(multiclass, e.g. 'p_*'), one score per label (multilabel) (default: y_score if present)",
+    )
+    p.add_argument("--weight", metavar="COL", help="sample weights")
+    p.add_argument("--by", metavar="COL", help="also report the metrics for each value of COL")
+    p.add_argument(
+        "--metrics", metavar="a,b,c", help="metric names (case-insensitive), default: the task's set"
+    )
+    p.add_argument(
+        "--chunksize",
+        metavar="N",
+        type=_positive_int,
+        default=100_000,
+        help="rows per chunk (default 100000)",
+    )
+    p.add_argument(
+        "--format",
+        choices=("csv", "tsv", "parquet", "jsonl"),
+        help="the file format (default: from the name)",
+    )
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=0.5,
+        help="binary: predict positive when score >= T (used without --y-pred; default 0.5)",
+    )
+    p.add_argument("--pos-label", default="1", help="binary: the positive label (default 1)")
+    p.add_argument("--json", action="store_true", help="print one JSON object on stdout instead of text")
+    p.add_argument(
+        "--plot", metavar="DIR", help="write ROC, PR, calibration and confusion-matrix PNGs to DIR"
+    )
+    p.add_argument("--save-state", metavar="FILE", help="save all metrics (one MetricCollection) to FILE")
+    p.add_argument(
+        "--no-progress", action="store_true", help="no progress bar (it is off when stderr is not a terminal)"
+    )
+    p.set_defaults(handler=run_evaluate)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, found {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, found {text!r}")
+    return value
+
+
+def run_evaluate(args: argparse.Namespace, out: Any) -> int:
+    from ._cli import report
+    from ._cli.evaluate import EvaluateError
+    from ._cli.readers import ReadError
+
+    try:
+        result = report.evaluate(args)
+    except (EvaluateError, ReadError) as err:
+        raise UsageError(str(err)) from None
+    report.write(result, args.json, out)
+    return 0
+
+
+# --------------------------------------------------------------------------- demo
+def add_demo(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "demo",
+        help="evaluate a generated stream (no files needed) and draw the pictures",
+        description="Generate a realistic stream (an imbalanced classifier's scores, a regression "
+        "with a large offset, a clustering), evaluate it in batches on four shards, merge the "
+        "shards' states, print the report and write the pictures.",
+    )
+    p.add_argument(
+        "--plot", metavar="DIR", help="where to write the PNGs (default: a new temporary directory)"
+    )
+    p.add_argument("--no-plot", action="store_true", help="draw no pictures")
+    p.add_argument(
+        "--rows", type=_positive_int, default=400_000, help="rows of the classifier stream (default 400000)"
+    )
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    p.set_defaults(handler=run_demo)
+
+
+def run_demo(args: argparse.Namespace, out: Any) -> int:
+    from .demo import run
+
+    plot_dir = None if args.no_plot else (args.plot or "")
+    try:
+        run(rows=args.rows, seed=args.seed, plot_dir=plot_dir, as_json=args.json, out=out)
+    except OSError as err:
+        raise UsageError(f"--plot: cannot write pictures: {err.strerror or err}") from None
+    return 0
+
+
 #: The subcommands, in the order ``--help`` lists them.
-SUBCOMMANDS: list[Callable[[Any], None]] = [add_merge, add_show]
+SUBCOMMANDS: list[Callable[[Any], None]] = [add_evaluate, add_demo, add_merge, add_show]
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand of :data:`SUBCOMMANDS`."""
-    parser = _Parser(prog=PROG, description="Streaming, mergeable metrics: work with saved states.")
+    parser = _Parser(
+        prog=PROG,
+        description="Streaming, mergeable metrics: evaluate prediction files, run the demo, merge and show saved states.",
+    )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for add in SUBCOMMANDS:
@@ -236,6 +379,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # e.g. ``streammetrics ... | head``: stop quietly
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def _names(parser: argparse.ArgumentParser) -> list[str]:

@@ -1,0 +1,1 @@
+"""Internals of the command line: chunked table readers and the ``evaluate`` engine."""

@@ -1,0 +1,455 @@
+"""The engine of ``streammetrics evaluate``: metrics per task, chunked updates, groups, reports.
+
+Metrics are fed by *role*: the second argument of their ``update`` is either predicted labels
+(``y_pred``, ``labels_pred``), scores (``y_score``: ranking metrics) or probabilities
+(``y_proba``: log loss, Brier, calibration). One :class:`~streammetrics.MetricCollection` per
+role holds the requested metrics; :class:`Evaluator` updates them from each chunk's columns.
+"""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .._core.metric import Metric
+from .._core.registry import registered_types
+from ..errors import InputError
+from ..streaming.collection import MetricCollection
+
+TASKS = ("binary", "multiclass", "multilabel", "regression", "clustering")
+
+
+class EvaluateError(Exception):
+    """A user error of ``evaluate`` (one line)."""
+
+
+# ----------------------------------------------------------------------------- metric names
+ALIASES = {
+    "auc": "ROCAUC",
+    "roc_auc": "ROCAUC",
+    "rocauc": "ROCAUC",
+    "ap": "AveragePrecision",
+    "pr_auc": "AveragePrecision",
+    "brier": "BrierScore",
+    "ece": "CalibrationError",
+    "calibration": "CalibrationError",
+    "cross_entropy": "LogLoss",
+    "kappa": "CohenKappa",
+    "ari": "AdjustedRandIndex",
+    "ami": "AdjustedMutualInfo",
+    "nmi": "NormalizedMutualInfo",
+    "r2_score": "R2",
+}
+
+DEFAULTS: dict[str, dict[str, list[str]]] = {
+    "binary": {
+        "pred": ["Accuracy", "BalancedAccuracy", "Precision", "Recall", "F1", "MCC"],
+        "score": ["ROCAUC", "AveragePrecision"],
+        "proba": ["LogLoss", "BrierScore", "CalibrationError"],
+    },
+    "multiclass": {
+        "pred": ["Accuracy", "BalancedAccuracy", "Precision", "Recall", "F1", "MCC", "CohenKappa"],
+        "score": ["ROCAUC"],
+        "proba": ["LogLoss", "BrierScore", "CalibrationError"],
+    },
+    "multilabel": {
+        "pred": ["SubsetAccuracy", "HammingLoss", "Precision", "Recall", "F1", "Jaccard"],
+        "score": ["ROCAUC", "AveragePrecision"],
+        "proba": [],
+    },
+    "regression": {
+        "pred": ["MAE", "MSE", "RMSE", "R2", "ExplainedVariance", "MaxError", "MeanError", "PearsonR"],
+        "score": [],
+        "proba": [],
+    },
+    "clustering": {
+        "pred": [
+            "AdjustedRandIndex",
+            "AdjustedMutualInfo",
+            "NormalizedMutualInfo",
+            "Homogeneity",
+            "Completeness",
+            "VMeasure",
+            "Purity",
+            "FowlkesMallowsIndex",
+        ],
+        "score": [],
+        "proba": [],
+    },
+}
+
+#: metrics added for pictures (``--plot``) and the confusion-matrix table, per role
+EXTRAS = {"pred": "ConfusionMatrix", "roc": "ROCCurve", "pr": "PRCurve", "calibration": "CalibrationError"}
+
+
+def _norm(name: str) -> str:
+    return name.replace("_", "").replace("-", "").replace(" ", "").lower()
+
+
+def metric_class(name: str) -> type[Metric[Any]]:
+    """The metric class named ``name`` (case-insensitive; ``_``/``-`` ignored; a few aliases).
+
+    Examples:
+        >>> metric_class("roc_auc").__name__, metric_class("f1").__name__, metric_class("AP").__name__
+        ('ROCAUC', 'F1', 'AveragePrecision')
+    """
+    types = registered_types()
+    key = ALIASES.get(name.strip().lower(), name)
+    wanted = _norm(key)
+    for type_name, cls in types.items():
+        if _norm(type_name) == wanted and cls is not MetricCollection and not inspect.isabstract(cls):
+            return cls
+    raise EvaluateError(f"--metrics: unknown metric {name!r}; names are class names such as f1, roc_auc, mae")
+
+
+def role_of(cls: type[Metric[Any]]) -> str:
+    """``"pred"``, ``"score"``, ``"proba"`` or ``"features"``: what ``update``'s second argument is."""
+    params = [
+        p.name
+        for p in inspect.signature(cls._validate).parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "self"
+    ]
+    second = params[1] if len(params) > 1 else ""
+    return {"y_pred": "pred", "labels_pred": "pred", "y_score": "score", "y_proba": "proba"}.get(
+        second, "features" if params and params[0] == "X" else "other"
+    )
+
+
+def _accepted(cls: type) -> set[str]:
+    """Keyword arguments the constructor accepts (following ``**kwargs`` up the classes)."""
+    names: set[str] = set()
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None:
+            continue
+        params = inspect.signature(init).parameters.values()
+        names |= {p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
+        if not any(p.kind is p.VAR_KEYWORD for p in params):
+            break
+    return names - {"self"}
+
+
+def _snake(name: str) -> str:
+    import re
+
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+
+
+# ----------------------------------------------------------------------------- the setup
+@dataclass
+class Setup:
+    """What to evaluate: the task, the columns of each role, and the options."""
+
+    task: str
+    y_true: list[str]
+    y_pred: list[str] = field(default_factory=list)
+    y_score: list[str] = field(default_factory=list)
+    weight: str | None = None
+    by: str | None = None
+    metrics: list[str] | None = None
+    threshold: float = 0.5
+    pos_label: Any = 1
+    labels: list[Any] | None = None  # class of each score column (multiclass)
+    plots: bool = False
+
+    @property
+    def columns(self) -> list[str]:
+        cols = [*self.y_true, *self.y_pred, *self.y_score]
+        cols += [c for c in (self.weight, self.by) if c]
+        return list(dict.fromkeys(cols))
+
+
+def _kwargs(cls: type, setup: Setup, role: str) -> dict[str, Any]:
+    accepted = _accepted(cls)
+    kw: dict[str, Any] = {}
+    if setup.task in ("binary",) and "pos_label" in accepted:
+        kw["pos_label"] = setup.pos_label
+    if setup.task == "multiclass":
+        if "average" in accepted and role == "pred":
+            kw["average"] = "macro"
+        if setup.labels is not None and role in ("score", "proba") and "labels" in accepted:
+            kw["labels"] = setup.labels
+        if role == "pred" and setup.y_score and not setup.y_pred and setup.labels is not None:
+            kw["labels"] = setup.labels
+    if setup.task == "multilabel" and "average" in accepted and role == "pred":
+        kw["average"] = "micro"
+    if setup.task == "binary" and role == "pred" and not setup.y_pred and "threshold" in accepted:
+        kw["threshold"] = setup.threshold
+    if setup.task == "multilabel" and role == "pred" and not setup.y_pred and "threshold" in accepted:
+        kw["threshold"] = setup.threshold
+    return kw
+
+
+def build(setup: Setup) -> dict[str, MetricCollection]:
+    """One collection per role (``pred``, ``score``, ``proba``) holding the metrics asked for."""
+    has = {
+        "pred": bool(setup.y_pred)
+        or (setup.task in ("binary", "multilabel", "multiclass") and bool(setup.y_score)),
+        "score": bool(setup.y_score),
+        "proba": bool(setup.y_score) and setup.task in ("binary", "multiclass"),
+    }
+    if setup.metrics is None:
+        names = [n for role, ns in DEFAULTS[setup.task].items() if has[role] for n in ns]
+    else:
+        names = setup.metrics
+    members: dict[str, dict[str, Metric[Any]]] = {"pred": {}, "score": {}, "proba": {}}
+    for name in names:
+        cls = metric_class(name)
+        role = role_of(cls)
+        if role not in members:
+            raise EvaluateError(
+                f"--metrics: {cls.__name__} needs {'feature vectors X' if role == 'features' else 'other inputs'}, "
+                "which evaluate does not read"
+            )
+        if not has[role]:
+            need = {"pred": "--y-pred", "score": "--y-score", "proba": "--y-score (probabilities)"}[role]
+            raise EvaluateError(f"--metrics: {cls.__name__} needs {need} for --task {setup.task}")
+        try:
+            metric = cls(**_kwargs(cls, setup, role))
+        except (ValueError, TypeError) as err:
+            raise EvaluateError(f"--metrics: {cls.__name__}: {err}") from None
+        kw = _kwargs(cls, setup, role)
+        suffix = f"_{kw['average']}" if "average" in kw else ""
+        members[role][_snake(cls.__name__) + suffix] = metric
+    if setup.task in ("binary", "multiclass") and has["pred"]:
+        cls = metric_class("ConfusionMatrix")
+        members["pred"].setdefault("confusion_matrix", cls(**_kwargs(cls, setup, "pred")))
+    if setup.plots and setup.task == "binary" and has["score"]:
+        for extra, role in (("roc_curve", "score"), ("pr_curve", "score")):
+            cls = metric_class(EXTRAS[extra.split("_")[0]])
+            members[role].setdefault(extra, cls(**_kwargs(cls, setup, role)))
+    if setup.plots and has["proba"] and "calibration_error" not in members["proba"]:
+        cls = metric_class("CalibrationError")
+        members["proba"]["calibration_error"] = cls(n_bins=10, **_kwargs(cls, setup, "proba"))
+    if not any(members.values()):
+        raise EvaluateError("--metrics: no metric to compute")
+    return {role: MetricCollection(ms) for role, ms in members.items() if ms}
+
+
+# ----------------------------------------------------------------------------- arrays
+def _labels(values: np.ndarray, column: str, task: str) -> np.ndarray:
+    """Class labels from a column: integers stay integers (also when read as floats)."""
+    if values.dtype.kind == "f":
+        if np.all(values == np.round(values)):
+            return values.astype(np.int64)
+        example = values[values != np.round(values)][0]
+        raise EvaluateError(
+            f"--task {task}: column {column!r} holds non-integer numbers such as {example:g}, "
+            "not class labels; use --task regression"
+        )
+    if values.dtype.kind == "b":
+        return values.astype(np.int64)
+    if values.dtype.kind == "O":
+        return values.astype(str)
+    return values
+
+
+def _numbers(df: Any, cols: list[str], task: str, what: str) -> np.ndarray:
+    out = []
+    for c in cols:
+        s = df[c]
+        if s.dtype.kind not in "fiub":
+            example = s.iloc[0]
+            raise EvaluateError(
+                f"--task {task}: column {c!r} ({what}) is not numeric (found {example!r})"
+                + ("; use --task binary, multiclass or clustering for labels" if task == "regression" else "")
+            )
+        out.append(s.to_numpy(dtype=np.float64))
+    return out[0] if len(out) == 1 else np.stack(out, axis=1)
+
+
+@dataclass
+class Inputs:
+    y_true: np.ndarray
+    pred: np.ndarray | None
+    score: np.ndarray | None
+    weight: np.ndarray | None
+
+
+def arrays(df: Any, setup: Setup) -> tuple[Inputs, int]:
+    """The arrays of one chunk, and the number of rows dropped for missing values."""
+    cols = [c for c in setup.columns if c != setup.by]
+    before = len(df)
+    df = df.dropna(subset=cols)
+    dropped = before - len(df)
+    task = setup.task
+    if task == "regression":
+        y_true = _numbers(df, setup.y_true, task, "--y-true")
+        pred = _numbers(df, setup.y_pred, task, "--y-pred")
+    elif task == "multilabel":
+        y_true = np.stack([_labels(df[c].to_numpy(), c, task) for c in setup.y_true], axis=1)
+        pred = (
+            np.stack([_labels(df[c].to_numpy(), c, task) for c in setup.y_pred], axis=1)
+            if setup.y_pred
+            else None
+        )
+    else:
+        y_true = _labels(df[setup.y_true[0]].to_numpy(), setup.y_true[0], task)
+        pred = _labels(df[setup.y_pred[0]].to_numpy(), setup.y_pred[0], task) if setup.y_pred else None
+    score = _numbers(df, setup.y_score, task, "--y-score") if setup.y_score else None
+    weight = _numbers(df, [setup.weight], task, "--weight") if setup.weight else None
+    return Inputs(y_true, pred, score, weight), dropped
+
+
+# ----------------------------------------------------------------------------- the evaluator
+class Evaluator:
+    """The role collections of one slice of the data (the whole file, or one ``--by`` group)."""
+
+    def __init__(self, setup: Setup, collections: dict[str, MetricCollection]) -> None:
+        self.setup = setup
+        self.collections = {role: c.empty_like() for role, c in collections.items()}
+        self.rows = 0
+        self.classes: set[Any] = set()
+
+    def update(self, x: Inputs, where: str) -> None:
+        s = self.setup
+        if s.task == "binary":
+            for option, cols, values in (("--y-true", s.y_true, x.y_true), ("--y-pred", s.y_pred, x.pred)):
+                if values is None:
+                    continue
+                seen = self.classes | set(np.unique(values).tolist())
+                if len(seen) > 2:
+                    shown = sorted(seen, key=str)[:6]
+                    raise EvaluateError(
+                        f"--task binary: column {cols[0]!r} ({option}) makes more than two classes "
+                        f"({', '.join(map(str, shown))}); use --task multiclass"
+                    )
+                self.classes = seen
+            if any(isinstance(c, str) for c in self.classes) and s.pos_label not in self.classes:
+                raise EvaluateError(
+                    f"--pos-label: the labels are {sorted(map(str, self.classes))}; "
+                    f"pass --pos-label with one of them (found {s.pos_label!r})"
+                )
+        for role, coll in self.collections.items():
+            second = x.pred if role == "pred" and x.pred is not None else x.score
+            if role == "proba" and s.task == "multiclass" and x.score is not None and x.score.ndim == 1:
+                continue
+            try:
+                coll.update(x.y_true, second, sample_weight=x.weight)
+            except InputError as err:
+                raise EvaluateError(f"{where}: {err}{_hint(s, str(err))}") from None
+        self.rows += len(x.y_true)
+
+    def values(self) -> tuple[dict[str, Any], list[str]]:
+        """Scalar values by name (curves and the matrix left out), and the warnings raised."""
+        out: dict[str, Any] = {}
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for coll in self.collections.values():
+                for name, metric in coll.items():
+                    if name in ("confusion_matrix", "roc_curve", "pr_curve"):
+                        continue
+                    if self.setup.plots and name == "calibration_error" and name not in self._asked():
+                        continue
+                    value = metric.compute()
+                    if hasattr(value, "value") and hasattr(value, "low"):  # an estimate with bounds
+                        value = value.value
+                    out[name] = _scalar(value)
+        seen: list[str] = []
+        for w in caught:
+            line = f"{w.category.__name__}: {w.message}"
+            if line not in seen:
+                seen.append(line)
+        return out, seen
+
+    def _asked(self) -> set[str]:
+        if self.setup.metrics is None:
+            return {_snake(n) for ns in DEFAULTS[self.setup.task].values() for n in ns}
+        return {_snake(metric_class(n).__name__) for n in self.setup.metrics} | {
+            name for c in self.collections.values() for name in c if name.startswith("calibration_error_")
+        }
+
+    def member(self, name: str) -> Metric[Any] | None:
+        for coll in self.collections.values():
+            if name in coll:
+                return coll[name]
+        return None
+
+    def confusion(self) -> tuple[list[Any], np.ndarray] | None:
+        cm = self.member("confusion_matrix")
+        if cm is None or cm.n_samples == 0:
+            return None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return list(cm.classes), np.asarray(cm.compute())  # type: ignore[attr-defined]
+
+    def collection(self) -> MetricCollection:
+        """One collection holding every role's collection (what ``--save-state`` writes)."""
+        top = MetricCollection({role: c.empty_like() for role, c in self.collections.items()})
+        for role, coll in self.collections.items():
+            top.state.states[role].merge(coll.state)
+        return top
+
+
+def _scalar(value: Any) -> Any:
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        return float(value)
+    if isinstance(value, (np.floating, np.integer)):
+        return value.item()
+    return value
+
+
+def _hint(setup: Setup, message: str) -> str:
+    if "probabilit" in message and setup.task == "binary":
+        return " (--y-score must hold probabilities of the positive class in [0, 1])"
+    if "binary" in message and setup.task == "binary":
+        return " (use --task multiclass?)"
+    if "multiclass" in message and setup.task != "multiclass":
+        return " (use --task multiclass?)"
+    return ""
+
+
+# ----------------------------------------------------------------------------- columns
+def expand_columns(spec: str | None, existing: list[str], option: str) -> list[str]:
+    """Columns named by ``spec``: ``"a,b,c"`` (in that order), or ``"prefix*"`` (every column
+    starting with ``prefix``, in file order). Missing columns raise one line listing those present.
+
+    Examples:
+        >>> expand_columns("p_*", ["y", "p_cat", "p_dog"], "--y-score")
+        ['p_cat', 'p_dog']
+        >>> expand_columns("y", ["y", "p"], "--y-true")
+        ['y']
+    """
+    if not spec:
+        return []
+    cols: list[str] = []
+    for part in (p.strip() for p in spec.split(",")):
+        if not part:
+            continue
+        if part.endswith("*"):
+            found = [c for c in existing if c.startswith(part[:-1])]
+            if not found:
+                raise EvaluateError(
+                    f"{option}: no column starts with {part[:-1]!r}; the columns are {', '.join(existing)}"
+                )
+            cols += found
+        else:
+            cols.append(part)
+    missing = [c for c in cols if c not in existing]
+    if missing:
+        what = "column" if len(missing) == 1 else "columns"
+        raise EvaluateError(
+            f"{option}: no {what} {', '.join(map(repr, missing))}; the columns are {', '.join(existing)}"
+        )
+    return cols
+
+
+def class_names(columns: list[str]) -> list[Any]:
+    """Class labels of score columns: the names without their common prefix (ints when numeric).
+
+    Examples:
+        >>> class_names(["p_cat", "p_cow"]), class_names(["proba_0", "proba_1", "proba_2"])
+        (['cat', 'cow'], [0, 1, 2])
+    """
+    import os.path
+
+    prefix = os.path.commonprefix(columns) if len(columns) > 1 else ""
+    prefix = prefix[: max((prefix.rfind(ch) + 1 for ch in "_-.:/ "), default=0)]
+    names = [c[len(prefix) :] or c for c in columns]
+    if all(n.lstrip("-").isdigit() for n in names):
+        return [int(n) for n in names]
+    return names

@@ -1,0 +1,360 @@
+"""``streammetrics evaluate``: the run (read, update, group) and its report (text or JSON)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .evaluate import EvaluateError, Evaluator, Inputs, Setup, arrays, build, class_names, expand_columns
+from .readers import Table
+
+MAX_GROUPS = 1000
+
+
+@dataclass
+class Result:
+    path: str
+    setup: Setup
+    overall: Evaluator
+    groups: dict[Any, Evaluator]
+    skipped: int
+    seconds: float
+    plots: list[str] = field(default_factory=list)
+    saved: str | None = None
+
+
+def _label(text: str) -> Any:
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def setup_from(args: Any, existing: list[str]) -> Setup:
+    """Check the column options against the file's columns and the task."""
+    task = args.task
+
+    def default(name: str) -> str | None:
+        return name if name in existing else None
+
+    y_true = expand_columns(args.y_true, existing, "--y-true")
+    y_pred = expand_columns(
+        args.y_pred or (default("y_pred") if not args.y_score else None), existing, "--y-pred"
+    )
+    y_score = expand_columns(
+        args.y_score
+        or (default("y_score") if task in ("binary", "multilabel") and not args.y_pred else None),
+        existing,
+        "--y-score",
+    )
+    weight = expand_columns(args.weight, existing, "--weight")
+    by = expand_columns(args.by, existing, "--by")
+    if len(weight) > 1 or len(by) > 1:
+        raise EvaluateError(f"{'--weight' if len(weight) > 1 else '--by'}: expected one column")
+    if not y_pred and not y_score:
+        needs = "--y-pred" if task in ("regression", "clustering") else "--y-pred or --y-score"
+        raise EvaluateError(f"evaluate: expected {needs}; the columns are {', '.join(existing)}")
+    if task in ("binary", "multiclass", "clustering") and len(y_true) != 1:
+        raise EvaluateError(f"--y-true: --task {task} takes one column, found {len(y_true)}")
+    if task in ("binary", "multiclass", "clustering") and len(y_pred) > 1:
+        raise EvaluateError(
+            f"--y-pred: --task {task} takes one column of labels, found {len(y_pred)}"
+            + ("; use --task multilabel for indicator columns" if task != "clustering" else "")
+        )
+    if task == "binary" and len(y_score) > 1:
+        raise EvaluateError(
+            f"--y-score: --task binary takes one column (the positive class's probability), found "
+            f"{len(y_score)}; use --task multiclass for one column per class"
+        )
+    if task == "multiclass" and len(y_score) == 1:
+        raise EvaluateError(
+            "--y-score: --task multiclass takes one probability column per class (e.g. --y-score 'p_*'), found one"
+        )
+    if task in ("regression", "clustering") and y_score:
+        raise EvaluateError(f"--y-score: --task {task} takes --y-pred, not scores")
+    if task == "multilabel":
+        for option, cols in (("--y-pred", y_pred), ("--y-score", y_score)):
+            if cols and len(cols) != len(y_true):
+                raise EvaluateError(
+                    f"{option}: expected {len(y_true)} columns (one per --y-true column), found {len(cols)}"
+                )
+    if task == "regression" and len(y_pred) != len(y_true):
+        raise EvaluateError(
+            f"--y-pred: expected {len(y_true)} columns (one per --y-true column), found {len(y_pred)}"
+        )
+    metrics = [m for m in args.metrics.split(",") if m.strip()] if args.metrics else None
+    return Setup(
+        task=task,
+        y_true=y_true,
+        y_pred=y_pred,
+        y_score=y_score,
+        weight=weight[0] if weight else None,
+        by=by[0] if by else None,
+        metrics=metrics,
+        threshold=args.threshold,
+        pos_label=_label(args.pos_label),
+        labels=class_names(y_score) if task == "multiclass" and y_score else None,
+        plots=bool(args.plot),
+    )
+
+
+def _progress(disabled: bool, total: int | None) -> Any:
+    if disabled:
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:  # pragma: no cover - tqdm is optional
+        return None
+    return tqdm(total=total, unit=" rows", unit_scale=True, file=sys.stderr, dynamic_ncols=True, leave=False)
+
+
+def _subset(x: Inputs, idx: np.ndarray) -> Inputs:
+    return Inputs(
+        x.y_true[idx],
+        None if x.pred is None else x.pred[idx],
+        None if x.score is None else x.score[idx],
+        None if x.weight is None else x.weight[idx],
+    )
+
+
+def evaluate(args: Any) -> Result:
+    start_time = time.perf_counter()
+    table = Table(args.path, args.format, args.chunksize)
+    setup = setup_from(args, table.columns)
+    collections = build(setup)
+    overall = Evaluator(setup, collections)
+    groups: dict[Any, Evaluator] = {}
+    skipped = 0
+    done = 0
+    bar = _progress(args.no_progress or not sys.stderr.isatty(), table.progress_total(0))
+    try:
+        for chunk in table.chunks(setup.columns):
+            where = f"rows {done + 1}-{done + len(chunk)}"
+            keys = None
+            if setup.by:
+                keys = chunk[setup.by].astype(object).where(chunk[setup.by].notna(), "(missing)")
+                chunk = chunk.assign(**{setup.by: keys})
+            x, dropped = arrays(chunk, setup)
+            skipped += dropped
+            overall.update(x, where)
+            if setup.by:
+                kept = chunk.dropna(subset=[c for c in setup.columns if c != setup.by])[setup.by].to_numpy()
+                values, inverse = np.unique(kept.astype(str), return_inverse=True)
+                originals = {str(k): k for k in kept[np.unique(inverse, return_index=True)[1]]}
+                for i, value in enumerate(values):
+                    key = _plain(originals[value])
+                    if key not in groups:
+                        if len(groups) >= MAX_GROUPS:
+                            raise EvaluateError(
+                                f"--by: column {setup.by!r} has more than {MAX_GROUPS} distinct values"
+                            )
+                        groups[key] = Evaluator(setup, collections)
+                    groups[key].update(_subset(x, np.flatnonzero(inverse == i)), f"{where}, {setup.by}={key}")
+            done += len(chunk)
+            if bar is not None:
+                total = table.progress_total(done)
+                if total is not None and total != bar.total:
+                    bar.total = total
+                bar.update(len(chunk))
+    finally:
+        if bar is not None:
+            bar.close()
+    if overall.rows == 0:
+        raise EvaluateError(f"{args.path}: no rows to evaluate ({skipped} skipped for missing values)")
+    result = Result(
+        args.path, setup, overall, dict(sorted(groups.items(), key=lambda kv: str(kv[0]))), skipped, 0.0
+    )
+    if args.plot:
+        result.plots = draw(overall, args.plot)
+    if args.save_state:
+        try:
+            overall.collection().save(args.save_state)
+        except OSError as err:
+            raise EvaluateError(
+                f"--save-state: cannot write {args.save_state!r}: {err.strerror or err}"
+            ) from None
+        result.saved = args.save_state
+    result.seconds = time.perf_counter() - start_time
+    return result
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
+
+
+# ----------------------------------------------------------------------------- pictures
+def draw(ev: Evaluator, directory: str) -> list[str]:
+    """Write the pictures the evaluator can draw into ``directory``; returns their paths."""
+    import warnings
+
+    from .. import plotting
+
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError as err:
+        raise EvaluateError(f"--plot: cannot create {directory!r}: {err.strerror or err}") from None
+    values, _ = ev.values()
+    paths: list[str] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        figures = []
+        roc, pr, cal = ev.member("roc_curve"), ev.member("pr_curve"), ev.member("calibration_error")
+        if roc is not None:
+            figures.append(("roc.png", plotting.plot_roc_curve(roc, auc=values.get("rocauc"))))
+        if pr is not None:
+            prevalence = _prevalence(ev)
+            figures.append(
+                (
+                    "pr.png",
+                    plotting.plot_pr_curve(
+                        pr, average_precision=values.get("average_precision"), prevalence=prevalence
+                    ),
+                )
+            )
+        if cal is not None:
+            figures.append(("calibration.png", plotting.plot_calibration(cal, error=cal.compute())))
+        cm = ev.confusion()
+        if cm is not None:
+            figures.append(("confusion_matrix.png", plotting.plot_confusion_matrix(cm[1], cm[0])))
+    for name, fig in figures:
+        path = os.path.join(directory, name)
+        try:
+            plotting.save_figure(fig, path)
+        except OSError as err:
+            raise EvaluateError(f"--plot: cannot write {path!r}: {err.strerror or err}") from None
+        paths.append(path)
+    return paths
+
+
+def _prevalence(ev: Evaluator) -> float | None:
+    cm = ev.confusion()
+    if cm is None:
+        return None
+    classes, m = cm
+    pos = ev.setup.pos_label
+    if pos not in classes or m.sum() == 0:
+        return None
+    i = classes.index(pos)
+    return float(m[i].sum() / m.sum())
+
+
+# ----------------------------------------------------------------------------- output
+def _fmt(value: Any) -> str:
+    if isinstance(value, (float, int, np.floating, np.integer)) and not isinstance(value, bool):
+        v = float(value)
+        if math.isnan(v):
+            return "nan"
+        if v != 0 and (abs(v) >= 1e5 or abs(v) < 1e-3):
+            return f"{v:.4e}"
+        return f"{v:.4f}"
+    if isinstance(value, np.ndarray):
+        return "[" + ", ".join(_fmt(v) for v in value.ravel()) + "]"
+    return str(value)
+
+
+def _jsonable(value: Any) -> Any:
+    from ..cli import jsonable
+
+    return jsonable(value)
+
+
+def to_json(r: Result) -> dict[str, Any]:
+    values, warned = r.overall.values()
+    s = r.setup
+    doc: dict[str, Any] = {
+        "path": r.path,
+        "task": s.task,
+        "columns": {
+            "y_true": s.y_true,
+            "y_pred": s.y_pred,
+            "y_score": s.y_score,
+            "weight": s.weight,
+            "by": s.by,
+        },
+        "rows": r.overall.rows,
+        "skipped_rows": r.skipped,
+        "seconds": round(r.seconds, 3),
+        "metrics": _jsonable(values),
+    }
+    cm = r.overall.confusion()
+    if cm is not None:
+        doc["confusion_matrix"] = {"classes": _jsonable(cm[0]), "matrix": _jsonable(cm[1])}
+    if s.by:
+        doc["groups"] = {}
+        for key, ev in r.groups.items():
+            gv, gw = ev.values()
+            doc["groups"][str(key)] = {"rows": ev.rows, "metrics": _jsonable(gv), "warnings": gw}
+    doc["plots"] = r.plots
+    doc["state_file"] = r.saved
+    doc["warnings"] = warned
+    return doc
+
+
+def write(r: Result, as_json: bool, out: Any) -> None:
+    if as_json:
+        print(json.dumps(to_json(r), allow_nan=False), file=out)
+        return
+    s = r.setup
+    values, warned = r.overall.values()
+    skipped = f", {r.skipped:,} skipped (missing values)" if r.skipped else ""
+    print(f"{r.path}: {s.task}, {r.overall.rows:,} rows{skipped}, {r.seconds:.2f} s", file=out)
+    cols = [("y_true", s.y_true), ("y_pred", s.y_pred), ("y_score", s.y_score)]
+    cols += [("weight", [s.weight] if s.weight else []), ("by", [s.by] if s.by else [])]
+    print("columns: " + "  ".join(f"{k}={','.join(v)}" for k, v in cols if v), file=out)
+    print(file=out)
+    width = max(map(len, values), default=6) + 2
+    for name, value in values.items():
+        print(f"  {name:<{width}}{_fmt(value)}", file=out)
+    cm = r.overall.confusion()
+    if cm is not None and len(cm[0]) <= 20:
+        classes, m = cm
+        print(file=out)
+        print("confusion matrix (rows: true label, columns: predicted label)", file=out)
+        names = [str(c) for c in classes]
+        cells = [[_count(x) for x in row] for row in m]
+        w = max([len(n) for n in names] + [len(c) for row in cells for c in row]) + 2
+        print(" " * (w + 2) + "".join(f"{n:>{w}}" for n in names), file=out)
+        for n, row in zip(names, cells):
+            print(f"  {n:>{w}}" + "".join(f"{c:>{w}}" for c in row), file=out)
+    if s.by:
+        print(file=out)
+        print(f"by {s.by} ({len(r.groups)} groups):", file=out)
+        rows = [("(all)", r.overall.rows, values)]
+        rows += [(str(k), ev.rows, ev.values()[0]) for k, ev in r.groups.items()]
+        names = [n for n, v in values.items() if not isinstance(v, np.ndarray)]
+        header = [s.by, "rows", *names]
+        table = [[g, f"{n:,}", *(_fmt(v.get(name, float("nan"))) for name in names)] for g, n, v in rows]
+        widths = [max(len(str(x)) for x in col) for col in zip(header, *table)]
+        print(
+            "  "
+            + "  ".join(
+                f"{h:<{w}}" if i == 0 else f"{h:>{w}}" for i, (h, w) in enumerate(zip(header, widths))
+            ),
+            file=out,
+        )
+        for line in table:
+            print(
+                "  "
+                + "  ".join(
+                    f"{c:<{w}}" if i == 0 else f"{c:>{w}}" for i, (c, w) in enumerate(zip(line, widths))
+                ),
+                file=out,
+            )
+    if r.plots:
+        print(file=out)
+        print(f"pictures: {', '.join(r.plots)}", file=out)
+    if r.saved:
+        print(f"state saved to {r.saved} (streammetrics show {r.saved})", file=out)
+    for line in warned:
+        print(f"warning: {line}", file=sys.stderr)
+
+
+def _count(x: float) -> str:
+    return f"{int(x):,}" if float(x).is_integer() else f"{x:,.2f}"

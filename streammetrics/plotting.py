@@ -1,0 +1,262 @@
+"""Pictures of curves, calibration and confusion matrices (matplotlib, an optional extra).
+
+Every function takes either a result (``ROCCurveResult``, ``PRCurveResult``,
+``ReliabilityCurve``, a matrix) or the metric that computes it, draws on ``ax`` (a new figure
+when ``None``) and returns the matplotlib :class:`~matplotlib.figure.Figure`. matplotlib is
+imported when a function is first called, never by ``import streammetrics``; without a display
+the non-interactive ``Agg`` backend is selected.
+
+Examples:
+    >>> import streammetrics as sm
+    >>> from streammetrics.plotting import plot_roc_curve
+    >>> roc = sm.ROCCurve().update([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    >>> fig = plot_roc_curve(roc, auc=0.75)
+    >>> fig.axes[0].get_xlabel()
+    'False positive rate'
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import numpy as np
+
+__all__ = ["plot_roc_curve", "plot_pr_curve", "plot_calibration", "plot_confusion_matrix", "save_figure"]
+
+
+def _matplotlib() -> Any:
+    try:
+        import matplotlib
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "plotting needs matplotlib: pip install 'streammetrics[plot]' (or pip install matplotlib)"
+        ) from None
+    headless = sys.platform.startswith("linux") and not (
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    )
+    if headless and "MPLBACKEND" not in os.environ and "matplotlib.pyplot" not in sys.modules:
+        matplotlib.use("Agg")
+    return matplotlib
+
+
+def _axes(ax: Any, figsize: tuple[float, float]) -> tuple[Any, Any]:
+    """``(figure, axes)``: ``ax`` and its figure, or a new figure of ``figsize`` inches."""
+    if ax is not None:
+        return ax.figure, ax
+    _matplotlib()
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=figsize, layout="constrained")
+    return fig, ax
+
+
+def _result(obj: Any) -> Any:
+    """A metric's computed result, or ``obj`` itself when it is already a result."""
+    if hasattr(obj, "compute") and callable(obj.compute) and hasattr(obj, "update"):
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return obj.compute()
+    return obj
+
+
+def plot_roc_curve(
+    curve: Any,
+    *,
+    auc: float | None = None,
+    label: str | None = None,
+    ax: Any = None,
+    figsize: tuple[float, float] = (5.0, 5.0),
+    **kwargs: Any,
+) -> Any:
+    """Draw a ROC curve (false positive rate against true positive rate); returns the figure.
+
+    ``curve`` is a :class:`~streammetrics.ROCCurve` (or its ``compute()`` result, or any
+    ``(fpr, tpr, ...)`` tuple). ``auc`` is written in the legend; ``kwargs`` go to ``ax.plot``.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> from streammetrics.plotting import plot_roc_curve
+        >>> r = sm.ROCCurve().update([0, 1, 1, 0], [0.2, 0.9, 0.6, 0.7]).compute()
+        >>> fig = plot_roc_curve(r, label="model")
+        >>> fig.axes[0].get_legend_handles_labels()[1]
+        ['model', 'chance']
+    """
+    fpr, tpr = (np.asarray(a, dtype=np.float64) for a in tuple(_result(curve))[:2])
+    fig, ax = _axes(ax, figsize)
+    text = label or "ROC"
+    if auc is not None and np.isfinite(auc):
+        text += f" (AUC = {auc:.4f})"
+    kwargs.setdefault("drawstyle", "default")
+    ax.plot(fpr, tpr, label=text, linewidth=2, **kwargs)
+    ax.plot([0, 1], [0, 1], linestyle="--", color="grey", linewidth=1, label="chance")
+    ax.set(xlim=(-0.01, 1.01), ylim=(-0.01, 1.01), aspect="equal")
+    ax.set_xlabel("False positive rate")
+    ax.set_ylabel("True positive rate")
+    ax.set_title("ROC curve")
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="lower right")
+    return fig
+
+
+def plot_pr_curve(
+    curve: Any,
+    *,
+    average_precision: float | None = None,
+    prevalence: float | None = None,
+    label: str | None = None,
+    ax: Any = None,
+    figsize: tuple[float, float] = (5.0, 5.0),
+    **kwargs: Any,
+) -> Any:
+    """Draw a precision-recall curve (recall on x); returns the figure.
+
+    ``curve`` is a :class:`~streammetrics.PRCurve` (or its ``compute()`` result, or any
+    ``(precision, recall, ...)`` tuple). ``average_precision`` goes into the legend;
+    ``prevalence`` (the positive rate) draws the no-skill line.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> from streammetrics.plotting import plot_pr_curve
+        >>> pr = sm.PRCurve().update([0, 1, 1, 0], [0.2, 0.9, 0.6, 0.7])
+        >>> fig = plot_pr_curve(pr, prevalence=0.5)
+        >>> fig.axes[0].get_ylabel()
+        'Precision'
+    """
+    precision, recall = (np.asarray(a, dtype=np.float64) for a in tuple(_result(curve))[:2])
+    fig, ax = _axes(ax, figsize)
+    text = label or "PR"
+    if average_precision is not None and np.isfinite(average_precision):
+        text += f" (AP = {average_precision:.4f})"
+    kwargs.setdefault("drawstyle", "steps-post")
+    order = np.argsort(recall, kind="stable")
+    ax.plot(recall[order], precision[order], label=text, linewidth=2, **kwargs)
+    if prevalence is not None and np.isfinite(prevalence):
+        ax.axhline(
+            prevalence, linestyle="--", color="grey", linewidth=1, label=f"no skill ({prevalence:.3g})"
+        )
+    ax.set(xlim=(-0.01, 1.01), ylim=(-0.01, 1.01), aspect="equal")
+    ax.set_xlabel("Recall")
+    ax.set_ylabel("Precision")
+    ax.set_title("Precision-recall curve")
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="lower left")
+    return fig
+
+
+def plot_calibration(
+    curve: Any,
+    *,
+    error: float | None = None,
+    label: str | None = None,
+    ax: Any = None,
+    figsize: tuple[float, float] = (5.0, 5.0),
+    **kwargs: Any,
+) -> Any:
+    """Draw a reliability diagram (mean forecast against observed frequency); returns the figure.
+
+    ``curve`` is a :class:`~streammetrics.CalibrationError` (its :meth:`curve` is used) or a
+    ``ReliabilityCurve`` / ``(prob_true, prob_pred[, weights])`` tuple. Marker areas follow
+    the bins' weights; ``error`` (e.g. the ECE) goes into the legend.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> from streammetrics.plotting import plot_calibration
+        >>> ce = sm.CalibrationError(n_bins=5).update([0, 1, 1, 0, 1], [0.1, 0.8, 0.7, 0.3, 0.4])
+        >>> fig = plot_calibration(ce, error=ce.compute())
+        >>> fig.axes[0].get_title()
+        'Reliability diagram'
+    """
+    if hasattr(curve, "curve") and callable(curve.curve):
+        curve = curve.curve()
+    parts = tuple(curve)
+    prob_true, prob_pred = (np.asarray(a, dtype=np.float64) for a in parts[:2])
+    weights = np.asarray(parts[2], dtype=np.float64) if len(parts) > 2 else np.ones_like(prob_true)
+    fig, ax = _axes(ax, figsize)
+    text = label or "model"
+    if error is not None and np.isfinite(error):
+        text += f" (ECE = {error:.4f})"
+    ax.plot([0, 1], [0, 1], linestyle="--", color="grey", linewidth=1, label="perfectly calibrated")
+    line = ax.plot(prob_pred, prob_true, linewidth=1.5, label=text, **kwargs)[0]
+    if weights.size and weights.max() > 0:
+        sizes = 15 + 185 * weights / weights.max()
+        ax.scatter(prob_pred, prob_true, s=sizes, color=line.get_color(), alpha=0.7, zorder=3)
+    ax.set(xlim=(-0.01, 1.01), ylim=(-0.01, 1.01), aspect="equal")
+    ax.set_xlabel("Mean predicted probability")
+    ax.set_ylabel("Observed frequency")
+    ax.set_title("Reliability diagram")
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="upper left")
+    return fig
+
+
+def plot_confusion_matrix(matrix: Any, classes: Any, ax: Any = None, **kwargs: Any) -> Any:
+    """Draw a confusion matrix as a heat map with the counts written in; returns the figure.
+
+    Rows are true labels, columns predicted labels (scikit-learn's convention). Keywords:
+    ``normalize`` (``None``, ``"true"``, ``"pred"``, ``"all"``: colours and numbers become
+    fractions), ``cmap`` (default ``"Blues"``), ``values`` (write the numbers, default when
+    at most 30 classes), ``title``, ``figsize``.
+
+    Examples:
+        >>> from streammetrics.plotting import plot_confusion_matrix
+        >>> fig = plot_confusion_matrix([[50, 2], [5, 43]], ["cat", "dog"])
+        >>> [t.get_text() for t in fig.axes[0].get_xticklabels()]
+        ['cat', 'dog']
+    """
+    normalize = kwargs.pop("normalize", None)
+    cmap = kwargs.pop("cmap", "Blues")
+    title = kwargs.pop("title", "Confusion matrix")
+    m = np.asarray(matrix, dtype=np.float64)
+    if m.ndim != 2 or m.shape[0] != m.shape[1]:
+        raise ValueError(f"matrix: expected a square 2-D matrix, found shape {m.shape}")
+    classes = [str(c) for c in classes]
+    if len(classes) != m.shape[0]:
+        raise ValueError(f"classes: expected {m.shape[0]} names, found {len(classes)}")
+    if normalize is not None:
+        axis = {"true": 1, "pred": 0, "all": None}.get(normalize, "bad")
+        if axis == "bad":
+            raise ValueError(f"normalize: expected None, 'true', 'pred' or 'all', found {normalize!r}")
+        with np.errstate(invalid="ignore", divide="ignore"):
+            m = np.nan_to_num(m / m.sum(axis=axis, keepdims=axis is not None))
+    values = kwargs.pop("values", len(classes) <= 30)
+    k = len(classes)
+    size = min(4.0 + 0.45 * k, 14.0)
+    fig, ax = _axes(ax, kwargs.pop("figsize", (size + 1.0, size)))
+    image = ax.imshow(m, cmap=cmap, interpolation="nearest", **kwargs)
+    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+    if values and m.size:
+        top = m.max() if m.max() > 0 else 1.0
+        integer = normalize is None and np.all(m == np.round(m))
+        for (i, j), x in np.ndenumerate(m):
+            text = f"{int(x):d}" if integer else f"{x:.2f}"
+            colour = "white" if x > 0.5 * top else "black"
+            ax.text(j, i, text, ha="center", va="center", color=colour, fontsize=9)
+    ax.set_xticks(range(k), classes, rotation=45 if max(map(len, classes), default=0) > 3 else 0)
+    ax.set_yticks(range(k), classes)
+    ax.set_xlabel("Predicted label")
+    ax.set_ylabel("True label")
+    ax.set_title(title)
+    return fig
+
+
+def save_figure(fig: Any, path: str | os.PathLike[str], dpi: int = 100) -> str:
+    """Write ``fig`` as a PNG to ``path`` and release it (closes it in pyplot); returns the path.
+
+    Examples:
+        >>> import os, tempfile
+        >>> from streammetrics.plotting import plot_confusion_matrix, save_figure
+        >>> path = save_figure(plot_confusion_matrix([[1, 0], [0, 1]], [0, 1]),
+        ...                    os.path.join(tempfile.mkdtemp(), "cm.png"))
+        >>> os.path.getsize(path) > 0
+        True
+    """
+    fig.savefig(path, dpi=dpi)
+    if "matplotlib.pyplot" in sys.modules:
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+    return os.fspath(path)
