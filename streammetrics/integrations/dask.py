@@ -114,9 +114,11 @@ def evaluate(
     Args:
         metric: a metric or a collection; it is not changed (each partition starts from an empty
             copy of it; data it already holds is not included).
-        y_true, y_pred, sample_weight: Dask arrays (chunked along rows; 2-D arrays are rechunked
-            to whole rows) or Dask DataFrame columns / frames with aligned partitions. Arrays are
-            rechunked to the row chunks of ``y_true``.
+        y_true: a Dask array (chunked along rows; 2-D arrays are rechunked to whole rows) or a
+            Dask DataFrame column / frame.
+        y_pred: the same kind of collection, with partitions aligned to ``y_true`` (arrays are
+            rechunked to the row chunks of ``y_true``).
+        sample_weight: optional, like ``y_pred``.
         split_every: how many states each node of the merge tree merges (default 8).
         scheduler: passed to :func:`dask.compute` (``"threads"``, ``"processes"``,
             ``"synchronous"``, a ``distributed.Client``); the default is Dask's current one.

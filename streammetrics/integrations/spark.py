@@ -95,8 +95,9 @@ def evaluate(metric: Any, df: Any, y_true_col: str, y_pred_col: str, weight_col:
         metric: a metric or a collection; it is not changed (each partition starts from an empty
             copy of it).
         df: a ``pyspark.sql.DataFrame`` (classic or Spark Connect).
-        y_true_col, y_pred_col: column names; array columns (``array<double>``) become 2-D
-            inputs (multilabel indicators, class scores).
+        y_true_col: the column of true values; array columns (``array<double>``) become 2-D
+            inputs (multilabel indicators).
+        y_pred_col: the column of predictions or scores (array columns: class scores).
         weight_col: an optional column of sample weights (0 excludes a row, e.g. padding).
 
     Raises:
