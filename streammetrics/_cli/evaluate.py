@@ -447,7 +447,7 @@ def class_names(columns: list[str]) -> list[Any]:
     """
     import os.path
 
-    prefix = os.path.commonprefix(columns) if len(columns) > 1 else ""
+    prefix = os.path.commonpath(columns) if len(columns) > 1 else ""
     prefix = prefix[: max((prefix.rfind(ch) + 1 for ch in "_-.:/ "), default=0)]
     names = [c[len(prefix) :] or c for c in columns]
     if all(n.lstrip("-").isdigit() for n in names):

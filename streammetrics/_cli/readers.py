@@ -123,7 +123,7 @@ class Table:
         if self.path.lower().endswith(_COMPRESSED):
             return self.path
         self._size = os.path.getsize(self.path)
-        self._counter = _Counting(open(self.path, "rb"))  # noqa: SIM115 - closed in chunks()
+        self._counter = _Counting(open(self.path, "rb"))
         buffered = io.BufferedReader(self._counter, buffer_size=1 << 20)
         self._handle = io.TextIOWrapper(buffered, encoding="utf-8") if text else buffered
         return self._handle

@@ -321,7 +321,7 @@ def write(r: Result, as_json: bool, out: Any) -> None:
         cells = [[_count(x) for x in row] for row in m]
         w = max([len(n) for n in names] + [len(c) for row in cells for c in row]) + 2
         print(" " * (w + 2) + "".join(f"{n:>{w}}" for n in names), file=out)
-        for n, row in zip(names, cells):
+        for n, row in zip(names, cells, strict=False):
             print(f"  {n:>{w}}" + "".join(f"{c:>{w}}" for c in row), file=out)
     if s.by:
         print(file=out)
@@ -331,11 +331,11 @@ def write(r: Result, as_json: bool, out: Any) -> None:
         names = [n for n, v in values.items() if not isinstance(v, np.ndarray)]
         header = [s.by, "rows", *names]
         table = [[g, f"{n:,}", *(_fmt(v.get(name, float("nan"))) for name in names)] for g, n, v in rows]
-        widths = [max(len(str(x)) for x in col) for col in zip(header, *table)]
+        widths = [max(len(str(x)) for x in col) for col in zip(header, *table, strict=False)]
         print(
             "  "
             + "  ".join(
-                f"{h:<{w}}" if i == 0 else f"{h:>{w}}" for i, (h, w) in enumerate(zip(header, widths))
+                f"{h:<{w}}" if i == 0 else f"{h:>{w}}" for i, (h, w) in enumerate(zip(header, widths, strict=False))
             ),
             file=out,
         )
@@ -343,7 +343,7 @@ def write(r: Result, as_json: bool, out: Any) -> None:
             print(
                 "  "
                 + "  ".join(
-                    f"{c:<{w}}" if i == 0 else f"{c:>{w}}" for i, (c, w) in enumerate(zip(line, widths))
+                    f"{c:<{w}}" if i == 0 else f"{c:>{w}}" for i, (c, w) in enumerate(zip(line, widths, strict=False))
                 ),
                 file=out,
             )
