@@ -16,7 +16,13 @@ AVERAGES = ("binary", "micro", "macro", "weighted", "samples", None)
 
 
 def apply_zero_division(values: np.ndarray, zero_division: Any, warn_value: float, name: str) -> np.ndarray:
-    """Replace undefined (NaN) entries by the policy value; warn when the policy is ``"warn"``."""
+    """Replace undefined (NaN) entries by the policy value; warn when the policy is ``"warn"``.
+
+    Examples:
+        >>> import numpy as np, warnings
+        >>> apply_zero_division(np.array([0.5, np.nan]), 1.0, 0.0, "Precision").tolist()
+        [0.5, 1.0]
+    """
     undefined = np.isnan(values)
     if not undefined.any():
         return values
@@ -35,7 +41,13 @@ def apply_zero_division(values: np.ndarray, zero_division: Any, warn_value: floa
 
 
 def nan_average(values: np.ndarray, weights: np.ndarray | None = None) -> float:
-    """Weighted mean ignoring NaN (scikit-learn's ``_nanaverage``); NaN if nothing is left."""
+    """Weighted mean ignoring NaN (scikit-learn's ``_nanaverage``); NaN if nothing is left.
+
+    Examples:
+        >>> import numpy as np
+        >>> nan_average(np.array([0.2, np.nan, 0.6]), np.array([1.0, 5.0, 3.0]))
+        0.49999999999999994
+    """
     keep = ~np.isnan(values)
     if not keep.any():
         return float("nan")
@@ -55,6 +67,11 @@ def at_prevalence(
 
     Sensitivity and specificity are kept; the predictive values, accuracy, F-scores and the
     like then describe a deployment where the positive class has that prevalence.
+
+    Examples:
+        >>> import numpy as np
+        >>> [float(a[0]) for a in at_prevalence(*(np.array([v], float) for v in (8, 2, 2, 8)), 0.1)]
+        [0.08, 0.18, 0.02, 0.72]
     """
     pos, neg = tp + fn, fp + tn
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -64,7 +81,15 @@ def at_prevalence(
 
 
 def class_counts(counts: ConfusionCounts, average: Any, pos_label: Any) -> tuple[np.ndarray, ...]:
-    """The (tp, fp, fn, tn) arrays the average works on: per class, one class, or summed."""
+    """The (tp, fp, fn, tn) arrays the average works on: per class, one class, or summed.
+
+    Examples:
+        >>> import numpy as np
+        >>> s = ConfusionCounts()
+        >>> s.add_multiclass(np.array([0, 1, 1]), np.array([0, 1, 0]), None)
+        >>> [a.tolist() for a in class_counts(s, "binary", 1)]
+        [[1.0], [0.0], [1.0], [1.0]]
+    """
     tp, fp, fn, tn = counts.one_vs_rest()
     if average == "binary":
         index = counts.labels.index_of(pos_label)
@@ -92,6 +117,14 @@ def score(
 
     ``average=None`` returns one value per label (in ``counts.labels`` order); ``"samples"``
     (multilabel) averages the per-sample values using the exact per-sample histogram.
+
+    Examples:
+        >>> import numpy as np
+        >>> from streammetrics.classification import rates
+        >>> s = ConfusionCounts()
+        >>> s.add_multiclass(np.array([0, 1, 2, 2]), np.array([0, 2, 2, 2]), None)
+        >>> score(s, rates.ppv, average="macro", zero_division=0.0)
+        0.5555555555555555
     """
     if average == "samples":
         tp, fp, fn, tn, w = counts.samplewise()

@@ -26,6 +26,11 @@ class ConfusionMetric(Metric[ConfusionCounts]):
     2-D 0/1 indicator (multilabel), 1-D scores with ``threshold=``, or 2-D class scores for
     1-D ``y_true`` (the arg-max column is the prediction; columns follow ``labels``).
     Predictions ``score >= threshold`` are positive, matching the ROC curve convention.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> sm.Accuracy(threshold=0.5).update([0, 1, 1], [0.2, 0.9, 0.4]).compute()
+        0.6666666666666666
     """
 
     higher_is_better: ClassVar[bool | None] = True
@@ -190,6 +195,11 @@ class RateMetric(ConfusionMetric):
     ``average``: ``"binary"`` (the ``pos_label`` class), ``"micro"`` (counts summed over labels),
     ``"macro"``, ``"weighted"`` (by support), ``"samples"`` (multilabel) or ``None`` (one value
     per label, in label order). ``zero_division``: ``"warn"``, 0.0, 1.0 or ``np.nan``.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> sm.Recall(average=None).update(["a", "b", "b", "c"], ["a", "b", "c", "c"]).compute().tolist()
+        [1.0, 0.5, 1.0]
     """
 
     #: The per-class formula.

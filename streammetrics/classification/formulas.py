@@ -23,13 +23,31 @@ from .counts import ConfusionCounts
 
 
 def multiclass_accuracy(counts: ConfusionCounts) -> float:
-    """Fraction of rows whose predicted label equals the true label."""
+    """Fraction of rows whose predicted label equals the true label.
+
+    Examples:
+        >>> import numpy as np
+        >>> from streammetrics.classification.counts import ConfusionCounts
+        >>> s = ConfusionCounts()
+        >>> s.add_multiclass(np.array([0, 1, 2, 2, 1]), np.array([0, 2, 2, 2, 1]), None)
+        >>> multiclass_accuracy(s)
+        0.8
+    """
     m = counts.matrix
     return float(np.trace(m) / m.sum())
 
 
 def subset_accuracy(counts: ConfusionCounts) -> float:
-    """Fraction of rows predicted exactly (every label right, for multilabel input)."""
+    """Fraction of rows predicted exactly (every label right, for multilabel input).
+
+    Examples:
+        >>> import numpy as np
+        >>> from streammetrics.classification.counts import ConfusionCounts
+        >>> s = ConfusionCounts()
+        >>> s.add_multiclass(np.array([0, 1, 2, 2, 1]), np.array([0, 2, 2, 2, 1]), None)
+        >>> subset_accuracy(s)
+        0.8
+    """
     if counts.mode != "multilabel":
         return multiclass_accuracy(counts)
     _tp, fp, fn, _, w = counts.samplewise()
@@ -37,7 +55,16 @@ def subset_accuracy(counts: ConfusionCounts) -> float:
 
 
 def hamming_loss(counts: ConfusionCounts) -> float:
-    """Fraction of wrong labels: wrong rows (multiclass) or wrong cells (multilabel)."""
+    """Fraction of wrong labels: wrong rows (multiclass) or wrong cells (multilabel).
+
+    Examples:
+        >>> import numpy as np
+        >>> from streammetrics.classification.counts import ConfusionCounts
+        >>> s = ConfusionCounts()
+        >>> s.add_multiclass(np.array([0, 1, 2, 2, 1]), np.array([0, 2, 2, 2, 1]), None)
+        >>> hamming_loss(s)
+        0.19999999999999996
+    """
     if counts.mode != "multilabel":
         return 1.0 - multiclass_accuracy(counts)
     m = counts.matrix.astype(np.float64)
@@ -45,7 +72,16 @@ def hamming_loss(counts: ConfusionCounts) -> float:
 
 
 def balanced_accuracy(counts: ConfusionCounts, adjusted: bool = False) -> float:
-    """Mean recall over the classes present in y_true (chance-adjusted if ``adjusted``)."""
+    """Mean recall over the classes present in y_true (chance-adjusted if ``adjusted``).
+
+    Examples:
+        >>> import numpy as np
+        >>> from streammetrics.classification.counts import ConfusionCounts
+        >>> s = ConfusionCounts()
+        >>> s.add_multiclass(np.array([0, 1, 2, 2, 1]), np.array([0, 2, 2, 2, 1]), None)
+        >>> balanced_accuracy(s)
+        0.8333333333333334
+    """
     m = counts.matrix.astype(np.float64)
     support = m.sum(axis=1)
     present = support > 0
@@ -67,7 +103,16 @@ def balanced_accuracy(counts: ConfusionCounts, adjusted: bool = False) -> float:
 
 
 def matthews_corrcoef(counts: ConfusionCounts) -> float:
-    """The multiclass Matthews correlation (Gorodkin's R_K); 0.0 when undefined, as scikit-learn."""
+    """The multiclass Matthews correlation (Gorodkin's R_K); 0.0 when undefined, as scikit-learn.
+
+    Examples:
+        >>> import numpy as np
+        >>> from streammetrics.classification.counts import ConfusionCounts
+        >>> s = ConfusionCounts()
+        >>> s.add_multiclass(np.array([0, 1, 2, 2, 1]), np.array([0, 2, 2, 2, 1]), None)
+        >>> round(matthews_corrcoef(s), 6)
+        0.734968
+    """
     m = counts.matrix.astype(np.float64)
     t_sum, p_sum = m.sum(axis=1), m.sum(axis=0)
     n_correct, n = np.trace(m), m.sum()
@@ -82,7 +127,16 @@ def matthews_corrcoef(counts: ConfusionCounts) -> float:
 def cohen_kappa(
     counts: ConfusionCounts, weights: str | None = None, undefined: float = float("nan")
 ) -> float:
-    """Cohen's kappa (unweighted, linear or quadratic weights) over the label order."""
+    """Cohen's kappa (unweighted, linear or quadratic weights) over the label order.
+
+    Examples:
+        >>> import numpy as np
+        >>> from streammetrics.classification.counts import ConfusionCounts
+        >>> s = ConfusionCounts()
+        >>> s.add_multiclass(np.array([0, 1, 2, 2, 1]), np.array([0, 2, 2, 2, 1]), None)
+        >>> round(cohen_kappa(s, "quadratic"), 6)
+        0.83871
+    """
     m = counts.matrix.astype(np.float64)
     k = m.shape[0]
     expected = np.outer(m.sum(axis=1), m.sum(axis=0)) / m.sum()
