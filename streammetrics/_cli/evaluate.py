@@ -169,14 +169,15 @@ def _kwargs(cls: type, setup: Setup, role: str) -> dict[str, Any]:
     if setup.task in ("binary",) and "pos_label" in accepted:
         kw["pos_label"] = setup.pos_label
     if setup.task == "multiclass":
-        if "average" in accepted and role == "pred":
-            kw["average"] = "macro"
+        if "average" in accepted and role == "pred" and getattr(cls, "whole_matrix", None) is None:
+            kw["average"] = "macro"  # only where average="binary" has no multiclass meaning
         if setup.labels is not None and role in ("score", "proba") and "labels" in accepted:
             kw["labels"] = setup.labels
         if role == "pred" and setup.y_score and not setup.y_pred and setup.labels is not None:
             kw["labels"] = setup.labels
     if setup.task == "multilabel" and "average" in accepted and role == "pred":
-        kw["average"] = "micro"
+        if not getattr(cls, "multilabel_binary", False):
+            kw["average"] = "micro"
     if setup.task == "binary" and role == "pred" and not setup.y_pred and "threshold" in accepted:
         kw["threshold"] = setup.threshold
     if setup.task == "multilabel" and role == "pred" and not setup.y_pred and "threshold" in accepted:
@@ -445,9 +446,11 @@ def class_names(columns: list[str]) -> list[Any]:
         >>> class_names(["p_cat", "p_cow"]), class_names(["proba_0", "proba_1", "proba_2"])
         (['cat', 'cow'], [0, 1, 2])
     """
-    import os.path
-
-    prefix = os.path.commonpath(columns) if len(columns) > 1 else ""
+    prefix = ""
+    if len(columns) > 1:
+        shortest = min(columns, key=len)
+        length = next((i for i, ch in enumerate(shortest) if any(c[i] != ch for c in columns)), len(shortest))
+        prefix = shortest[:length]
     prefix = prefix[: max((prefix.rfind(ch) + 1 for ch in "_-.:/ "), default=0)]
     names = [c[len(prefix) :] or c for c in columns]
     if all(n.lstrip("-").isdigit() for n in names):

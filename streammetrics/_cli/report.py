@@ -335,7 +335,8 @@ def write(r: Result, as_json: bool, out: Any) -> None:
         print(
             "  "
             + "  ".join(
-                f"{h:<{w}}" if i == 0 else f"{h:>{w}}" for i, (h, w) in enumerate(zip(header, widths, strict=False))
+                f"{h:<{w}}" if i == 0 else f"{h:>{w}}"
+                for i, (h, w) in enumerate(zip(header, widths, strict=False))
             ),
             file=out,
         )
@@ -343,7 +344,8 @@ def write(r: Result, as_json: bool, out: Any) -> None:
             print(
                 "  "
                 + "  ".join(
-                    f"{c:<{w}}" if i == 0 else f"{c:>{w}}" for i, (c, w) in enumerate(zip(line, widths, strict=False))
+                    f"{c:<{w}}" if i == 0 else f"{c:>{w}}"
+                    for i, (c, w) in enumerate(zip(line, widths, strict=False))
                 ),
                 file=out,
             )
