@@ -24,6 +24,7 @@ Examples:
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import sys
@@ -71,7 +72,7 @@ def clustering_stream(rows: int, rng: np.random.Generator) -> tuple[np.ndarray, 
 
 def _shards(n: int) -> list[slice]:
     edges = np.linspace(0, n, SHARDS + 1).astype(int)
-    return [slice(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:], strict=True)]
+    return [slice(int(a), int(b)) for a, b in itertools.pairwise(edges)]
 
 
 def _sharded(make: Any, arrays: tuple[np.ndarray, ...]) -> tuple[Any, list[int]]:
