@@ -304,7 +304,8 @@ def write(r: Result, as_json: bool, out: Any) -> None:
     s = r.setup
     values, warned = r.overall.values()
     skipped = f", {r.skipped:,} skipped (missing values)" if r.skipped else ""
-    print(f"{r.path}: {s.task}, {r.overall.rows:,} rows{skipped}, {r.seconds:.2f} s", file=out)
+    name = "stdin" if r.path == "-" else r.path
+    print(f"{name}: {s.task}, {r.overall.rows:,} rows{skipped}, {r.seconds:.2f} s", file=out)
     cols = [("y_true", s.y_true), ("y_pred", s.y_pred), ("y_score", s.y_score)]
     cols += [("weight", [s.weight] if s.weight else []), ("by", [s.by] if s.by else [])]
     print("columns: " + "  ".join(f"{k}={','.join(v)}" for k, v in cols if v), file=out)
