@@ -18,7 +18,7 @@ Examples:
     >>> from streammetrics.demo import run
     >>> buf = io.StringIO()
     >>> doc = run(rows=20_000, plot_dir=None, out=buf)
-    >>> doc["classifier"]["merged_equals_one_pass"], doc["regression"]["rows"]
+    >>> doc["classifier"]["merged_equals_one_pass"], doc["classifier"]["rows"]
     (True, 20000)
 """
 
@@ -114,10 +114,15 @@ def run(
 
     ``plot_dir=""`` writes the pictures to a new temporary directory, ``None`` draws nothing.
     """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sm.UndefinedMetricWarning)
+        return _run(rows, seed, plot_dir, as_json, out)
+
+
+def _run(rows: int, seed: int, plot_dir: str | None, as_json: bool, out: Any) -> dict[str, Any]:
     out = sys.stdout if out is None else out
     rng = np.random.default_rng(seed)
     t0 = time.perf_counter()
-    warnings.simplefilter("ignore", sm.UndefinedMetricWarning)
 
     # ------------------------------------------------------------------ classifier
     y, p = classifier_stream(rows, rng)
