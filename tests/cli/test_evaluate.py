@@ -268,3 +268,33 @@ def test_wrong_probabilities_are_one_line(tmp_path):
     out = run("evaluate", str(path), "--task", "binary")
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert "probabilities" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_progress_total_exact_for_parquet_estimated_for_csv(files, data):
+    from streammetrics._cli.readers import Table
+
+    parquet = Table(files["parquet"], chunksize=1000)
+    assert parquet.progress_total(0) == len(data)
+    csv = Table(files["csv"], chunksize=1000)
+    done = sum(len(chunk) for chunk in csv.chunks(["label"]))
+    assert done == len(data) and csv.progress_total(done) == len(data)  # all bytes read: exact
+
+
+def test_no_progress_flag(capsys, files):
+    assert (
+        main(
+            [
+                "evaluate",
+                files["csv"],
+                "--task",
+                "binary",
+                "--y-true",
+                "label",
+                "--y-pred",
+                "pred",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
+    assert capsys.readouterr().err == ""
