@@ -101,9 +101,8 @@ def report(names: list[str], quick: bool, progress: bool = True) -> str:
         if progress:
             print(f"running bench_{name}.py ...", file=sys.stderr, flush=True)
         section, seconds = run_module(name, found[name], quick)
-        if section.startswith("## "):
-            section = "### " + section[3:]
-        section = section.replace("\n## ", "\n### ")
+        # the module's headings go one level down, under this module's "## name"
+        section = "\n".join("#" + line if line.startswith("#") else line for line in section.splitlines())
         lines += [f"## {name}", "", f"*{seconds:.1f} s*", "", section, ""]
     return "\n".join(lines).rstrip() + "\n"
 
