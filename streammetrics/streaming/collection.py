@@ -124,7 +124,10 @@ class MetricCollection(OneRowMixin, Metric[CollectionState]):
     def _link(self) -> None:
         for leader, names in self._groups.items():
             for name in names:
-                self._members[name]._state = self._state.states[leader]
+                member = self._members[name]
+                member._state = self._state.states[leader]
+                if isinstance(member, MetricCollection):  # nested: its members follow its state
+                    member._link()
 
     # ------------------------------------------------------------------ mapping view
     def __getitem__(self, name: str) -> Metric[Any]:
