@@ -68,3 +68,22 @@ def test_drawing_on_given_axes_and_bad_input():
         plotting.plot_confusion_matrix([[1, 2, 3]], ["a"])
     with pytest.raises(ValueError, match="classes: expected 2 names"):
         plotting.plot_confusion_matrix([[1, 2], [3, 4]], ["a"])
+
+
+def test_plot_methods_on_results(tmp_path):
+    import matplotlib.image
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 500)
+    s = np.clip(0.3 * y + 0.7 * rng.random(500), 0, 1)
+    figures = {
+        "roc": sm.ROCCurve().update(y, s).plot(),
+        "pr": sm.PRCurve().update(y, s).plot(),
+        "calibration": sm.CalibrationError().update(y, s).plot(),
+        "confusion": sm.ConfusionMatrix().update(y, s >= 0.5).plot(),
+    }
+    for name, fig in figures.items():
+        path = tmp_path / f"{name}.png"
+        fig.savefig(path, dpi=50)
+        image = matplotlib.image.imread(path)
+        assert image.shape[0] > 50 and image.shape[1] > 50 and image.std() > 0

@@ -376,6 +376,12 @@ class CalibrationError(_ProbabilityMetric):
         ok = sums[:, 0] > 0
         return ReliabilityCurve(sums[ok, 2] / sums[ok, 0], sums[ok, 1] / sums[ok, 0], sums[ok, 0], edges)
 
+    def plot(self, ax: Any = None, **kwargs: Any) -> Any:
+        """Draw the reliability diagram with matplotlib (the ``plot`` extra); returns the figure."""
+        from ..plotting import plot_calibration  # lazy: matplotlib is optional
+
+        return plot_calibration(self, error=self.compute(), ax=ax, **kwargs)
+
 
 # ---------------------------------------------------------------------- decision theory
 def _cost_matrix(costs: Any) -> np.ndarray:

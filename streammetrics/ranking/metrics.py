@@ -529,6 +529,12 @@ class ROCCurve(_BinaryCurve):
         with self._lock:
             return f.roc_curve_bounds(self._state.binary_view(0, [1], [0]))
 
+    def plot(self, ax: Any = None, **kwargs: Any) -> Any:
+        """Draw the curve with matplotlib (the ``plot`` extra); returns the figure."""
+        from ..plotting import plot_roc_curve  # lazy: matplotlib is optional
+
+        return plot_roc_curve(self, ax=ax, **kwargs)
+
 
 class PRCurve(_BinaryCurve):
     """Precision-recall curve as :func:`sklearn.metrics.precision_recall_curve`.
@@ -568,3 +574,9 @@ class PRCurve(_BinaryCurve):
         """Two staircases: the exact curve lies on or between them."""
         with self._lock:
             return f.pr_curve_bounds(self._state.binary_view(0, [1], [0]))
+
+    def plot(self, ax: Any = None, **kwargs: Any) -> Any:
+        """Draw the curve with matplotlib (the ``plot`` extra); returns the figure."""
+        from ..plotting import plot_pr_curve  # lazy: matplotlib is optional
+
+        return plot_pr_curve(self, ax=ax, **kwargs)
