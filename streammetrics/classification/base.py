@@ -108,12 +108,23 @@ class ConfusionMetric(Metric[ConfusionCounts]):
 
     def update(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> ConfusionMetric:
         """Add a batch (or one sample given as two scalars); returns ``self``."""
-        # The online-loop case (one unweighted sample of known labels) first, at river's speed.
+        # The online-loop case (one unweighted sample of known labels) first, inlined: this is
+        # the path a river-style loop calls once per sample.
         if sample_weight is None and type(y_true) in SCALAR_TYPES and self.threshold is None:
+            state = self._state
             lock = self._lock
             lock.acquire()  # cheaper than ``with`` on this path
             try:
-                done = self._state.add_one(y_true, y_pred)
+                fast = state._fast
+                if fast is not None:
+                    index, pending, k = fast
+                    i = index.get(y_true)
+                    j = index.get(y_pred)
+                    if i is not None and j is not None:
+                        pending[i * k + j] += 1
+                        state._n += 1
+                        return self
+                done = state.add_one(y_true, y_pred)
             finally:
                 lock.release()
             if done:

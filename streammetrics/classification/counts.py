@@ -137,14 +137,15 @@ class ConfusionCounts(State):
 
         The counts go to a plain Python list (much cheaper than indexing a NumPy array per
         sample), folded into :attr:`matrix` when it is next read. Integral floats and bools find
-        their integer label, as in the array path; anything else falls back to it.
+        their integer label, as in the array path; anything else falls back to it. While
+        ``_fast`` is set, the state is in multiclass mode (callers may then add inline).
         """
         fast = self._fast
         if fast is None:
             if self.mode == "multilabel":
                 return False
             k = self._matrix.shape[0]
-            fast = self._fast = (self.labels.index, [0] * (k * k), k)
+            fast = (self.labels.index, [0] * (k * k), k)
         index, pending, k = fast
         i = index.get(true_label)
         j = index.get(pred_label)
@@ -152,7 +153,8 @@ class ConfusionCounts(State):
             return False
         pending[i * k + j] += 1
         self._n += 1
-        if self.mode is None:
+        if self._fast is None:
+            self._fast = fast
             self.mode = "multiclass"
         return True
 
