@@ -113,7 +113,16 @@ def test_revert_undoes_update(case: LawCase, seed: int, ns: list[int]) -> None:
         m.update(*part)
     for part in reversed(rest):
         m.revert(*part)
-    same(case, m, fed(case, first), "revert")
+    if case.revert_rtol is None:
+        same(case, m, fed(case, first), "revert")
+    else:
+        assert_same(
+            quiet_compute(m),
+            quiet_compute(fed(case, first)),
+            rtol=case.revert_rtol,
+            atol=case.atol,
+            where="revert",
+        )
     assert m.n_samples == fed(case, first).n_samples
 
 

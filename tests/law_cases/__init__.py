@@ -35,6 +35,9 @@ class LawCase:
     weights: bool = True
     #: Minimum rows for a meaningful value (e.g. 2 for a variance); batches are at least this.
     min_rows: int = 1
+    #: Tolerance of the revert law when it is looser than ``rtol`` (subtracting moments loses
+    #: relative precision in proportion to how much larger the removed part is).
+    revert_rtol: float | None = None
     #: Free-form markers: ``"approximate"`` (a sketch or sample: no reference), ``"ordered"``
     #: (a window: merging means "the other's rows came after mine", so merge is associative but
     #: not commutative).
