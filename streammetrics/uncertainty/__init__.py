@@ -2,7 +2,8 @@
 
 * :class:`Bootstrap` — a Poisson bootstrap around any metric: streaming, mergeable across shards;
 * analytic intervals: :func:`wilson` / :func:`wilson_interval` (proportions),
-  :func:`hanley_mcneil` / :func:`auc_interval` (ROC AUC), :func:`fisher_z` /
+  :func:`hanley_mcneil` / :func:`auc_interval` (ROC AUC), :func:`auc_difference_test` (two
+  AUCs on independent data), :func:`fisher_z` /
   :func:`pearson_interval` (Pearson r and the r² of the least-squares line);
 * significance: :func:`permutation_test` (labels independent of predictions, fixed margins),
   :class:`McNemar` / :func:`mcnemar_test` (two classifiers on the same rows).
@@ -13,6 +14,7 @@ here (``sm.uncertainty.wilson``).
 
 from .analytic import (
     PROPORTION_METRICS,
+    auc_difference_test,
     auc_interval,
     class_counts,
     fisher_z,
@@ -31,7 +33,7 @@ from .significance import permutation_test, random_tables
 __all__ = ["Bootstrap", "McNemar"]
 
 _PUBLIC = (
-    PROPORTION_METRICS, auc_interval, class_counts, fisher_z, hanley_mcneil, hanley_mcneil_se,
+    PROPORTION_METRICS, auc_difference_test, auc_interval, class_counts, fisher_z, hanley_mcneil, hanley_mcneil_se,
     pearson_interval, proportion_counts, wilson, wilson_interval, BootstrapState, PairedCorrectness,
     mcnemar_test, Interval, McNemarResult, TestResult, permutation_test, random_tables,
 )  # fmt: skip

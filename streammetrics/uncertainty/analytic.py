@@ -22,8 +22,8 @@ import numpy as np
 from .._core.metric import Metric
 from .._core.params import check_number
 from ..errors import UndefinedMetricWarning
-from ._stats import two_sided_z
-from .results import Interval
+from ._stats import normal_sf, two_sided_z
+from .results import Interval, TestResult
 
 
 def _check_level(level: float) -> float:
@@ -267,3 +267,43 @@ def fisher_z(metric: Metric[Any], level: float = 0.95, *, squared: bool = False)
     if np.ndim(r):
         raise ValueError("metric: expected a single-output PearsonR")
     return pearson_interval(float(r), metric.n_samples, level, squared=squared)
+
+
+def auc_difference_test(metric_a: Metric[Any], metric_b: Metric[Any]) -> TestResult:
+    """Two-sided z-test of ``AUC_a = AUC_b`` for two binary ``sm.ROCAUC`` on independent data.
+
+    ``z = (A_a - A_b) / sqrt(SE_a² + SE_b²)`` with Hanley-McNeil standard errors from each
+    sketch's AUC and class counts. It assumes the two AUCs come from *independent* samples (two
+    test sets, two time windows, two shards of different populations). Two models scored on the
+    same rows give correlated AUCs, for which this test is conservative; a paired (DeLong) test
+    needs both models' scores per row jointly, which two separate sketches do not keep — use
+    :class:`Bootstrap` over a collection of both metrics on the same rows instead.
+
+    Examples:
+        >>> import numpy as np, streammetrics as sm
+        >>> rng = np.random.default_rng(1)
+        >>> y1, y2 = rng.integers(0, 2, 500), rng.integers(0, 2, 500)
+        >>> good = sm.ROCAUC().update(y1, np.clip(0.5 * y1 + 0.5 * rng.random(500), 0, 1))
+        >>> weak = sm.ROCAUC().update(y2, np.clip(0.1 * y2 + 0.9 * rng.random(500), 0, 1))
+        >>> auc_difference_test(good, weak).pvalue < 0.001
+        True
+    """
+    values, errors = [], []
+    for metric in (metric_a, metric_b):
+        n_pos, n_neg = class_counts(metric)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            auc = metric.compute()
+        auc = float(getattr(auc, "value", auc))
+        values.append(auc)
+        errors.append(hanley_mcneil_se(auc, n_pos, n_neg))
+    se = math.sqrt(errors[0] ** 2 + errors[1] ** 2)
+    if not math.isfinite(se) or se == 0.0 or not all(math.isfinite(v) for v in values):
+        warnings.warn(
+            "auc_difference_test: undefined (a class missing or a zero standard error)",
+            UndefinedMetricWarning,
+            stacklevel=2,
+        )
+        return TestResult(math.nan, math.nan, "hanley-mcneil z (independent samples)")
+    z = (values[0] - values[1]) / se
+    return TestResult(z, 2.0 * normal_sf(abs(z)), "hanley-mcneil z (independent samples)")
