@@ -276,8 +276,7 @@ def auc_difference_test(metric_a: Metric[Any], metric_b: Metric[Any]) -> TestRes
     sketch's AUC and class counts. It assumes the two AUCs come from *independent* samples (two
     test sets, two time windows, two shards of different populations). Two models scored on the
     same rows give correlated AUCs, for which this test is conservative; a paired (DeLong) test
-    needs both models' scores per row jointly, which two separate sketches do not keep — use
-    :class:`Bootstrap` over a collection of both metrics on the same rows instead.
+    needs both models' scores per row jointly, which two separate sketches do not keep.
 
     Examples:
         >>> import numpy as np, streammetrics as sm
