@@ -11,7 +11,7 @@ import pytest
 import streammetrics as sm
 from streammetrics.integrations import torch_distributed as smt
 
-from .engine_cases import CASES, assert_engine_equal, make_data, require, single_process
+from .engine_cases import CASES, assert_engine_equal, make_data, single_process
 
 
 def test_module_does_not_import_torch():
@@ -83,7 +83,7 @@ def test_different_configurations_on_ranks_raise_merge_error():
     ],
 )
 def test_padding_mask_matches_distributed_sampler(n, world, drop_last):
-    torch_data = require("torch.utils.data")
+    torch_data = pytest.importorskip("torch.utils.data")
     for shuffle in (False, True):
         seen = []
         for rank in range(world):
@@ -108,7 +108,7 @@ def test_the_padding_problem_and_its_fix():
     Counting the padded duplicates (what torchmetrics does) gives a different result than one
     process; weight 0 on them gives the same result.
     """
-    torch_data = require("torch.utils.data")
+    torch_data = pytest.importorskip("torch.utils.data")
     y_true = np.array([1, 1, 0, 0, 1, 0, 1, 0, 0, 1])
     y_pred = np.array([1, 1, 0, 1, 0, 0, 1, 0, 1, 1])
     world = 4
@@ -146,7 +146,7 @@ dist.destroy_process_group()
 
 @pytest.mark.engine
 def test_real_torch_distributed_gloo_world_size_2(tmp_path):
-    require("torch.distributed")
+    pytest.importorskip("torch.distributed")
     init = f"file://{tmp_path / 'rendezvous'}"
     procs = [
         subprocess.Popen(

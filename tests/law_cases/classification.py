@@ -38,6 +38,10 @@ def _scores(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
     return y, np.clip(0.3 * y + 0.7 * rng.random(n), 0, 1)
 
 
+def _finite_or_nan(value: float) -> float:
+    return value if np.isfinite(value) else float("nan")
+
+
 def _quiet(fn):
     def wrapped(*args, **kwargs):
         with warnings.catch_warnings():
@@ -253,9 +257,10 @@ CASES += [
         "BalancedAccuracy[adjusted]",
         lambda: sm.BalancedAccuracy(adjusted=True),
         _binary,
+        # One class in y_true: scikit-learn divides by 1 - 1/1 = 0 (-inf or nan); we return NaN.
         _quiet(
-            lambda t, p, sample_weight=None: skm.balanced_accuracy_score(
-                t, p, sample_weight=sample_weight, adjusted=True
+            lambda t, p, sample_weight=None: _finite_or_nan(
+                skm.balanced_accuracy_score(t, p, sample_weight=sample_weight, adjusted=True)
             )
         ),
         exact=True,
@@ -330,7 +335,9 @@ CASES += [
         lambda: sm.PositiveLikelihoodRatio(zero_division=np.nan),
         _binary,
         _quiet(
-            lambda t, p, sample_weight=None: skm.class_likelihood_ratios(t, p, sample_weight=sample_weight)[0]
+            lambda t, p, sample_weight=None: skm.class_likelihood_ratios(
+                t, p, sample_weight=sample_weight, labels=[0, 1]
+            )[0]
         ),
     ),
     LawCase(
@@ -338,7 +345,9 @@ CASES += [
         lambda: sm.NegativeLikelihoodRatio(zero_division=np.nan),
         _binary,
         _quiet(
-            lambda t, p, sample_weight=None: skm.class_likelihood_ratios(t, p, sample_weight=sample_weight)[1]
+            lambda t, p, sample_weight=None: skm.class_likelihood_ratios(
+                t, p, sample_weight=sample_weight, labels=[0, 1]
+            )[1]
         ),
     ),
     LawCase(
