@@ -23,7 +23,13 @@ def register(cls: type[Metric]) -> None:
 
 
 def registered_types() -> dict[str, type[Metric]]:
-    """A copy of the registry: type name -> class."""
+    """A copy of the registry: type name -> class.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> sm.registered_types()["F1"] is sm.F1
+        True
+    """
     return dict(_REGISTRY)
 
 
@@ -61,6 +67,13 @@ def load(path: str | os.PathLike[str]) -> Metric:
 
     Raises :class:`StateError` if the file is not a valid state (and :class:`OSError` if it
     cannot be read).
+
+    Examples:
+        >>> import os, tempfile, streammetrics as sm
+        >>> path = os.path.join(tempfile.mkdtemp(), "f1.smstate")
+        >>> sm.F1().update([0, 1, 1], [0, 1, 0]).save(path)
+        >>> sm.load(path).compute()
+        0.6666666666666666
     """
     with open(path, "rb") as fh:
         return from_bytes(fh.read())

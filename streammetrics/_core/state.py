@@ -20,6 +20,12 @@ class State(abc.ABC):
 
     Subclasses keep every update atomic: they compute the new values first and assign them at the
     end, so that an error leaves the state unchanged.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> state = sm.ConfusionMatrix().update([0, 1], [0, 0]).state
+        >>> isinstance(state, sm.State), state.n_samples, state.revertible
+        (True, 2, True)
     """
 
     #: Whether ``revert`` is exact for this kind of state.

@@ -92,7 +92,14 @@ class ConfusionMatrix(ConfusionMetric):
 
 @dataclass(frozen=True)
 class Report:
-    """Per-class precision, recall, F1 and support, with averages (``ClassificationReport``)."""
+    """Per-class precision, recall, F1 and support, with averages (``ClassificationReport``).
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> report = sm.ClassificationReport().update(["a", "b", "b"], ["a", "b", "a"]).compute()
+        >>> report.labels, report.support.tolist(), report.accuracy
+        (['a', 'b'], [1.0, 2.0], 0.6666666666666666)
+    """
 
     labels: list[Any]
     precision: np.ndarray

@@ -38,7 +38,13 @@ JACKKNIFE_GROUPS = 20
 
 
 class Estimate(NamedTuple):
-    """A sampled index with its uncertainty."""
+    """A sampled index with its uncertainty.
+
+    Examples:
+        >>> e = Estimate(value=0.5, stderr=0.01, exact=False, sample_rows=1000, distinct_rows=1000.0)
+        >>> [round(v, 4) for v in e.bounds()]
+        [0.4804, 0.5196]
+    """
 
     value: float
     stderr: float

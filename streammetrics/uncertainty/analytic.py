@@ -187,7 +187,13 @@ def auc_interval(auc: float, n_pos: float, n_neg: float, level: float = 0.95) ->
 
 
 def class_counts(metric: Metric[Any]) -> tuple[float, float]:
-    """``(n_pos, n_neg)`` (weighted) of a binary ranking metric such as ``sm.ROCAUC``."""
+    """``(n_pos, n_neg)`` (weighted) of a binary ranking metric such as ``sm.ROCAUC``.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> class_counts(sm.ROCAUC().update([0, 1, 1, 0, 1], [0.1, 0.8, 0.7, 0.3, 0.2]))
+        (3.0, 2.0)
+    """
     state = metric.state
     if not hasattr(state, "binary_view") or state.layout is None:
         raise ValueError(f"metric: expected a binary ranking metric with data, found {type(metric).__name__}")

@@ -79,6 +79,12 @@ class BootstrapState(State):
 
     ``engine`` is ``None`` until the first non-empty batch, then ``"counts"`` (a replicate
     tensor of confusion counts) or ``"generic"`` (a list of states).
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> b = sm.Bootstrap(sm.Accuracy(), n_replicates=50, seed=0).update([0, 1, 1], [0, 1, 0])
+        >>> b.state.engine, b.state.n_samples
+        ('counts', 3)
     """
 
     revertible = False
