@@ -28,3 +28,39 @@ def markdown_table(header: list[str], rows: list[list[object]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def per_sample_seconds(
+    make: Callable[[], object], y: object, p: object, n: int, prefix: int = 200_000
+) -> float:
+    """Seconds for a one-sample-at-a-time peer (river) to see ``n`` samples.
+
+    Timed once on the first ``prefix`` samples and scaled to ``n`` (a full 10M-sample loop in
+    Python would dominate the benchmark's run time).
+    """
+    k = min(n, prefix)
+    ys, ps = y[:k].tolist(), p[:k].tolist()  # type: ignore[index]
+
+    def run() -> None:
+        m = make()
+        update = m.update  # type: ignore[attr-defined]
+        for a, b in zip(ys, ps, strict=True):
+            update(a, b)
+
+    return best_time(run, repeat=1) * n / k
+
+
+def ratio_rows(
+    results: dict[str, float | None], base_name: str, n: int, digits: int = 2
+) -> list[list[object]]:
+    """Rows ``[name, M samples/s, time / base, throughput / base]`` ("not installed" for ``None``)."""
+    base = results[base_name]
+    rows: list[list[object]] = []
+    for name, seconds in results.items():
+        if seconds is None:
+            rows.append([name, "not installed", "", ""])
+        else:
+            rows.append(
+                [name, f"{n / seconds / 1e6:.1f}", f"{seconds / base:.2f}", f"{base / seconds:.{digits}f}"]
+            )
+    return rows

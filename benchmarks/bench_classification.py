@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _timing import best_time, markdown_table
+from _timing import best_time, markdown_table, per_sample_seconds, ratio_rows
 
 import streammetrics as sm
 
@@ -88,26 +88,11 @@ def bench_task(k: int, n: int, batch: int) -> list[list[object]]:
     try:
         from river import metrics as rm
 
-        n_river = min(n, 200_000)
-        yl, pl = y[:n_river].tolist(), p[:n_river].tolist()
-
-        def river_run() -> None:
-            m = rm.ConfusionMatrix()
-            for a, b in zip(yl, pl, strict=False):
-                m.update(a, b)
-
-        results["river ConfusionMatrix (per sample)"] = best_time(river_run, repeat=1) * n / n_river
+        results["river ConfusionMatrix (per sample)"] = per_sample_seconds(rm.ConfusionMatrix, y, p, n)
     except ImportError:
         results["river ConfusionMatrix (per sample)"] = None
 
-    base = results["streammetrics ConfusionMatrix"]
-    rows = []
-    for name, seconds in results.items():
-        if seconds is None:
-            rows.append([name, "not installed", "", ""])
-        else:
-            rows.append([name, f"{n / seconds / 1e6:.1f}", f"{seconds / base:.2f}", f"{base / seconds:.2f}"])
-    return rows
+    return ratio_rows(results, "streammetrics ConfusionMatrix", n)
 
 
 def bench_merge() -> list[list[object]]:

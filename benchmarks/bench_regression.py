@@ -20,7 +20,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from _timing import best_time, markdown_table
+from _timing import best_time, markdown_table, per_sample_seconds, ratio_rows
 
 import streammetrics as sm
 from tests.regression.exact import exact_scores, make_data, merged_in_random_order, shard_bounds
@@ -81,27 +81,11 @@ def bench_throughput(n: int, batch: int) -> list[list[object]]:
     try:
         from river import metrics as rm
 
-        n_river = min(n, 200_000)
-        yl, pl = y[:n_river].tolist(), p[:n_river].tolist()
-
-        def river_run() -> None:
-            m = rm.R2()
-            for a, b in zip(yl, pl, strict=True):
-                m.update(a, b)
-            m.get()
-
-        results["river R2 (per sample)"] = best_time(river_run, repeat=1) * n / n_river
+        results["river R2 (per sample)"] = per_sample_seconds(rm.R2, y, p, n)
     except ImportError:
         results["river R2 (per sample)"] = None
 
-    base = results["streammetrics R2"]
-    rows = []
-    for name, seconds in results.items():
-        if seconds is None:
-            rows.append([name, "not installed", "", ""])
-        else:
-            rows.append([name, f"{n / seconds / 1e6:.1f}", f"{seconds / base:.2f}", f"{base / seconds:.3f}"])
-    return rows
+    return ratio_rows(results, "streammetrics R2", n, digits=3)
 
 
 def bench_outputs(n: int, batch: int) -> list[list[object]]:

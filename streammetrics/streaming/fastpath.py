@@ -423,30 +423,12 @@ class RowBuffer:
         rows, extend, add, flush = self.rows, self.rows.extend, self.add, self.flush
         limit = 2 * FLUSH_EVERY
         hot = getattr(self.checker, "hot", None)
-        if hot == "labels":
-            known, types = self.checker.known, _LABEL_TYPES  # type: ignore[union-attr]
-
-            def update_one(y_true: Any, y_pred: Any, w: Any = None) -> Any:
-                try:
-                    ok = (
-                        type(y_true) in types
-                        and type(y_pred) in types
-                        and y_true in known
-                        and y_pred in known
-                    )
-                except TypeError:
-                    ok = False
-                if ok and (w is None or w == 1):
-                    extend((y_true, y_pred))
-                    if len(rows) >= limit:
-                        flush()
-                else:
-                    add(y_true, y_pred, w)
-                return result
-
-            return update_one
-        if hot == "pairs":
-            (known_t, known_p), types = self.checker.known, _LABEL_TYPES  # type: ignore[union-attr]
+        if hot in ("labels", "pairs"):
+            # "labels": one known-label set for both arguments (confusion family);
+            # "pairs": one set per argument (contingency table).
+            known = self.checker.known  # type: ignore[union-attr]
+            known_t, known_p = (known, known) if hot == "labels" else known
+            types = _LABEL_TYPES
 
             def update_one(y_true: Any, y_pred: Any, w: Any = None) -> Any:
                 try:
