@@ -37,7 +37,18 @@ PREFIX_SIZE = _PREFIX.size  # 36
 MAX_HEADER_BYTES = 64 * 1024 * 1024
 _ARRAY_KEY = "__ndarray__"
 # Plain numeric dtypes only: no object arrays, no structured dtypes, nothing that can carry code.
-_ALLOWED_DTYPES = {"<i8": np.int64, "<f8": np.float64, "<u8": np.uint64, "|b1": np.bool_}
+_ALLOWED_DTYPES = {
+    "<i8": np.int64,
+    "<f8": np.float64,
+    "<u8": np.uint64,
+    "|b1": np.bool_,
+    # Narrow unsigned integers let sparse states (e.g. the score sketch) store small counts and
+    # id deltas compactly; they are kept as they are, every other integer widens to int64.
+    "|u1": np.uint8,
+    "<u2": np.uint16,
+    "<u4": np.uint32,
+}
+_KEPT_INTEGERS = (np.uint8, np.uint16, np.uint32, np.uint64)
 
 
 def _digest(data: bytes | memoryview) -> bytes:
@@ -48,7 +59,7 @@ def _to_jsonable(obj: Any, arrays: list[np.ndarray]) -> Any:
     """Replace arrays by references and NumPy scalars by Python ones."""
     if isinstance(obj, np.ndarray):
         arr = np.ascontiguousarray(obj)
-        if arr.dtype.kind in "iu" and arr.dtype != np.uint64:
+        if arr.dtype.kind in "iu" and arr.dtype.type not in _KEPT_INTEGERS:
             arr = arr.astype(np.int64)
         elif arr.dtype.kind == "f":
             arr = arr.astype(np.float64)
