@@ -39,9 +39,33 @@ from .internal_metrics import (
     WithinClusterSS,
 )
 from .moments import ClusterMoments
+from .pairwise import (
+    c_index,
+    cop_index,
+    cs_index,
+    dunn_index,
+    gamma_index,
+    generalized_dunn_index,
+    hubert_gamma,
+)
+from .pairwise_metrics import CIndex, COPIndex, CSIndex, DunnIndex, GammaIndex, GeneralizedDunn, HubertGamma
 from .sample import BottomKSample
 
 __all__ = [
+    "CIndex",
+    "COPIndex",
+    "CSIndex",
+    "DunnIndex",
+    "GammaIndex",
+    "GeneralizedDunn",
+    "HubertGamma",
+    "c_index",
+    "cop_index",
+    "cs_index",
+    "dunn_index",
+    "gamma_index",
+    "generalized_dunn_index",
+    "hubert_gamma",
     "BetweenClusterSS",
     "BottomKSample",
     "CalinskiHarabasz",
