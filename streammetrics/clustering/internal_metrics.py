@@ -30,6 +30,7 @@ from .._core.state import State, require_keys
 from ..errors import UndefinedMetricWarning
 from . import internal as f
 from .base import validate_points
+from .centroid import FixedCentroidSums, TwoPassMixin, fixed_davies_bouldin
 from .moments import ClusterMoments
 from .sample import BottomKSample
 
@@ -343,7 +344,7 @@ class Silhouette(SampledMetric):
         return value, np.asarray(reps)
 
 
-class DaviesBouldin(SampledMetric):
+class DaviesBouldin(TwoPassMixin, SampledMetric):
     """Davies-Bouldin index (lower is better); exact centroids, sampled spreads. Seed 004.
 
     :func:`sklearn.metrics.davies_bouldin_score`. The centroids come from exact per-cluster
@@ -351,13 +352,26 @@ class DaviesBouldin(SampledMetric):
     exact while at most ``sample_size`` distinct rows were seen. A cluster with no sampled row
     uses its root-mean-square distance ``sqrt(WSS_k / w_k)``, an upper bound of ``S_k``.
 
+    Exact two-pass mode: ``DaviesBouldin(centroids=pass1)`` with ``pass1`` any state or metric
+    with exact centroids (e.g. ``sm.CalinskiHarabasz()`` updated with the same data); its state
+    is the per-cluster sums of distances to those fixed centroids (exact, mergeable, revertible;
+    see :class:`~streammetrics.clustering.centroid.TwoPassMixin` and
+    :func:`~streammetrics.clustering.centroid_metrics.two_pass`).
+
     Examples:
         >>> import streammetrics as sm
-        >>> sm.DaviesBouldin().update([[0.0], [2.0], [10.0], [12.0]], [0, 0, 1, 1]).compute()
+        >>> X, labels = [[0.0], [2.0], [10.0], [12.0]], [0, 0, 1, 1]
+        >>> sm.DaviesBouldin().update(X, labels).compute()
+        0.2
+        >>> pass1 = sm.CalinskiHarabasz().update(X, labels)
+        >>> sm.DaviesBouldin(centroids=pass1).update(X, labels).compute()
         0.2
     """
 
     higher_is_better: ClassVar[bool | None] = False
+
+    def _fixed_formula(self, state: FixedCentroidSums) -> float:
+        return fixed_davies_bouldin(state)
 
     def _on_sample(self, moments, x, idx, w, groups):
         k = moments.n_clusters
