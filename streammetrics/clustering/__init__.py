@@ -6,6 +6,20 @@ per-cluster moments (:class:`ClusterMoments`) or a mergeable bottom-k sample.
 Pure formula functions live in :mod:`streammetrics.clustering.external`.
 """
 
+from .centroid import Centroids, cluster_centroids
+from .centroid_metrics import (
+    DaviesBouldinStar,
+    OSIndex,
+    ScoreFunction,
+    SDbw,
+    SimplifiedSilhouette,
+    SVIndex,
+    Sym33,
+    SymDB,
+    SymDunn,
+    SymIndex,
+    two_pass,
+)
 from .contingency import ContingencyState
 from .external_metrics import (
     AdjustedMutualInfo,
@@ -52,6 +66,19 @@ from .pairwise_metrics import CIndex, COPIndex, CSIndex, DunnIndex, GammaIndex, 
 from .sample import BottomKSample
 
 __all__ = [
+    "Centroids",
+    "cluster_centroids",
+    "DaviesBouldinStar",
+    "OSIndex",
+    "ScoreFunction",
+    "SDbw",
+    "SimplifiedSilhouette",
+    "SVIndex",
+    "Sym33",
+    "SymDB",
+    "SymDunn",
+    "SymIndex",
+    "two_pass",
     "CIndex",
     "COPIndex",
     "CSIndex",
