@@ -19,8 +19,9 @@ from .sketch import EXACT, BinaryHistogram, ScoreSketch
 INPUTS = ("probability", "score")
 #: Default sketch resolution (mantissa bits kept: bins about 2**-10 wide in logit).
 DEFAULT_RESOLUTION = 10
-#: Default bin budget: about 60 KiB for binary input (56 bytes per bin).
-DEFAULT_MAX_BINS = 1100
+#: Default bin budget: under 64 KiB serialized for binary input (the compact
+#: serialized form takes about 10-17 bytes per bin, see docs/benchmarks/ranking.md).
+DEFAULT_MAX_BINS = 4000
 
 
 class BestThreshold(NamedTuple):
@@ -205,6 +206,12 @@ class RankingMetric(Metric[ScoreSketch]):
             keys, np.broadcast_to(groups, keys.shape), weights, layout, n, multilabel=mode == "multilabel"
         )
 
+    def _unapply(self, state: ScoreSketch, batch: tuple[Any, ...]) -> None:
+        keys, groups, weights, layout, n, mode = batch
+        state.remove(
+            keys, np.broadcast_to(groups, keys.shape), weights, layout, n, multilabel=mode == "multilabel"
+        )
+
     def _is_empty(self, state: ScoreSketch) -> bool:
         return state.layout is None or state.total_weight() == 0
 
@@ -282,12 +289,12 @@ class RankingMetric(Metric[ScoreSketch]):
         )
 
     @staticmethod
-    def _views(s: ScoreSketch) -> list[BinaryHistogram]:
+    def _views(s: ScoreSketch, refine: bool = True) -> list[BinaryHistogram]:
         """One-vs-rest views: per label (multilabel) or per class column (multiclass)."""
         n_cols, n_cls = s.layout  # type: ignore[misc]
         if s.multilabel:
-            return [s.binary_view(j, [1], [0]) for j in range(n_cols)]
-        return [s.binary_view(j, [j], [k for k in range(n_cls) if k != j]) for j in range(n_cols)]
+            return [s.binary_view(j, [1], [0], refine) for j in range(n_cols)]
+        return [s.binary_view(j, [j], [k for k in range(n_cls) if k != j], refine) for j in range(n_cols)]
 
 
 def _average(ests: list[f.Estimate], weights: np.ndarray, average: str | None, name: str) -> Any:
@@ -434,9 +441,9 @@ class AveragePrecision(RankingMetric):
         n_cols, n_cls = s.layout  # type: ignore[misc]
         if (n_cols, n_cls) == (1, 2):
             return _undefined("AveragePrecision", ap(s.binary_view(0, [1], [0])))
-        views = self._views(s)
         if self.average == "micro":
-            return _undefined("AveragePrecision", ap(_stack(views)))
+            return _undefined("AveragePrecision", ap(_stack(self._views(s, refine=False))))
+        views = self._views(s)
         return _average(
             [ap(h) for h in views], np.array([h.pos.sum() for h in views]), self.average, "AveragePrecision"
         )
@@ -515,7 +522,7 @@ class ROCCurve(_BinaryCurve):
         return f.ROCCurveResult
 
     def _compute(self, state: ScoreSketch) -> f.ROCCurveResult:
-        h = state.binary_view(0, [1], [0])
+        h = state.binary_view(0, [1], [0], refine=False)
         if h.pos.sum() <= 0 or h.neg.sum() <= 0:
             warnings.warn(
                 "ROCCurve: y_true holds only one class; the missing rate is NaN",
@@ -561,7 +568,7 @@ class PRCurve(_BinaryCurve):
         return f.PRCurveResult
 
     def _compute(self, state: ScoreSketch) -> f.PRCurveResult:
-        h = state.binary_view(0, [1], [0])
+        h = state.binary_view(0, [1], [0], refine=False)
         if h.pos.sum() <= 0:
             warnings.warn(
                 "PRCurve: no positive class in y_true; recall is set to one",

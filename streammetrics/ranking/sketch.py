@@ -7,12 +7,20 @@ order. Per bin and per *group* (a score column and a true class) the sketch keep
 * ``counts``: int64 counts (float64 weighted counts once a non-integer weight is seen);
 * ``sums``: the sum of the within-bin coordinate (the dropped key bits, quantized at 24
   mantissa bits so that it is an exact integer), used to refine estimates inside a bin;
-* ``kmin`` / ``kmax`` (per bin and score column, both classes together): the smallest and
-  largest exact key, so a bin whose samples share one score is exact (and thresholds are real
-  scores).
+* ``kmin`` / ``kmax``: the smallest and largest key of the group in the bin. They are exact
+  when the group holds one distinct score (then the bin is exact for it) or, with integer
+  counts, two samples (then both samples are known). Otherwise they are rounded outwards to a
+  grid of ``2**EXTREME_BITS`` cells per bin (an outer envelope: this keeps the state compact and
+  stays a function of the data, so merges remain order independent).
 
 With ``resolution=52`` every bin holds one distinct score: the sketch is then exact (counts per
 distinct score), with memory growing with the number of distinct scores.
+
+``revert`` subtracts counts and sums exactly; the extremes of a group that keeps some samples
+cannot be tightened again, so they stay as an outer envelope (``loose``: from then on only
+single-score groups count as exactly known) and a bin emptied by ``revert`` is dropped. The
+resolution never refines back after a coarsening. ``scale(factor)`` multiplies every weight
+(exponential forgetting): counts become float64 weighted counts.
 """
 
 from __future__ import annotations
@@ -26,18 +34,22 @@ from ..errors import InputError, MergeError, StateError
 from .keys import MANTISSA_BITS, OFFSET_SHIFT
 
 EXACT = MANTISSA_BITS
+#: Extremes of a group holding several distinct scores are kept on this many bits per bin.
+EXTREME_BITS = 7
 _UMAX = np.iinfo(np.uint64).max
+_U = np.uint64
 
 
 class BinaryHistogram(NamedTuple):
     """One positive-vs-negative view of a sketch, bins in increasing score order (float64)."""
 
+    #: a sort key per bin (the bin id; refined views: the bin's first key or the exact score key)
     ids: np.ndarray
     pos: np.ndarray
     neg: np.ndarray
     pos_sum: np.ndarray
     neg_sum: np.ndarray
-    #: smallest and largest exact key in the bin (both classes)
+    #: smallest and largest key in the bin (an outer envelope unless equal)
     kmin: np.ndarray
     kmax: np.ndarray
     #: number of bits of the within-bin coordinate held in ``*_sum`` (0: none)
@@ -47,6 +59,11 @@ class BinaryHistogram(NamedTuple):
 
 def _offset_bits(resolution: int) -> int:
     return max(MANTISSA_BITS - resolution - OFFSET_SHIFT, 0)
+
+
+def _cell_bits(resolution: int) -> int:
+    """log2 of the grid cell on which envelope extremes are kept at ``resolution``."""
+    return max(MANTISSA_BITS - resolution - EXTREME_BITS, 0)
 
 
 class ScoreSketch(State):
@@ -66,7 +83,7 @@ class ScoreSketch(State):
         (4, [2, 2])
     """
 
-    revertible = False
+    revertible = True
 
     def __init__(self, resolution: int = 10, max_bins: int | None = None) -> None:
         self._resolution = resolution
@@ -81,17 +98,10 @@ class ScoreSketch(State):
         self.layout: tuple[int, int] | None = None
         self.multilabel = False
         self.resolution = self._resolution
-        self._set(np.empty(0, np.uint64), *self._empty_arrays(0, 0, np.int64))
+        #: whether some extremes are only an envelope after a revert (see the module docstring)
+        self.loose = False
+        self._set(np.empty(0, np.uint64), *_empty_arrays(0, 0, np.int64))
         self._n = 0
-
-    @staticmethod
-    def _empty_arrays(b: int, g: int, dtype: Any, c: int = 0) -> tuple[np.ndarray, ...]:
-        return (
-            np.zeros((b, g), dtype),
-            np.zeros((b, g), dtype),
-            np.full((b, c), _UMAX, np.uint64),
-            np.zeros((b, c), np.uint64),
-        )
 
     def _set(self, ids, counts, sums, kmin, kmax) -> None:
         self.ids, self.counts, self.sums, self.kmin, self.kmax = ids, counts, sums, kmin, kmax
@@ -114,13 +124,34 @@ class ScoreSketch(State):
 
     @property
     def nbytes(self) -> int:
-        """Memory of the arrays (the state's size in bytes, headers aside)."""
+        """Memory of the arrays (in memory; the serialized form is much smaller)."""
         return sum(a.nbytes for a in (self.ids, self.counts, self.sums, self.kmin, self.kmax))
 
     def total_weight(self) -> float:
         return float(self.counts.sum())
 
     # ------------------------------------------------------------------ update
+    def _check_layout(self, layout: tuple[int, int], multilabel: bool) -> None:
+        if self.layout is not None and (layout != self.layout or multilabel != self.multilabel):
+            raise InputError(
+                f"y_score: expected {self.layout[0]} score column(s) and {self.layout[1]} classes "
+                f"({'multilabel' if self.multilabel else 'binary/multiclass'}) like earlier batches, "
+                f"found {layout[0]} and {layout[1]} ({'multilabel' if multilabel else 'binary/multiclass'})"
+            )
+
+    def _batch(self, keys, groups, weights, layout):
+        kf = keys.ravel()
+        gf = groups.ravel()
+        wf = None
+        integral = True
+        if weights is not None:
+            wf = np.repeat(weights, keys.shape[1]) if keys.ndim == 2 else weights
+            keep = wf > 0
+            if not keep.all():
+                kf, gf, wf = kf[keep], gf[keep], wf[keep]
+            integral = bool(np.all(wf == np.floor(wf))) and (not wf.size or wf.max() < 2.0**31)
+        return _histogram(kf, gf, wf, integral, layout, self.resolution)
+
     def add(
         self,
         keys: np.ndarray,
@@ -132,27 +163,12 @@ class ScoreSketch(State):
     ) -> None:
         """Add keys (uint64, shape (n,) or (n, c)) with their groups (same shape) and row weights."""
         n_rows = len(keys) if n_rows is None else n_rows
-        if self.layout is not None and (layout != self.layout or multilabel != self.multilabel) and keys.size:
-            raise InputError(
-                f"y_score: expected {self.layout[0]} score column(s) and {self.layout[1]} classes "
-                f"({'multilabel' if self.multilabel else 'binary/multiclass'}) like earlier batches, "
-                f"found {layout[0]} and {layout[1]} ({'multilabel' if multilabel else 'binary/multiclass'})"
-            )
+        if keys.size:
+            self._check_layout(layout, multilabel)
         if not keys.size:
             self._n += n_rows
             return
-        layout[0] * layout[1]
-        kf = keys.ravel()
-        gf = groups.ravel()
-        wf = None
-        integral = True
-        if weights is not None:
-            wf = np.repeat(weights, keys.shape[1]) if keys.ndim == 2 else weights
-            keep = wf > 0
-            if not keep.all():
-                kf, gf, wf = kf[keep], gf[keep], wf[keep]
-            integral = bool(np.all(wf == np.floor(wf))) and (not wf.size or wf.max() < 2.0**31)
-        batch = _histogram(kf, gf, wf, integral, layout, self.resolution)
+        batch = self._batch(keys, groups, weights, layout)
         layout_before = self.layout, self.multilabel
         self.layout, self.multilabel = layout, multilabel
         try:
@@ -162,14 +178,100 @@ class ScoreSketch(State):
             raise
         self._n += n_rows
 
+    def remove(
+        self,
+        keys: np.ndarray,
+        groups: np.ndarray,
+        weights: np.ndarray | None,
+        layout: tuple[int, int],
+        n_rows: int | None = None,
+        multilabel: bool = False,
+    ) -> None:
+        """Take out keys added before (the inverse of :meth:`add`, see the module docstring).
+
+        Raises :class:`InputError`, leaving the sketch unchanged, when the rows cannot have been
+        added (more weight than the bin holds, a score outside the group's known range).
+        """
+        n_rows = len(keys) if n_rows is None else n_rows
+        if n_rows > self._n:
+            raise InputError(f"y_score: expected at most the {self._n} rows added, found {n_rows} to revert")
+        if not keys.size:
+            self._n -= n_rows
+            return
+        if self.layout is None:
+            raise InputError("y_score: expected rows that were added before, found an empty sketch")
+        self._check_layout(layout, multilabel)
+        ids, counts, sums, kmin, kmax = self._batch(keys, groups, weights, layout)
+        where = np.searchsorted(self.ids, ids)
+        where = np.minimum(where, max(len(self.ids) - 1, 0))
+        not_added = "y_score: expected rows that were added before, found rows the sketch does not hold"
+        if not len(self.ids) or np.any(self.ids[where] != ids):
+            raise InputError(not_added)
+        new_counts = self.counts.astype(np.result_type(self.counts, counts), copy=True)
+        new_sums = self.sums.astype(np.result_type(self.sums, sums), copy=True)
+        old = new_counts[where]
+        left = old - counts
+        if new_counts.dtype.kind == "f":  # rounding residue of weighted counts
+            left[np.abs(left) <= 1e-9 * np.abs(old)] = 0.0
+        present = counts > 0
+        if (
+            np.any(left < 0)
+            or np.any((kmin < self.kmin[where]) & present)
+            or np.any((kmax > self.kmax[where]) & present)
+        ):
+            raise InputError(not_added)
+        new_counts[where] = left
+        new_sums[where] -= sums
+        if new_sums.dtype.kind == "f":
+            new_sums[where] = np.where(left > 0, np.maximum(new_sums[where], 0.0), 0.0)
+        new_kmin, new_kmax = self.kmin.copy(), self.kmax.copy()
+        emptied = new_counts <= 0
+        new_kmin[emptied], new_kmax[emptied] = _UMAX, 0
+        touched = np.zeros(new_counts.shape, bool)
+        touched[where] = present
+        loose = self.loose or bool(np.any(touched & ~emptied & (new_kmin != new_kmax)))
+        keep = ~emptied.all(axis=1)
+        arrays = (self.ids, new_counts, new_sums, new_kmin, new_kmax)
+        arrays = tuple(a[keep] for a in arrays)
+        if not len(arrays[0]):
+            arrays = (np.empty(0, np.uint64), *_empty_arrays(0, self.n_groups, new_counts.dtype))
+        self.loose = loose
+        self._set(*_settle(self.resolution, *arrays, loose))
+        self._n -= n_rows
+
+    def scale(self, factor: float) -> None:
+        """Multiply every weight by ``factor`` (counts become float64 weighted counts).
+
+        Examples:
+            >>> import numpy as np
+            >>> from streammetrics.ranking.keys import keys_of
+            >>> s = ScoreSketch(resolution=4)
+            >>> s.add(keys_of(np.array([0.1, 0.8]), "probability"), np.array([0, 1]), None, (1, 2))
+            >>> s.scale(0.5)
+            >>> s.counts.sum(axis=0).tolist()
+            [0.5, 0.5]
+        """
+        factor = float(factor)
+        if not np.isfinite(factor) or factor < 0:
+            raise ValueError(f"factor: expected a finite number >= 0, found {factor!r}")
+        counts = self.counts.astype(np.float64) * factor
+        sums = self.sums.astype(np.float64) * factor
+        kmin, kmax = self.kmin.copy(), self.kmax.copy()
+        emptied = counts <= 0
+        kmin[emptied], kmax[emptied] = _UMAX, 0
+        sums[emptied] = 0.0
+        keep = ~emptied.all(axis=1)
+        arrays = tuple(a[keep] for a in (self.ids, counts, sums, kmin, kmax))
+        self._set(*_settle(self.resolution, *arrays, self.loose))
+
     def _absorb(self, ids, counts, sums, kmin, kmax, resolution: int) -> None:
         """Merge histogram arrays (at ``resolution``) into ``self``; then respect ``max_bins``."""
         res = min(self.resolution, resolution)
         mine = _coarsen(self.resolution, res, self.ids, self.counts, self.sums, self.kmin, self.kmax)
         theirs = _coarsen(resolution, res, ids, counts, sums, kmin, kmax)
-        merged = _union(mine, theirs)
+        merged = _settle(res, *_union(mine, theirs), self.loose)
         while self._max_bins is not None and len(merged[0]) > self._max_bins and res > 0:
-            merged = _coarsen(res, res - 1, *merged)
+            merged = _settle(res - 1, *_coarsen(res, res - 1, *merged), self.loose)
             res -= 1
         self.resolution = res
         self._set(*merged)
@@ -194,11 +296,21 @@ class ScoreSketch(State):
             and (other.layout != self.layout or other.multilabel != self.multilabel)
         ):
             raise MergeError(f"cannot merge score sketches of layout {other.layout} into {self.layout}")
-        if other.layout is not None:
-            self.layout, self.multilabel = other.layout, other.multilabel
-            self._absorb(other.ids, other.counts, other.sums, other.kmin, other.kmax, other.resolution)
-        elif other.resolution < self.resolution:
-            self._absorb(other.ids, other.counts, other.sums, other.kmin, other.kmax, other.resolution)
+        loose = self.loose
+        self.loose = self.loose or other.loose
+        try:
+            if other.layout is not None:
+                self.layout, self.multilabel = other.layout, other.multilabel
+                self._absorb(other.ids, other.counts, other.sums, other.kmin, other.kmax, other.resolution)
+            elif other.resolution < self.resolution:
+                self._absorb(other.ids, other.counts, other.sums, other.kmin, other.kmax, other.resolution)
+            elif self.loose != loose:
+                self._set(
+                    *_settle(self.resolution, self.ids, self.counts, self.sums, self.kmin, self.kmax, True)
+                )
+        except Exception:
+            self.loose = loose
+            raise
         self._n += other._n
 
     def coarsen(self, resolution: int) -> None:
@@ -207,30 +319,74 @@ class ScoreSketch(State):
             raise ValueError(
                 f"resolution: expected at most the current {self.resolution}, found {resolution}"
             )
-        self._set(
-            *_coarsen(self.resolution, resolution, self.ids, self.counts, self.sums, self.kmin, self.kmax)
-        )
+        arrays = _coarsen(self.resolution, resolution, self.ids, self.counts, self.sums, self.kmin, self.kmax)
+        self._set(*_settle(resolution, *arrays, self.loose))
         self.resolution = resolution
 
     # ------------------------------------------------------------------ serialization
+    def _kinds(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Per group: occupied, single score, two exactly known samples, envelope extremes."""
+        occupied = self.counts > 0
+        single = occupied & (self.kmin == self.kmax)
+        multi = occupied & ~single
+        pair = (
+            multi & (self.counts == 2) if self.counts.dtype.kind == "i" and not self.loose else multi & False
+        )
+        return occupied, single, pair, multi & ~pair
+
     def to_dict(self) -> dict[str, Any]:
+        """The compact form (see the docs' state format page): delta-coded bin ids and LEB128
+        varints of counts, extremes (relative to their bin) and the sums that cannot be derived.
+        """
+        shift = MANTISSA_BITS - self.resolution
+        start = np.repeat(self.ids << _U(shift), self.n_groups) if self.n_groups else self.ids[:0]
+        occupied, _single, pair, env = (k.ravel() for k in self._kinds())
+        kmin, kmax = self.kmin.ravel(), self.kmax.ravel()
+        cell = _U(_cell_bits(self.resolution))
+        # per occupied group in order: single -> [kmin - start]; pair -> [kmin - start, kmax - kmin];
+        # envelope -> [(kmin - start) >> cell, ((kmax + 1 - kmin) >> cell) - 1]
+        first = np.where(env, (kmin - start) >> cell, kmin - start)
+        second = np.where(env, ((kmax - kmin + _U(1)) >> cell) - _U(1), kmax - kmin)
+        two = (pair | env)[occupied]
+        a, b = first[occupied], second[occupied]
+        extremes = np.empty(len(a) + int(two.sum()), np.uint64)
+        pos = np.arange(len(a)) + np.concatenate([[0], np.cumsum(two)[:-1]]).astype(np.intp)
+        extremes[pos] = a
+        extremes[pos[two] + 1] = b[two]
+        if self.counts.dtype.kind == "i":
+            counts: Any = varint_encode(self.counts.ravel().astype(np.uint64))
+            sums: Any = varint_encode(self.sums.ravel()[env].astype(np.uint64))
+        else:
+            counts, sums = self.counts, self.sums
         return {
             "layout": None if self.layout is None else list(self.layout),
             "multilabel": self.multilabel,
             "resolution": self.resolution,
-            "ids": self.ids,
-            "counts": self.counts,
-            "sums": self.sums,
-            "kmin": self.kmin,
-            "kmax": self.kmax,
+            "loose": self.loose,
             "n_samples": self._n,
+            "bins": varint_encode(np.diff(self.ids, prepend=_U(0))),
+            "counts": counts,
+            "multi": np.packbits((pair | env)[occupied]),
+            "extremes": varint_encode(extremes),
+            "sums": sums,
         }
 
     def load_dict(self, data: dict[str, Any]) -> None:
         where = "ScoreSketch state"
         require_keys(
             data,
-            {"layout", "multilabel", "resolution", "ids", "counts", "sums", "kmin", "kmax", "n_samples"},
+            {
+                "layout",
+                "multilabel",
+                "resolution",
+                "loose",
+                "n_samples",
+                "bins",
+                "counts",
+                "multi",
+                "extremes",
+                "sums",
+            },
             where,
         )
         layout, res, n = data["layout"], data["resolution"], data["n_samples"]
@@ -244,27 +400,107 @@ class ScoreSketch(State):
             raise StateError(f"{where}: resolution must be an int in [0, {self._resolution}], found {res!r}")
         if not isinstance(n, int) or isinstance(n, bool) or n < 0:
             raise StateError(f"{where}: n_samples must be a non-negative int, found {n!r}")
-        ids = np.asarray(data["ids"])
-        if ids.dtype != np.uint64 or ids.ndim != 1:
-            raise StateError(f"{where}: ids must be a 1-D uint64 array")
+        for name in ("multilabel", "loose"):
+            if not isinstance(data[name], bool):
+                raise StateError(f"{where}: {name} must be a bool, found {data[name]!r}")
+        loose = data["loose"]
+        deltas = varint_decode(data["bins"], None, f"{where}: bins")
+        b = len(deltas)
+        if b and (np.any(deltas[1:] == 0)):
+            raise StateError(f"{where}: bin ids must be strictly increasing")
+        with np.errstate(over="ignore"):
+            ids = np.cumsum(deltas, dtype=np.uint64)
+        if b > 1 and np.any(ids[1:] <= ids[:-1]):
+            raise StateError(f"{where}: bin ids overflow")
+        if b and ids[-1] >> _U(64 - (MANTISSA_BITS - res)) != 0:
+            raise StateError(f"{where}: bin id {ids[-1]} out of range at resolution {res}")
+        if layout is None and b:
+            raise StateError(f"{where}: an empty layout holds no bins, found {b}")
         g = 0 if layout is None else layout[0] * layout[1]
-        arrays = []
-        for name in ("counts", "sums", "kmin", "kmax"):
-            arr = np.asarray(data[name])
-            width = g if name in ("counts", "sums") else (0 if layout is None else layout[0])
-            if arr.shape != (len(ids), width):
-                raise StateError(f"{where}: {name} of shape {arr.shape}, expected {(len(ids), width)}")
-            if name in ("kmin", "kmax") and arr.dtype != np.uint64:
-                raise StateError(f"{where}: {name} must be uint64")
-            if name in ("counts", "sums") and arr.dtype not in (np.int64, np.float64):
-                raise StateError(f"{where}: {name} must be int64 or float64, found {arr.dtype}")
-            arrays.append(arr)
-        if not isinstance(data["multilabel"], bool):
-            raise StateError(f"{where}: multilabel must be a bool")
+        raw_counts = data["counts"]
+        if isinstance(raw_counts, np.ndarray) and raw_counts.dtype == np.float64:
+            counts = raw_counts
+            if counts.shape != (b, g) or not np.isfinite(counts).all() or np.any(counts < 0):
+                raise StateError(f"{where}: weighted counts must be finite, >= 0, of shape {(b, g)}")
+        else:
+            counts = varint_decode(raw_counts, b * g, f"{where}: counts").reshape(b, g)
+            if np.any(counts >= _U(1 << 62)):
+                raise StateError(f"{where}: counts too large")
+            counts = counts.astype(np.int64)
+        occupied = counts > 0
+        if b and not occupied.any(axis=1).all():
+            raise StateError(f"{where}: empty bins are not stored")
+        n_occ = int(occupied.sum())
+        multi_bits = data["multi"]
+        if not isinstance(multi_bits, np.ndarray) or multi_bits.dtype != np.uint8 or multi_bits.ndim != 1:
+            raise StateError(f"{where}: multi must be a 1-D uint8 array")
+        if len(multi_bits) != (n_occ + 7) // 8:
+            raise StateError(f"{where}: multi holds {len(multi_bits)} bytes, expected {(n_occ + 7) // 8}")
+        multi_occ = np.unpackbits(multi_bits, count=n_occ).astype(bool)
+        if np.any(np.unpackbits(multi_bits)[n_occ:]):
+            raise StateError(f"{where}: multi has stray bits")
+        multi = np.zeros((b, g), bool)
+        multi[occupied] = multi_occ
+        pair = multi & (counts == 2) if counts.dtype.kind == "i" and not loose else multi & False
+        env = multi & ~pair
+        if counts.dtype.kind == "i" and not loose and np.any(multi & (counts < 2)):
+            raise StateError(f"{where}: a group of one sample holds one score")
+        two = (pair | env)[occupied]
+        extremes = varint_decode(data["extremes"], n_occ + int(two.sum()), f"{where}: extremes")
+        pos = np.arange(n_occ) + np.concatenate([[0], np.cumsum(two)[:-1]]).astype(np.intp)
+        a = extremes[pos]
+        second = np.zeros(n_occ, np.uint64)
+        second[two] = extremes[pos[two] + 1]
+        shift = MANTISSA_BITS - res
+        span = _U(1) << _U(shift) if shift < 64 else _U(0)
+        cell = _cell_bits(res)
+        start = np.repeat(ids << _U(shift), g)[occupied.ravel()] if shift < 64 else np.zeros(n_occ, np.uint64)
+        env_occ = env[occupied]
+        cells_per_bin = 1 << (shift - cell)
+        with np.errstate(over="ignore"):
+            if np.any(np.where(env_occ, a >= _U(cells_per_bin), a >= span)):
+                raise StateError(f"{where}: an extreme lies outside its bin")
+            if np.any(np.where(env_occ, second >= _U(cells_per_bin) - a, second >= span - a) & two) or np.any(
+                multi_occ & ~env_occ & (second == 0)
+            ):
+                raise StateError(f"{where}: an extreme lies outside its bin")
+            lo = np.where(env_occ, start + (a << _U(cell)), start + a)
+            hi = np.where(
+                env_occ, lo + ((second + _U(1)) << _U(cell)) - _U(1), np.where(two, lo + second, lo)
+            )
+        kmin = np.full((b, g), _UMAX, np.uint64)
+        kmax = np.zeros((b, g), np.uint64)
+        kmin[occupied], kmax[occupied] = lo, hi
+        ob = _offset_bits(res)
+        raw_sums = data["sums"]
+        if counts.dtype.kind == "f":
+            sums = raw_sums
+            if not isinstance(sums, np.ndarray) or sums.dtype != np.float64 or sums.shape != (b, g):
+                raise StateError(f"{where}: weighted sums must be a float64 array of shape {(b, g)}")
+            if not np.isfinite(sums).all() or np.any(sums < 0) or np.any(sums > counts * float(1 << ob)):
+                raise StateError(f"{where}: weighted sums out of range")
+        else:
+            zero = np.zeros((b, g), np.int64)
+            off_lo = ((kmin >> _U(OFFSET_SHIFT)) & _U((1 << ob) - 1)).astype(np.int64) if ob else zero
+            off_hi = ((kmax >> _U(OFFSET_SHIFT)) & _U((1 << ob) - 1)).astype(np.int64) if ob else zero
+            sums = np.zeros((b, g), np.int64)
+            single = occupied & ~multi
+            sums[single] = counts[single] * off_lo[single]
+            sums[pair] = off_lo[pair] + off_hi[pair]
+            stored = varint_decode(raw_sums, int(env.sum()), f"{where}: sums")
+            if np.any(stored >= _U(1 << 62)):
+                raise StateError(f"{where}: sums too large")
+            sums[env] = stored.astype(np.int64)
+            if np.any(sums[env] < counts[env] * off_lo[env]) or np.any(sums[env] > counts[env] * off_hi[env]):
+                raise StateError(f"{where}: sums out of the range of their extremes")
+        settled = _settle(res, ids, counts, sums, kmin, kmax, loose)
+        if any(not np.array_equal(x, y) for x, y in zip(settled[3:], (kmin, kmax), strict=True)):
+            raise StateError(f"{where}: extremes not in canonical form")
         self.multilabel = data["multilabel"]
         self.layout = None if layout is None else (layout[0], layout[1])
         self.resolution = res
-        self._set(ids, *arrays)
+        self.loose = loose
+        self._set(ids, counts, sums, kmin, kmax)
         self._n = n
 
     def check(self) -> None:
@@ -275,10 +511,10 @@ class ScoreSketch(State):
             raise StateError(f"{where}: counts must be finite and non-negative")
         if self.ids.size and not self.counts.any(axis=1).all():
             raise StateError(f"{where}: empty bins are not stored")
-        shift = np.uint64(MANTISSA_BITS - self.resolution)
         if self.layout is None:
             return
-        occupied = self.counts.reshape(len(self.ids), *self.layout).sum(axis=2) > 0
+        shift = _U(MANTISSA_BITS - self.resolution)
+        occupied = self.counts > 0
         ids = np.broadcast_to(self.ids[:, None], self.kmin.shape)
         if self.ids.size and (
             np.any((self.kmin >> shift)[occupied] != ids[occupied])
@@ -288,40 +524,113 @@ class ScoreSketch(State):
             raise StateError(f"{where}: kmin/kmax do not lie in their bins")
 
     # ------------------------------------------------------------------ views
-    def binary_view(self, column: int, positive: list[int], negative: list[int]) -> BinaryHistogram:
-        """Positive classes vs negative classes of one score column (or all columns: ``-1``)."""
+    def _exact_groups(self) -> np.ndarray:
+        """Per group: whether every sample's score is known (one distinct score, or two samples)."""
+        occupied, single, pair, _ = self._kinds()
+        return ~occupied | single | pair
+
+    def binary_view(
+        self, column: int, positive: list[int], negative: list[int], refine: bool = True
+    ) -> BinaryHistogram:
+        """Positive classes vs negative classes of one score column (or all columns: ``-1``).
+
+        With ``refine``, a bin whose samples are all known exactly (each group holds one
+        distinct score or two samples) is split into one exact bin per distinct score.
+        """
         assert self.layout is not None
         n_cols, n_cls = self.layout
         cols = range(n_cols) if column < 0 else [column]
         pg = [c * n_cls + k for c in cols for k in positive]
         ng = [c * n_cls + k for c in cols for k in negative]
+        both = pg + ng
         pos = self.counts[:, pg].sum(axis=1, dtype=np.float64)
         neg = self.counts[:, ng].sum(axis=1, dtype=np.float64)
         keep = (pos > 0) | (neg > 0)
-        if not keep.all():
-            sel = np.flatnonzero(keep)
-        else:
-            sel = slice(None)
+        sel = np.flatnonzero(keep) if not keep.all() else slice(None)
+        ids, pos, neg = self.ids[sel], pos[sel], neg[sel]
+        counts = self.counts[sel][:, both]
+        kmin_g, kmax_g = self.kmin[sel][:, both], self.kmax[sel][:, both]
+        pos_sum = self.sums[sel][:, pg].sum(axis=1, dtype=np.float64)
+        neg_sum = self.sums[sel][:, ng].sum(axis=1, dtype=np.float64)
+        kmin, kmax = kmin_g.min(axis=1), kmax_g.max(axis=1)
+        ob = _offset_bits(self.resolution)
+        shift = MANTISSA_BITS - self.resolution
+        if not refine or shift == 0 or not len(ids):
+            return BinaryHistogram(ids, pos, neg, pos_sum, neg_sum, kmin, kmax, ob, self.resolution)
+        exact = self._exact_groups()[sel][:, both]
+        split = exact.all(axis=1) & (kmin != kmax)
+        if not split.any():
+            return BinaryHistogram(ids, pos, neg, pos_sum, neg_sum, kmin, kmax, ob, self.resolution)
+        # the exactly known samples of the split bins: (key, positive weight, negative weight)
+        c, lo, hi = counts[split], kmin_g[split], kmax_g[split]
+        occ = c > 0
+        single = occ & (lo == hi)
+        is_pos = np.zeros(len(both), bool)
+        is_pos[: len(pg)] = True
+        is_pos = np.broadcast_to(is_pos, c.shape)
+        w1 = np.where(single, c, 1).astype(np.float64)
+        two = occ & ~single
+        keys = np.concatenate([lo[occ], hi[two]])
+        w = np.concatenate([w1[occ], np.ones(int(two.sum()))])
+        side = np.concatenate([is_pos[occ], is_pos[two]])
+        uk, inv = np.unique(keys, return_inverse=True)
+        sp = np.bincount(inv, weights=np.where(side, w, 0.0), minlength=len(uk))
+        sn = np.bincount(inv, weights=np.where(side, 0.0, w), minlength=len(uk))
+        off = ((uk >> _U(OFFSET_SHIFT)) & _U((1 << ob) - 1)).astype(np.float64) if ob else np.zeros(len(uk))
+        rest = ~split
+        rk = ids[rest] << _U(shift)
+        order = np.argsort(np.concatenate([rk, uk]), kind="stable")
+
+        def cat(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+            return np.concatenate([x, y])[order]
 
         return BinaryHistogram(
-            ids=self.ids[sel],
-            pos=pos[sel],
-            neg=neg[sel],
-            pos_sum=self.sums[sel][:, pg].sum(axis=1, dtype=np.float64),
-            neg_sum=self.sums[sel][:, ng].sum(axis=1, dtype=np.float64),
-            kmin=self.kmin[sel][:, list(cols)].min(axis=1),
-            kmax=self.kmax[sel][:, list(cols)].max(axis=1),
-            offset_bits=_offset_bits(self.resolution),
-            resolution=self.resolution,
+            cat(rk, uk),
+            cat(pos[rest], sp),
+            cat(neg[rest], sn),
+            cat(pos_sum[rest], sp * off),
+            cat(neg_sum[rest], sn * off),
+            cat(kmin[rest], uk),
+            cat(kmax[rest], uk),
+            ob,
+            self.resolution,
         )
 
 
 # ---------------------------------------------------------------------- array helpers
+def _empty_arrays(b: int, g: int, dtype: Any) -> tuple[np.ndarray, ...]:
+    return (
+        np.zeros((b, g), dtype),
+        np.zeros((b, g), dtype),
+        np.full((b, g), _UMAX, np.uint64),
+        np.zeros((b, g), np.uint64),
+    )
+
+
+def _settle(res: int, ids, counts, sums, kmin, kmax, loose: bool) -> tuple[np.ndarray, ...]:
+    """Round the extremes of groups with several distinct scores out to the grid (canonical form).
+
+    Exact extremes are kept for one distinct score, and, with integer counts and no revert, for
+    two samples; the rule depends on the data only, so merges stay order independent.
+    """
+    cell = _cell_bits(res)
+    if not cell or not len(ids):
+        return ids, counts, sums, kmin, kmax
+    multi = (counts > 0) & (kmin != kmax)
+    if counts.dtype.kind == "i" and not loose:
+        multi &= counts >= 3
+    if multi.any():
+        mask = _U((1 << cell) - 1)
+        kmin = np.where(multi, kmin & ~mask, kmin)
+        kmax = np.where(multi, kmax | mask, kmax)
+    return ids, counts, sums, kmin, kmax
+
+
 def _histogram(kf, gf, wf, integral: bool, layout: tuple[int, int], resolution: int):
-    """Histogram arrays (ids, counts, sums, kmin, kmax) of one batch of keys."""
-    shift = np.uint64(MANTISSA_BITS - resolution)
+    """Histogram arrays (ids, counts, sums, kmin, kmax) of one batch of keys (extremes exact)."""
+    shift = _U(MANTISSA_BITS - resolution)
     ids = kf >> shift
-    lo, hi = (ids.min(), ids.max()) if ids.size else (np.uint64(0), np.uint64(0))
+    lo, hi = (ids.min(), ids.max()) if ids.size else (_U(0), _U(0))
     span = int(hi - lo) + 1
     dense = span <= max(4 * len(ids), 1 << 16)
     if dense:
@@ -346,7 +655,7 @@ def _histogram(kf, gf, wf, integral: bool, layout: tuple[int, int], resolution: 
         dtype = np.float64
     bits = _offset_bits(resolution)
     if bits:
-        off = (kf >> np.uint64(OFFSET_SHIFT)) & np.uint64((1 << bits) - 1)
+        off = (kf >> _U(OFFSET_SHIFT)) & _U((1 << bits) - 1)
         if dtype == np.int64:
             sums = np.zeros(size, np.int64)
             np.add.at(
@@ -356,13 +665,12 @@ def _histogram(kf, gf, wf, integral: bool, layout: tuple[int, int], resolution: 
             sums = np.bincount(flat, weights=off.astype(np.float64) * wf, minlength=size)
     else:
         sums = np.zeros(size, dtype)
-    cflat = loc * n_cols + gf // n_cls if n_cols > 1 else loc
-    kmin = np.full(n_loc * n_cols, _UMAX, np.uint64)
-    kmax = np.zeros(n_loc * n_cols, np.uint64)
-    np.minimum.at(kmin, cflat, kf)
-    np.maximum.at(kmax, cflat, kf)
+    kmin = np.full(size, _UMAX, np.uint64)
+    kmax = np.zeros(size, np.uint64)
+    np.minimum.at(kmin, flat, kf)
+    np.maximum.at(kmax, flat, kf)
     counts, sums = counts.reshape(n_loc, g), sums.reshape(n_loc, g)
-    kmin, kmax = kmin.reshape(n_loc, n_cols), kmax.reshape(n_loc, n_cols)
+    kmin, kmax = kmin.reshape(n_loc, g), kmax.reshape(n_loc, g)
     occupied = (counts > 0).any(axis=1)
     rows = np.flatnonzero(occupied)
     out_ids = lo + rows.astype(np.uint64) if dense else uniq[rows]
@@ -379,8 +687,8 @@ def _union(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...]) -> tuple[np.nda
         return a
     if not len(ids_a):
         return b
-    g, c = b[1].shape[1], b[3].shape[1]
-    if a[1].shape[1] != g or a[3].shape[1] != c:
+    g = b[1].shape[1]
+    if a[1].shape[1] != g:
         raise MergeError(f"cannot merge score sketches of {a[1].shape[1]} and {g} groups")
     if np.array_equal(ids_a, ids_b):
         ia = ib = slice(None)
@@ -392,8 +700,8 @@ def _union(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...]) -> tuple[np.nda
     st = _promote(a[2], b[2])
     counts = np.zeros((len(ids), g), ct)
     sums = np.zeros((len(ids), g), st)
-    kmin = np.full((len(ids), c), _UMAX, np.uint64)
-    kmax = np.zeros((len(ids), c), np.uint64)
+    kmin = np.full((len(ids), g), _UMAX, np.uint64)
+    kmax = np.zeros((len(ids), g), np.uint64)
     counts[ia] = a[1]
     counts[ib] += b[1]
     sums[ia] = a[2]
@@ -411,19 +719,19 @@ def _coarsen(res_from: int, res_to: int, ids, counts, sums, kmin, kmax) -> tuple
     if d <= 0 or not len(ids):
         return ids, counts, sums, kmin, kmax
     s_old, s_new, q = MANTISSA_BITS - res_from, MANTISSA_BITS - res_to, OFFSET_SHIFT
-    low = ids & np.uint64((1 << d) - 1)
+    low = ids & _U((1 << d) - 1)
     if s_new <= q:
         new_sums = np.zeros_like(sums)
     elif s_old >= q:
-        base = (low << np.uint64(s_old - q)).astype(np.int64)
+        base = (low << _U(s_old - q)).astype(np.int64)
         new_sums = sums + counts * base[:, None].astype(sums.dtype if sums.dtype.kind == "f" else np.int64)
     else:
-        per = ((ids << np.uint64(s_old)) >> np.uint64(q)) & np.uint64((1 << (s_new - q)) - 1)
+        per = ((ids << _U(s_old)) >> _U(q)) & _U((1 << (s_new - q)) - 1)
         dtype = np.float64 if counts.dtype.kind == "f" else np.int64
         new_sums = (counts * per.astype(np.int64)[:, None]).astype(dtype)
     if new_sums.dtype != counts.dtype:
         new_sums = new_sums.astype(np.float64)
-    new_ids = ids >> np.uint64(d)
+    new_ids = ids >> _U(d)
     starts = np.flatnonzero(np.concatenate([[True], new_ids[1:] != new_ids[:-1]]))
     return (
         new_ids[starts],
@@ -432,3 +740,50 @@ def _coarsen(res_from: int, res_to: int, ids, counts, sums, kmin, kmax) -> tuple
         np.minimum.reduceat(kmin, starts, axis=0),
         np.maximum.reduceat(kmax, starts, axis=0),
     )
+
+
+# ---------------------------------------------------------------------- varints
+def varint_encode(values: np.ndarray) -> np.ndarray:
+    """LEB128: each unsigned value as 7-bit groups, low first, high bit set on all but the last.
+
+    Examples:
+        >>> varint_encode(np.array([0, 127, 128, 300], np.uint64)).tolist()
+        [0, 127, 128, 1, 172, 2]
+    """
+    v = np.ascontiguousarray(values, dtype=np.uint64).ravel()
+    if not v.size:
+        return np.zeros(0, np.uint8)
+    nb = np.ones(len(v), np.int64)
+    for k in range(1, 10):
+        nb += (v >> _U(7 * k)) > 0
+    starts = np.cumsum(nb) - nb
+    j = np.arange(int(nb.sum())) - np.repeat(starts, nb)
+    out = (np.repeat(v, nb) >> (7 * j).astype(np.uint64)) & _U(0x7F)
+    out |= np.where(j < np.repeat(nb, nb) - 1, _U(0x80), _U(0))
+    return out.astype(np.uint8)
+
+
+def varint_decode(data: Any, count: int | None, where: str) -> np.ndarray:
+    """Inverse of :func:`varint_encode`; ``count`` values expected (``None``: any), else StateError.
+
+    Examples:
+        >>> varint_decode(np.array([0, 127, 128, 1, 172, 2], np.uint8), 4, "x").tolist()
+        [0, 127, 128, 300]
+    """
+    if not isinstance(data, np.ndarray) or data.dtype != np.uint8 or data.ndim != 1:
+        raise StateError(f"{where}: expected a 1-D uint8 array")
+    ends = (data & 0x80) == 0
+    if data.size and not ends[-1]:
+        raise StateError(f"{where}: truncated varint")
+    end = np.flatnonzero(ends)
+    if count is not None and len(end) != count:
+        raise StateError(f"{where}: expected {count} values, found {len(end)}")
+    if not len(end):
+        return np.zeros(0, np.uint64)
+    starts = np.concatenate([[0], end[:-1] + 1])
+    nb = end - starts + 1
+    if nb.max() > 10 or np.any(data[end[nb > 1]] == 0) or np.any(data[end[nb == 10]] > 1):
+        raise StateError(f"{where}: malformed varint")
+    j = np.arange(len(data)) - np.repeat(starts, nb)
+    parts = (data & 0x7F).astype(np.uint64) << (7 * j).astype(np.uint64)
+    return np.add.reduceat(parts, starts)

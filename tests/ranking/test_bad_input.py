@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import streammetrics as sm
+from streammetrics.ranking.sketch import varint_encode
 from tests.helpers import assert_same
 
 CASES = [
@@ -70,12 +71,45 @@ def test_merging_different_configuration_is_a_merge_error():
         sm.ROCAUC(exact=True).merge(sm.ROCAUC())
 
 
-def test_corrupt_state_dicts_are_state_errors():
-    d = sm.ROCAUC().update([0, 1, 1], [0.1, 0.7, 0.4]).state_dict()
-    d["state"]["ids"] = d["state"]["ids"][::-1].copy()
+def _corrupt(change):
+    d = sm.ROCAUC(resolution=6).update([0, 1, 1, 0, 1, 0], [0.1, 0.7, 0.4, 0.41, 0.42, 0.43]).state_dict()
+    change(d["state"])
+    return d
+
+
+def _set(key, value):
+    return lambda state: state.__setitem__(key, value(state[key]) if callable(value) else value)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        _set("bins", lambda a: a[::-1].copy()),  # ids not increasing
+        _set("bins", lambda a: a[:-1].copy()),  # one bin missing
+        _set("bins", lambda a: np.r_[a, np.uint8(0x80)]),  # truncated varint
+        _set("counts", lambda a: a[:1].copy()),
+        _set("counts", lambda a: a.astype(np.int64)),  # wrong dtype
+        _set("counts", lambda a: np.zeros_like(a)),  # empty bins stored
+        _set("multi", lambda a: a ^ np.uint8(0x80)),  # a single-score group made multi
+        _set("multi", lambda a: np.r_[a, np.uint8(0)]),
+        _set("extremes", lambda a: a[:-1].copy()),
+        _set("extremes", lambda a: np.r_[a[:-1], np.uint8(0xFF), np.uint8(0x7F)]),  # outside the bin
+        _set("sums", lambda a: np.r_[a, np.uint8(1)]),
+        _set("sums", lambda a: varint_encode(np.array([2**40], np.uint64))),  # out of the extremes' range
+        _set("resolution", 11),
+        _set("resolution", 7),  # ids out of range for the extremes
+        _set("layout", [1, 3]),
+        _set("loose", 1),
+        _set("n_samples", -1),
+    ],
+)
+def test_corrupt_state_dicts_are_state_errors(change):
     with pytest.raises(sm.StateError):
-        sm.from_state_dict(d)
-    d = sm.ROCAUC().update([0, 1, 1], [0.1, 0.7, 0.4]).state_dict()
-    d["state"]["counts"] = d["state"]["counts"][:1]
+        sm.from_state_dict(_corrupt(change))
+
+
+def test_corrupt_bytes_are_state_errors():
+    data = bytearray(sm.ROCAUC().update([0, 1, 1], [0.1, 0.7, 0.4]).to_bytes())
+    data[-3] ^= 0xFF
     with pytest.raises(sm.StateError):
-        sm.from_state_dict(d)
+        sm.from_bytes(bytes(data))

@@ -101,16 +101,21 @@ def test_merging_1000_shards_is_bit_identical_in_any_order():
         y = rng.integers(0, 2, n)
         p = 1 / (1 + np.exp(-(rng.normal(size=n) * (1 + i % 7) + y)))
         shards.append(sm.ROCAUC(max_bins=300).update(y, p))
-    ref = sum(shards).state_dict()["state"]
+    total = sum(shards)
+    ref = {key: getattr(total.state, key) for key in ("ids", "counts", "sums", "kmin", "kmax")}
+    ref_bytes = total.to_bytes()
     for seed in range(3):
         order = np.random.default_rng(seed).permutation(len(shards))
         tree = [shards[i] for i in order]
         while len(tree) > 1:  # pairwise tree merge in a shuffled order
             tree = [tree[i] + tree[i + 1] if i + 1 < len(tree) else tree[i] for i in range(0, len(tree), 2)]
-        state = tree[0].state_dict()["state"]
+        state = tree[0].state
         for key in ("ids", "counts", "sums", "kmin", "kmax"):
-            assert state[key].dtype == ref[key].dtype and np.array_equal(state[key], ref[key]), key
-        assert state["resolution"] == ref["resolution"]
+            assert getattr(state, key).dtype == ref[key].dtype and np.array_equal(
+                getattr(state, key), ref[key]
+            ), key
+        assert state.resolution == total.state.resolution
+        assert tree[0].to_bytes() == ref_bytes
 
 
 def test_sketches_of_different_resolution_merge_at_the_coarser_one():
