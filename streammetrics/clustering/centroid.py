@@ -57,12 +57,17 @@ def _defined(k: int, total: float) -> bool:
 def _distances_to_own(x: np.ndarray, idx: np.ndarray, centroids: np.ndarray) -> np.ndarray:
     """Distance of every row to its centroid; rounding noise (a row alone at its centroid, whose
     mean carries a few ulps of error) is snapped to 0 so that degenerate clusters give exact 0s."""
-    own = centroids[idx]
-    diff = x - own
+    own = np.take(centroids, idx, axis=0)
+    diff = np.subtract(x, own, out=own)
     dist = np.sqrt(np.einsum("ij,ij->i", diff, diff))
     if len(x):
-        scale = np.maximum(np.abs(x).max(axis=1), np.abs(own).max(axis=1))
-        dist[dist <= 1e-12 * scale] = 0.0
+        # a row's scale is at most max|c| + its distance: test exactly only the rows that may pass
+        cand = np.flatnonzero(dist <= 1.000001e-12 * float(np.abs(centroids).max()))
+        if cand.size:
+            own = np.take(centroids, idx[cand], axis=0)
+            x = x[cand]
+            scale = np.maximum(np.abs(x).max(axis=1), np.abs(own).max(axis=1))
+            dist[cand[dist[cand] <= 1e-12 * scale]] = 0.0
     return dist
 
 
@@ -734,12 +739,12 @@ class FixedCentroidSums(State):
         counted = ww > 0
         count = np.bincount(idx[counted], minlength=k).astype(np.int64)
         weight = np.bincount(idx, weights=ww, minlength=k)
+        dist = _distances_to_own(x, idx, means)
         if self.silhouette:
             sil = simplified_silhouettes(x, idx, means)
             sil_sum = np.bincount(idx, weights=ww * sil, minlength=k)
-            dist = _distances_to_own(x, idx, means)
         else:
-            dist, sil_sum = _distances_to_own(x, idx, means), np.zeros(k)
+            sil_sum = np.zeros(k)
         dist_sum = np.bincount(idx, weights=ww * dist, minlength=k)
         new_count = self.count + sign * count
         if (new_count < 0).any():
@@ -822,27 +827,34 @@ class FixedCentroidSums(State):
 def simplified_silhouettes(x: np.ndarray, idx: np.ndarray, centroids: np.ndarray) -> np.ndarray:
     """Simplified silhouette of every row against ``centroids`` (0 where ``a = b = 0``).
 
-    ``a`` is the distance to the row's centroid, ``b`` to the nearest other one.
+    ``a`` is the distance to the row's centroid, ``b`` to the nearest other one. The nearest
+    other centroid is found with one matrix product (on data centred at the centroids' mean);
+    both distances are then computed directly, from coordinate differences.
 
     Examples:
         >>> simplified_silhouettes(np.array([[1.0]]), np.array([0]), np.array([[0.0], [4.0]])).tolist()
         [0.6666666666666666]
     """
-    if len(centroids) < 2:
+    if len(centroids) < 2 or not len(x):
         return np.zeros(len(x))
-    out = np.empty(len(x))
-    step = _rows_per_chunk(len(centroids), x.shape[1])
+    shift = centroids.mean(axis=0)
+    cc = centroids - shift
+    sq_c = np.einsum("ij,ij->i", cc, cc)
+    cc_t = np.ascontiguousarray(cc.T)  # a transposed view takes a slow BLAS path
+    rows = np.arange(len(x))
+    nearest = np.empty(len(x), dtype=np.int64)
+    step = _rows_per_chunk(len(centroids), 4)
     for start in range(0, len(x), step):
-        rows = slice(start, start + step)
-        dist = pairwise_distances(x[rows], centroids)
-        r = np.arange(dist.shape[0])
-        a = dist[r, idx[rows]].copy()
-        dist[r, idx[rows]] = np.inf
-        b = dist.min(axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            s = (b - a) / np.maximum(a, b)
-        out[rows] = np.where(np.isfinite(s), s, 0.0)
-    return out
+        part = slice(start, start + step)
+        # ||x - c||^2 up to the row constant ||x||^2: enough to rank the centroids
+        score = sq_c[None, :] - 2.0 * ((x[part] - shift) @ cc_t)
+        score[rows[: score.shape[0]], idx[part]] = np.inf
+        nearest[part] = score.argmin(axis=1)
+    a = _distances_to_own(x, idx, centroids)
+    b = _distances_to_own(x, nearest, centroids)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s = (b - a) / np.maximum(a, b)
+    return np.where(np.isfinite(s), s, 0.0)
 
 
 def _nan_if_undefined(fn):
