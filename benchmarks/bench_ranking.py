@@ -114,7 +114,7 @@ def accuracy_table(n: int, river_n: int) -> str:
                 cells.append("not installed")
         peer_rows.append(f"| {name} | " + " | ".join(cells) + " |")
     return (
-        f"### Accuracy, {n:,} samples, default sketch (`resolution=10, max_bins=1100`)\n\n"
+        f"### Accuracy, {n:,} samples, default sketch (`resolution=10, max_bins=4000`)\n\n"
         + "\n".join(rows)
         + "\n\n### Peers: absolute AUC error on the same data\n\n"
         + "\n".join(peer_rows)

@@ -656,11 +656,11 @@ def _histogram(kf, gf, wf, integral: bool, layout: tuple[int, int], resolution: 
     bits = _offset_bits(resolution)
     if bits:
         off = (kf >> _U(OFFSET_SHIFT)) & _U((1 << bits) - 1)
-        if dtype == np.int64:
+        if wf is None and len(kf) < 1 << 28:  # exact in float64: below 2**24 * 2**28
+            sums = np.rint(np.bincount(flat, weights=off.astype(np.float64), minlength=size)).astype(np.int64)
+        elif dtype == np.int64:
             sums = np.zeros(size, np.int64)
-            np.add.at(
-                sums, flat, off.astype(np.int64) if wf is None else off.astype(np.int64) * wf.astype(np.int64)
-            )
+            np.add.at(sums, flat, off.astype(np.int64) * wf.astype(np.int64))
         else:
             sums = np.bincount(flat, weights=off.astype(np.float64) * wf, minlength=size)
     else:
@@ -690,11 +690,14 @@ def _union(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...]) -> tuple[np.nda
     g = b[1].shape[1]
     if a[1].shape[1] != g:
         raise MergeError(f"cannot merge score sketches of {a[1].shape[1]} and {g} groups")
-    if np.array_equal(ids_a, ids_b):
-        ia = ib = slice(None)
+    ib = np.searchsorted(ids_a, ids_b)
+    if ib[-1] < len(ids_a) and np.array_equal(ids_a[ib], ids_b):  # b's bins are all in a
+        ia: Any = slice(None)
         ids = ids_a
     else:
-        ids = np.union1d(ids_a, ids_b)
+        both = np.concatenate([ids_a, ids_b])
+        both.sort(kind="stable")
+        ids = both[np.concatenate([[True], both[1:] != both[:-1]])]
         ia, ib = np.searchsorted(ids, ids_a), np.searchsorted(ids, ids_b)
     ct = _promote(a[1], b[1])
     st = _promote(a[2], b[2])
