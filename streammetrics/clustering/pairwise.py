@@ -46,14 +46,12 @@ class Exact(NamedTuple):
     """The parts of an index that only need cluster sizes and centroids (exact in streaming).
 
     ``centroids`` (K x d), ``weight`` (K,) the cluster weights, ``fallback`` (K,) a spread used
-    for a cluster with no row at hand (the root-mean-square distance to its centroid), ``tss``
-    the total scatter ``sum w ||x - mean||^2``.
+    for a cluster with no row at hand (the root-mean-square distance to its centroid).
     """
 
     centroids: np.ndarray
     weight: np.ndarray
     fallback: np.ndarray
-    tss: float
 
 
 def exact_parts(x: np.ndarray, idx: np.ndarray, w: np.ndarray, k: int) -> Exact:
@@ -61,16 +59,13 @@ def exact_parts(x: np.ndarray, idx: np.ndarray, w: np.ndarray, k: int) -> Exact:
 
     Examples:
         >>> e = exact_parts(np.array([[0.0], [2.0], [4.0]]), np.array([0, 0, 1]), np.ones(3), 2)
-        >>> e.centroids.ravel().tolist(), e.weight.tolist(), e.tss
-        ([1.0, 4.0], [2.0, 1.0], 8.0)
+        >>> e.centroids.ravel().tolist(), e.weight.tolist(), e.fallback.tolist()
+        ([1.0, 4.0], [2.0, 1.0], [1.0, 0.0])
     """
     centroids, cw = _centroids(x, idx, w, k)
     diff = x - centroids[idx]
     scatter = np.bincount(idx, weights=w * np.einsum("ij,ij->i", diff, diff), minlength=k)
-    grand = (w @ x) / w.sum()
-    g = x - grand
-    tss = float(w @ np.einsum("ij,ij->i", g, g))
-    return Exact(centroids, cw, np.sqrt(scatter / cw), tss)
+    return Exact(centroids, cw, np.sqrt(scatter / cw))
 
 
 # ---------------------------------------------------------------------- row-to-cluster profiles
@@ -223,24 +218,27 @@ def _pair_masses(idx: np.ndarray, w: np.ndarray, k: int, self_scale: float) -> t
     return distinct_within + self_scale * self_pairs, between
 
 
-def _hubert_from(prof, idx, w, k, exact: Exact, self_scale: float) -> float:
+def _hubert_from(prof, idx, w, k, x: np.ndarray, self_scale: float) -> float:
+    """Point-biserial form of the normalized Hubert Γ on these rows (all parts from the rows:
+    mixing an exact second moment with sampled mean distances would amplify the sampling error
+    through the cancellation in the variance)."""
     rows = np.arange(len(idx))
     own = prof["sum"][rows, idx]
     s_w = 0.5 * float(w @ own)
     s_b = 0.5 * float(w @ (prof["sum"].sum(axis=1) - own))
-    nw_s, nb_s = _pair_masses(idx, w, k, self_scale)
-    n = float(exact.weight.sum())
-    nw = float(np.sum(exact.weight * (exact.weight - 1.0))) / 2.0
-    nb = (n * n - float(np.sum(exact.weight**2))) / 2.0
-    t = n * (n - 1.0) / 2.0
-    if nw_s <= 0 or nb_s <= 0 or nw <= 0 or nb <= 0 or t <= 0:
+    n_w, n_b = _pair_masses(idx, w, k, self_scale)
+    t = n_w + n_b
+    if n_w <= 0 or n_b <= 0:
         return float("nan")
-    mu_w, mu_b = s_w / nw_s, s_b / nb_s
-    mu = (nw * mu_w + nb * mu_b) / t
-    var = n * exact.tss / t - mu * mu
-    if not var > 1e-12 * (n * exact.tss / t):
+    total = float(w.sum())
+    centred = x - (w @ x) / total
+    mean_sq = total * float(w @ np.einsum("ij,ij->i", centred, centred)) / t  # sum w_i w_j d_ij^2 / T
+    mu_w, mu_b = s_w / n_w, s_b / n_b
+    mu = (s_w + s_b) / t
+    var = mean_sq - mu * mu
+    if not var > 1e-12 * mean_sq:
         return float("nan")
-    return float(np.sqrt(nw * nb) / t * (mu_b - mu_w) / np.sqrt(var))
+    return float(np.sqrt(n_w * n_b) / t * (mu_b - mu_w) / np.sqrt(var))
 
 
 # ---------------------------------------------------------------------- sorted pairs
@@ -254,7 +252,7 @@ def condensed_pairs(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """
     m = len(x)
     p = m * (m - 1) // 2
-    ii, jj, dd = np.empty(p, dtype=np.int64), np.empty(p, dtype=np.int64), np.empty(p)
+    ii, jj, dd = np.empty(p, dtype=np.int32), np.empty(p, dtype=np.int32), np.empty(p)
     pos = 0
     step = max(1, _CHUNK // max(1, m * max(1, x.shape[1])))
     for s in range(0, m - 1, step):
@@ -287,19 +285,25 @@ def sorted_pairs(x: np.ndarray, idx: np.ndarray, w: np.ndarray, groups: np.ndarr
         ([1.0, 2.0, 3.0], [True, False, False])
     """
     i, j, d = condensed_pairs(x)
-    order = np.argsort(d, kind="stable")
+    order = np.argsort(d)  # ties need no order: every use sums over them or compares strictly
     i, j, d = i[order], j[order], d[order]
-    g = np.zeros(len(x), dtype=np.int64) if groups is None else groups
+    if len(d) > 1:  # distances equal up to rounding (1e-12 relative) are ties: one value
+        start = np.empty(len(d), dtype=bool)
+        start[0] = True
+        start[1:] = d[1:] - d[:-1] > 1e-12 * d[1:]
+        if not start.all():
+            first = np.flatnonzero(start)
+            d = np.repeat(d[first], np.diff(np.append(first, len(d))))
+    g = np.zeros(len(x), dtype=np.int16) if groups is None else groups.astype(np.int16)
     return SortedPairs(d, w[i] * w[j], idx[i] == idx[j], g[i], g[j])
 
 
-def _sum_smallest(d: np.ndarray, mult: np.ndarray, amount: float) -> float:
-    """Sum of the ``amount`` smallest values of a weighted sorted multiset (fractional last item)."""
+def _sum_smallest(d: np.ndarray, cum: np.ndarray, csum: np.ndarray, amount: float) -> float:
+    """Sum of the ``amount`` smallest values of a weighted sorted multiset (fractional last item),
+    from the cumulative masses ``cum`` and cumulative weighted values ``csum``."""
     if amount <= 0 or not d.size:
         return 0.0
-    cum = np.cumsum(mult)
     pos = int(np.searchsorted(cum, amount, side="left"))
-    csum = np.cumsum(mult * d)
     if pos >= len(d):
         return float(csum[-1])
     before_w = float(cum[pos - 1]) if pos else 0.0
@@ -307,14 +311,19 @@ def _sum_smallest(d: np.ndarray, mult: np.ndarray, amount: float) -> float:
     return before_s + (amount - before_w) * float(d[pos])
 
 
-def _c_index_from(d: np.ndarray, mult: np.ndarray, same: np.ndarray, n_w: float) -> float:
-    """C-index of sorted pairs; ``n_w`` counts the zero-distance pairs of a row's copies too."""
-    a = float(mult[same].sum())
-    s = float(mult[same] @ d[same])
-    p = float(mult.sum())
-    s_min = _sum_smallest(d, mult, a)
-    total = float(mult @ d)
-    s_max = total - _sum_smallest(d, mult, p - min(max(n_w, 0.0), p))
+def _c_index_from(d: np.ndarray, mult: np.ndarray, same: np.ndarray, self_pairs: float) -> float:
+    """C-index of sorted pairs (``mult`` may hold zeros for pairs left out); ``self_pairs`` the
+    zero-distance pairs among the copies of a row (within-cluster pairs too)."""
+    if not d.size:
+        return float("nan")
+    md = mult * d
+    a = float(mult @ same)
+    s = float(md @ same)
+    cum, csum = np.cumsum(mult), np.cumsum(md)
+    p, total = float(cum[-1]), float(csum[-1])
+    n_w = a + self_pairs
+    s_min = _sum_smallest(d, cum, csum, a)
+    s_max = total - _sum_smallest(d, cum, csum, p - min(max(n_w, 0.0), p))
     span = s_max - s_min
     if not span > 1e-12 * abs(s_max) or not np.isfinite(span):
         return float("nan")
@@ -362,7 +371,7 @@ def profile_index(
             return _cop_from(p, i, ww, k, d, exact)
         if name == "cs":
             return _cs_from(p, i, ww, k, exact)
-        return _hubert_from(p, i, ww, k, exact, self_scale)
+        return _hubert_from(p, i, ww, k, x[sx], self_scale)
 
     full = value(_drop_group(prof, None), None)
     if groups is None:
@@ -394,10 +403,12 @@ def pair_index(
     self_w = w * (w - 1.0) / 2.0
     n_groups = 1 if groups is None else int(groups.max()) + 1
     g = np.zeros(len(x), dtype=np.int64) if groups is None else groups
+    same_f = sp.same.astype(np.float64)
     if name == "gamma":
         d_w, m_w, gw_i, gw_j = sp.d[sp.same], sp.mult[sp.same], sp.g_i[sp.same], sp.g_j[sp.same]
         d_b, m_b, gb_i, gb_j = sp.d[~sp.same], sp.mult[~sp.same], sp.g_i[~sp.same], sp.g_j[~sp.same]
         pos = np.searchsorted(d_b, d_w, side="left")  # between pairs strictly closer
+        del d_w
 
     def value(drop: int | None) -> float:
         rows = slice(None) if drop is None else g != drop
@@ -405,19 +416,15 @@ def pair_index(
             return float("nan")
         self_pairs = self_scale * float(self_w[rows].sum())
         if name == "c":
-            if drop is None:
-                return _c_index_from(sp.d, sp.mult, sp.same, float(sp.mult[sp.same].sum()) + self_pairs)
-            keep = (sp.g_i != drop) & (sp.g_j != drop)
-            same = sp.same[keep]
-            mult = sp.mult[keep]
-            return _c_index_from(sp.d[keep], mult, same, float(mult[same].sum()) + self_pairs)
-        kw = slice(None) if drop is None else (gw_i != drop) & (gw_j != drop)
-        mb = m_b if drop is None else np.where((gb_i != drop) & (gb_j != drop), m_b, 0.0)
+            mult = sp.mult if drop is None else sp.mult * ((sp.g_i != drop) & (sp.g_j != drop))
+            return _c_index_from(sp.d, mult, same_f, self_pairs)
+        mw = m_w if drop is None else m_w * ((gw_i != drop) & (gw_j != drop))
+        mb = m_b if drop is None else m_b * ((gb_i != drop) & (gb_j != drop))
         cum = np.concatenate([[0.0], np.cumsum(mb)])
-        n_w, n_b = float(m_w[kw].sum()) + self_pairs, float(mb.sum())
+        n_w, n_b = float(mw.sum()) + self_pairs, float(mb.sum())
         if n_w <= 0 or n_b <= 0:
             return float("nan")
-        return float(m_w[kw] @ cum[pos[kw]] / (n_w * n_b))
+        return float(mw @ cum[pos] / (n_w * n_b))
 
     full = value(None)
     if groups is None:
@@ -532,8 +539,8 @@ def hubert_gamma(X: Any, labels: Any, sample_weight: Any = None) -> float:
     and the indicator ``q_ij = 1`` when ``i`` and ``j`` are in different clusters. With ``n_w``,
     ``n_b`` the within/between pair counts, ``T = n_w + n_b``, ``mu_w``, ``mu_b`` the mean
     within/between distances and ``sigma`` the standard deviation of all pair distances, it is
-    ``sqrt(n_w n_b) / T * (mu_b - mu_w) / sigma`` (the point-biserial form); the mean squared
-    pair distance is ``N * TSS / T`` exactly.
+    ``sqrt(n_w n_b) / T * (mu_b - mu_w) / sigma`` (the point-biserial form), with the mean
+    squared pair distance ``N * TSS / T`` (``TSS`` the total scatter).
 
     Examples:
         >>> round(hubert_gamma([[0.0], [1.0], [5.0], [6.0]], [0, 0, 1, 1]), 4)

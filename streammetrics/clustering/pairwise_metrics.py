@@ -33,7 +33,6 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._core.params import check_option
-from . import internal as f
 from . import pairwise as pw
 from .internal_metrics import ClusterSample, Estimate, SampledMetric
 from .moments import ClusterMoments
@@ -46,8 +45,7 @@ _SELF_SCALE: contextvars.ContextVar[float] = contextvars.ContextVar("_SELF_SCALE
 def _exact_from_moments(moments: ClusterMoments) -> pw.Exact:
     with np.errstate(invalid="ignore", divide="ignore"):
         fallback = np.sqrt(moments.scatter / moments.weight)
-    tss = f.within_ss(moments) + f.between_ss(moments)
-    return pw.Exact(moments.mean, moments.weight, fallback, float(tss))
+    return pw.Exact(moments.mean, moments.weight, fallback)
 
 
 class PairwiseMetric(SampledMetric):
@@ -181,8 +179,8 @@ class HubertGamma(_ProfileMetric):
     """Normalized Hubert Γ statistic (seed 004); higher is better, in [-1, 1].
 
     The correlation over all pairs between the distance and the "different clusters"
-    indicator. The pair counts and the mean squared pair distance are exact (moments); the mean
-    within- and between-cluster distances come from the sample. Exact in memory:
+    indicator, computed on the sample's pairs (exact while it holds every distinct row). Exact
+    in memory:
     :func:`~streammetrics.clustering.pairwise.hubert_gamma`.
 
     Examples:

@@ -121,7 +121,10 @@ def _gamma(X, labels, sample_weight=None):
     n_w = float((wk * (wk - 1) / 2).sum())
     n_b = float(sum(wk[a] * wk[b] for a in range(len(wk)) for b in range(a + 1, len(wk))))
     db, mb = d[~same], mult[~same]
-    discordant = sum(m * mb[db < dist].sum() for dist, m in zip(d[same], mult[same], strict=True))
+    # strictly closer; distances equal up to rounding are ties
+    discordant = sum(
+        m * mb[db < dist * (1 - 1e-11)].sum() for dist, m in zip(d[same], mult[same], strict=True)
+    )
     return NAN if n_w <= 0 or n_b <= 0 else discordant / (n_w * n_b)
 
 
