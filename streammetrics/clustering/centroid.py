@@ -259,7 +259,8 @@ def s_dbw_from(variances: np.ndarray, total_variance: np.ndarray, den: np.ndarra
 
     ``Scat = mean_k ||sigma(c_k)|| / ||sigma(X)||``;
     ``Dens_bw = 1 / (K (K - 1)) sum_{k != l} den(c_k, c_l) / max(den(c_k), den(c_l))``, a
-    pair with no weight near either centroid counting 0 (or +inf if its midpoint has some).
+    pair with no weight near either centroid counting 0 (a convention: the ratio is undefined;
+    it keeps the sampled estimate finite when a sample sees no row near a centroid).
 
     Examples:
         >>> s_dbw_from(np.array([[1.0], [1.0]]), np.array([4.0]), np.array([2.0, 2.0]), np.array([[0.0, 1.0], [1.0, 0.0]]))
@@ -272,7 +273,7 @@ def s_dbw_from(variances: np.ndarray, total_variance: np.ndarray, den: np.ndarra
     scat = float(np.linalg.norm(variances, axis=1).mean()) / norm_x
     top = np.maximum(den[:, None], den[None, :])
     with np.errstate(invalid="ignore", divide="ignore"):
-        ratio = np.where(pair > 0, pair / top, 0.0)
+        ratio = np.where(top > 0, pair / top, 0.0)
     np.fill_diagonal(ratio, 0.0)
     return scat + float(ratio.sum()) / (k * (k - 1))
 

@@ -35,7 +35,7 @@ from .._core.metric import Metric
 from . import centroid as c
 from .base import validate_points
 from .centroid import FixedCentroidSums, TwoPassMixin
-from .internal_metrics import ClusterSample, SampledMetric
+from .internal_metrics import ClusterSample, Estimate, SampledMetric
 from .moments import ClusterMoments
 
 
@@ -167,7 +167,10 @@ class SDbw(SampledMetric):
     ``Scat = mean_k ||sigma(c_k)|| / ||sigma(X)||`` (per-feature variance vectors) and the radius
     ``stdev(C) = sqrt(sum_k ||sigma(c_k)||) / K`` are exact (full per-cluster scatter
     matrices, memory ``K d^2``); the densities around the centroids and their midpoints are
-    counted on the sample (a ratio of counts, estimated without bias of scale). In memory:
+    counted on the sample (ratios of weights). When the radius is small against the clusters'
+    spread (e.g. many features) few sampled rows fall inside it and the density term is poorly
+    estimated: if fewer than ``MIN_NEAR_ROWS`` sampled rows lie within the radius of some
+    centroid, ``compute_with_error()`` reports a NaN standard error. In memory:
     :func:`~streammetrics.clustering.centroid.s_dbw`. No scikit-learn equivalent.
 
     Examples:
@@ -179,8 +182,23 @@ class SDbw(SampledMetric):
 
     higher_is_better: ClassVar[bool | None] = False
 
+    #: Sampled rows needed within ``stdev(C)`` of every centroid for a standard error.
+    MIN_NEAR_ROWS: ClassVar[int] = 10
+
     def _make_state(self) -> ClusterSample:
         return _FullClusterSample(self.sample_size, self.seed)
+
+    def _estimate(self, state: ClusterSample) -> Estimate:
+        est = super()._estimate(state)
+        if est.exact or np.isnan(est.value):
+            return est
+        moments, sample = state.moments, state.sample
+        idx, _ = moments.labels.encode(sample.labels, "labels")
+        var_k = np.diagonal(moments.matrix, axis1=1, axis2=2) / moments.weight[:, None]
+        near = c._distances_to_own(sample.x, idx, moments.mean) <= c.sdbw_radius(var_k)
+        if np.bincount(idx[near], minlength=moments.n_clusters).min() < self.MIN_NEAR_ROWS:
+            return est._replace(stderr=float("nan"))  # rare-event densities: no reliable error
+        return est
 
     def _on_sample(self, moments, x, idx, w, groups):
         var_k = np.diagonal(moments.matrix, axis1=1, axis2=2) / moments.weight[:, None]

@@ -204,7 +204,6 @@ SAMPLED = [
     (sm.SimplifiedSilhouette, f.simplified_silhouette_score),
     (sm.DaviesBouldinStar, c.davies_bouldin_star),
     (sm.ScoreFunction, c.score_function),
-    (sm.SDbw, c.s_dbw),
     (sm.SVIndex, c.sv_index),
     (sm.OSIndex, c.os_index),
 ]
@@ -214,6 +213,25 @@ SAMPLED = [
 @pytest.mark.parametrize("cls,exact", SAMPLED, ids=lambda v: getattr(v, "__name__", str(v)))
 def test_sampled_estimate_within_its_standard_error(cls, exact, seed, std):
     X, y = _blobs(seed, n=4000, d=4, k=5, std=std)
+    _check_within_error(cls, exact, X, y, seed)
+
+
+@pytest.mark.parametrize("seed,std", [(0, 1.0), (1, 2.5), (2, 4.0), (3, 6.0)])
+def test_sampled_sdbw_within_its_standard_error_when_the_radius_holds_rows(seed, std):
+    # 2 features, 3 clusters: about a fifth of each cluster lies within stdev(C) of its centroid
+    X, y = _blobs(seed, n=4000, d=2, k=3, std=std)
+    _check_within_error(sm.SDbw, c.s_dbw, X, y, seed)
+
+
+def test_sampled_sdbw_reports_no_error_for_rare_event_densities():
+    # 4 features, 5 clusters, 400 sampled rows: only a handful within stdev(C) of a centroid
+    X, y = _blobs(1, n=4000, d=4, k=5, std=2.5)
+    est = sm.SDbw(sample_size=400, seed=1).update(X, y).compute_with_error()
+    assert np.isfinite(est.value) and np.isnan(est.stderr) and not est.exact
+    assert sm.SDbw(sample_size=5000).update(X, y).compute() == pytest.approx(c.s_dbw(X, y), rel=1e-10)
+
+
+def _check_within_error(cls, exact, X, y, seed):
     shards = [
         cls(sample_size=400, seed=seed).update(X[i : i + 1000], y[i : i + 1000]) for i in range(0, 4000, 1000)
     ]

@@ -200,7 +200,7 @@ def ref_s_dbw(X, labels, sample_weight=None):
             mid = (means[k] + means[j]) / 2
             num = density(cl[k] + cl[j], mid)
             top = max(density(cl[k], means[k]), density(cl[j], means[j]))
-            dens += 0.0 if num == 0 else (num / top if top > 0 else math.inf)
+            dens += num / top if top > 0 else 0.0
     return scat + dens / (K * (K - 1))
 
 
