@@ -342,9 +342,11 @@ def profile_index(
     self_scale: float = 1.0,
     separation: int = 1,
     compactness: int = 1,
+    profiles: dict[str, np.ndarray] | None = None,
 ) -> tuple[float, np.ndarray]:
     """A profile-based index (``"dunn"``, ``"cop"``, ``"cs"``, ``"hubert"``) and its delete-a-group
-    jackknife replicates (one per group; none without ``groups``).
+    jackknife replicates (one per group; none without ``groups``). ``profiles``: the
+    :func:`row_profiles` of these rows and groups, if already computed.
 
     Examples:
         >>> x, idx, w = np.array([[0.0], [1.0], [5.0], [6.0]]), np.array([0, 0, 1, 1]), np.ones(4)
@@ -356,7 +358,10 @@ def profile_index(
         need = ("min " if separation == 1 else "") + ("sum " if separation == 3 else "")
         need += "max" if compactness == 1 else ""
     n_groups = 1 if groups is None else int(groups.max()) + 1
-    prof = row_profiles(x, idx, w, k, groups, n_groups, need) if need else {}
+    if profiles is not None:  # precomputed (e.g. shared by several indices of the same rows)
+        prof = {key: profiles[key] for key in need.split()}
+    else:
+        prof = row_profiles(x, idx, w, k, groups, n_groups, need) if need else {}
     dc = np.sqrt(np.einsum("ij,ij->i", x - exact.centroids[idx], x - exact.centroids[idx]))
 
     def value(p: dict[str, np.ndarray], keep: np.ndarray | None) -> float:
