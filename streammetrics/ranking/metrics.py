@@ -54,6 +54,8 @@ class RankingMetric(Metric[ScoreSketch]):
     """
 
     higher_is_better: ClassVar[bool | None] = True
+    #: 2: compact sketch state (varints, per-class extremes); version-1 states are still read.
+    version: ClassVar[int] = 2
 
     def __init__(
         self,

@@ -373,6 +373,8 @@ class ScoreSketch(State):
 
     def load_dict(self, data: dict[str, Any]) -> None:
         where = "ScoreSketch state"
+        if isinstance(data, dict) and set(data) == _V1_KEYS:
+            data = _from_v1(data, where)
         require_keys(
             data,
             {
@@ -595,6 +597,38 @@ class ScoreSketch(State):
             ob,
             self.resolution,
         )
+
+
+# ---------------------------------------------------------------------- version 1 states
+_V1_KEYS = {"layout", "multilabel", "resolution", "ids", "counts", "sums", "kmin", "kmax", "n_samples"}
+
+
+def _from_v1(data: dict[str, Any], where: str) -> dict[str, Any]:
+    """A version-1 state (raw arrays, min/max keys per bin and column) in the current form.
+
+    Its per-column extremes become every group's envelope (``loose``), which keeps the bounds.
+    """
+    layout = data["layout"]
+    ids, counts, sums = (np.asarray(data[k]) for k in ("ids", "counts", "sums"))
+    kmin, kmax = np.asarray(data["kmin"]), np.asarray(data["kmax"])
+    try:
+        n_cls = 1 if layout is None else int(layout[1])
+        if ids.dtype != np.uint64 or kmin.dtype != np.uint64 or kmax.dtype != np.uint64:
+            raise ValueError
+        gk_min, gk_max = np.repeat(kmin, n_cls, axis=1), np.repeat(kmax, n_cls, axis=1)
+        empty = counts <= 0
+        gk_min[empty], gk_max[empty] = _UMAX, 0
+        res = int(data["resolution"])
+        _, counts, sums, gk_min, gk_max = _settle(res, ids, counts, sums, gk_min, gk_max, True)
+    except (ValueError, TypeError, IndexError) as err:
+        raise StateError(f"{where}: malformed version-1 state") from err
+    sketch = ScoreSketch.__new__(ScoreSketch)
+    sketch.layout = None if layout is None else (int(layout[0]), int(layout[1]))
+    sketch.multilabel, sketch.resolution, sketch.loose, sketch._n = data["multilabel"], res, True, 0
+    sketch._set(ids, counts, sums, gk_min, gk_max)
+    out = sketch.to_dict()
+    out["layout"], out["n_samples"] = layout, data["n_samples"]
+    return out
 
 
 # ---------------------------------------------------------------------- array helpers

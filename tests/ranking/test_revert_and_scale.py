@@ -144,3 +144,19 @@ def test_scale_multiplies_weights_and_drops_emptied_bins():
     assert m.state.n_bins == 0
     with pytest.raises(ValueError, match="factor"):
         m.state.scale(-1.0)
+
+
+def test_version_1_states_are_still_read():
+    """A state written by the first release (raw arrays, extremes per column): read as an envelope."""
+    from pathlib import Path
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 5000)
+    p = 1 / (1 + np.exp(-(rng.normal(size=5000) + y)))
+    m = sm.from_bytes((Path(__file__).parent / "v1_rocauc.state").read_bytes())
+    assert m.n_samples == 5000 and m.state.loose
+    lo, hi = m.bounds()
+    assert lo <= skm.roc_auc_score(y, p) <= hi
+    assert m.compute() == pytest.approx(skm.roc_auc_score(y, p), abs=1e-5)
+    again = sm.from_bytes(m.to_bytes())
+    assert again.state_dict()["version"] == 2 and again.compute() == m.compute()
