@@ -115,23 +115,21 @@ class Metric(abc.ABC, Generic[S]):
         Raises :class:`~streammetrics.InputError` on a malformed batch, leaving the accumulator
         unchanged.
         """
-        if args and type(args[0]) in SCALAR_TYPES:
-            if self._update_one(args, sample_weight):
-                return self
-            args = tuple([a] for a in args)  # one sample: a batch of one row
+        if args and type(args[0]) in SCALAR_TYPES:  # one sample: a batch of one row
+            args = tuple([a] for a in args)
             sample_weight = None if sample_weight is None else [sample_weight]
         batch = self._validate(*args, sample_weight=sample_weight)
         with self._lock:
             self._apply(self._state, batch)
         return self
 
-    def _update_one(self, args: tuple[Any, ...], sample_weight: Any) -> bool:
-        """Fast path for one sample given as scalars (online loops): no NumPy array per call.
+    def _row_checker(self, state: S) -> Any:
+        """The one-row checker of the per-sample fast path (see :mod:`streammetrics._core.onerow`).
 
-        Returns ``False`` when it cannot handle the sample (then the array path runs, with its
-        full validation); subclasses override it where a cheap exact path exists.
+        ``None``: rows of this metric are applied as one-row batches. Families with a cheap
+        exact row check (confusion counts, regression moments, contingency tables) return one.
         """
-        return False
+        return None
 
     def revert(self, *args: Any, sample_weight: Any = None) -> Metric[S]:
         """Take a batch out again: the inverse of :meth:`update` (exact states only)."""

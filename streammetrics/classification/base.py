@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -10,7 +9,8 @@ import numpy as np
 
 from .._core import validation as v
 from .._core.labels import LabelSet
-from .._core.metric import SCALAR_TYPES, Metric
+from .._core.metric import Metric
+from .._core.onerow import OneRowMixin
 from .._core.params import check_number, check_option, check_zero_division, plain
 from ..errors import InputError
 from .averaging import AVERAGES, RateFn, score
@@ -19,7 +19,7 @@ from .counts import ConfusionCounts
 INPUTS = ("probability", "score")
 
 
-class ConfusionMetric(Metric[ConfusionCounts]):
+class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts]):
     """A metric computed from confusion counts.
 
     ``update(y_true, y_pred, sample_weight=None)`` takes 1-D labels (binary or multiclass), a
@@ -107,46 +107,13 @@ class ConfusionMetric(Metric[ConfusionCounts]):
         return ("multiclass", yt, yp, weights)
 
     def update(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> ConfusionMetric:
-        """Add a batch (or one sample given as two scalars); returns ``self``."""
-        # The online-loop case (one unweighted sample of known labels) first, inlined: this is
-        # the path a river-style loop calls once per sample.
-        if sample_weight is None and type(y_true) in SCALAR_TYPES and self.threshold is None:
-            state = self._state
-            lock = self._lock
-            lock.acquire()  # cheaper than ``with`` on this path
-            try:
-                fast = state._fast
-                if fast is not None:
-                    index, pending, k = fast
-                    i = index.get(y_true)
-                    j = index.get(y_pred)
-                    if i is not None and j is not None:
-                        pending[i * k + j] += 1
-                        state._n += 1
-                        return self
-                done = state.add_one(y_true, y_pred)
-            finally:
-                lock.release()
-            if done:
-                return self
+        """Add a batch (or one sample given as two scalars: the per-sample fast path); returns ``self``."""
         return super().update(y_true, y_pred, sample_weight=sample_weight)
 
-    def _update_one(self, args: tuple[Any, ...], sample_weight: Any) -> bool:
-        if len(args) != 2:
-            return False
-        y_true, y_pred = args
-        if self.threshold is not None:
-            if type(y_pred) not in (float, int, np.float64) or (
-                not 0.0 <= y_pred <= 1.0 and self.input == "probability"
-            ):
-                return False
-            if not math.isfinite(y_pred):
-                return False
-            y_pred = self.pos_label if y_pred >= self.threshold else self._negative_label
-        if sample_weight is not None:
-            return False  # weighted single samples take the (validated) array path
-        with self._lock:
-            return self._state.add_one(y_true, y_pred)
+    def _row_checker(self, state: Any) -> Any:
+        from .rows import ConfusionRows
+
+        return ConfusionRows(self, state)
 
     def _scores(self, raw: np.ndarray, ndim: tuple[int, ...]) -> np.ndarray:
         scores = v.as_float(raw, "y_pred", ndim)

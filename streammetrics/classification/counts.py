@@ -39,29 +39,11 @@ class ConfusionCounts(State):
 
     def __init__(self, labels: Any = None) -> None:
         self._fixed_labels = None if labels is None else list(labels)
-        self._fast: tuple[dict[Any, int], list[int], int] | None = None
         self.reset()
 
     # ------------------------------------------------------------------ protocol
     def config(self) -> dict[str, Any]:
         return {"labels": self._fixed_labels}
-
-    @property
-    def matrix(self) -> np.ndarray:
-        """The counts (multiclass K x K, or multilabel L x 2 x 2)."""
-        if self._fast is not None:  # fold in the pending one-sample counts first
-            pending, k = self._fast[1], self._fast[2]
-            self._fast = None
-            if any(pending):
-                self._matrix = self._matrix + np.array(pending, dtype=self._matrix.dtype).reshape(k, k)
-        return self._matrix
-
-    @matrix.setter
-    def matrix(self, value: np.ndarray) -> None:
-        # Every computation of a new matrix reads ``self.matrix`` first, which folds the pending
-        # one-sample counts in; a plain assignment (reset, load) replaces them.
-        self._fast = None
-        self._matrix = value
 
     def reset(self) -> None:
         fixed = self._fixed_labels is not None
@@ -131,32 +113,6 @@ class ConfusionCounts(State):
         if n_rows:
             self.mode = "multiclass"
         self._n += sign * n_rows
-
-    def add_one(self, true_label: Any, pred_label: Any) -> bool:
-        """Add one unweighted sample whose labels are known; ``False`` (nothing done) otherwise.
-
-        The counts go to a plain Python list (much cheaper than indexing a NumPy array per
-        sample), folded into :attr:`matrix` when it is next read. Integral floats and bools find
-        their integer label, as in the array path; anything else falls back to it. While
-        ``_fast`` is set, the state is in multiclass mode (callers may then add inline).
-        """
-        fast = self._fast
-        if fast is None:
-            if self.mode == "multilabel":
-                return False
-            k = self._matrix.shape[0]
-            fast = (self.labels.index, [0] * (k * k), k)
-        index, pending, k = fast
-        i = index.get(true_label)
-        j = index.get(pred_label)
-        if i is None or j is None:
-            return False
-        pending[i * k + j] += 1
-        self._n += 1
-        if self._fast is None:
-            self._fast = fast
-            self.mode = "multiclass"
-        return True
 
     def _reindexed(self, labels: LabelSet) -> np.ndarray:
         k = len(labels)

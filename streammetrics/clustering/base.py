@@ -10,6 +10,7 @@ import numpy as np
 
 from .._core import validation as v
 from .._core.metric import Metric
+from .._core.onerow import OneRowMixin
 from ..errors import InputError, UndefinedMetricWarning
 from .contingency import ContingencyState
 
@@ -44,7 +45,7 @@ def validate_points(
     return x, labels_arr, w
 
 
-class ExternalMetric(Metric[ContingencyState]):
+class ExternalMetric(OneRowMixin, Metric[ContingencyState]):
     """An external index: a formula on the shared :class:`ContingencyState`.
 
     ``update(labels_true, labels_pred, sample_weight=None)`` takes two 1-D labelings of any
@@ -62,6 +63,11 @@ class ExternalMetric(Metric[ContingencyState]):
 
     def _make_state(self) -> ContingencyState:
         return ContingencyState()
+
+    def _row_checker(self, state: Any) -> Any:
+        from .rows import ContingencyRows
+
+        return ContingencyRows(self, state)
 
     def _validate(self, labels_true: Any, labels_pred: Any, sample_weight: Any = None) -> Any:
         return validate_labelings(labels_true, labels_pred, sample_weight)

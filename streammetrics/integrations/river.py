@@ -24,8 +24,8 @@ from river import base as river_base
 from river.metrics import base as river_metrics
 
 from .._core.metric import Metric
+from .._core.onerow import RowBuffer, innermost
 from ..errors import UndefinedMetricWarning
-from ..streaming.fastpath import RowBuffer, innermost
 
 __all__ = ["RiverMetric"]
 
@@ -138,7 +138,7 @@ class RiverMetric(river_metrics.Metric):
                 self._metric.update([y_true], [y_pred], sample_weight=None if w == 1.0 else [w])
                 self._refresh()
                 return
-        (self._push or self._setup())(y_true, y_pred, w)
+        (self._push or self._setup())(y_true, y_pred, None if w == 1.0 else w)
 
     def revert(self, y_true: Any, y_pred: Any, w: float = 1.0) -> None:
         y_pred = self._convert(y_pred)

@@ -9,6 +9,7 @@ import numpy as np
 
 from .._core import validation as v
 from .._core.metric import Metric
+from .._core.onerow import OneRowMixin
 from .._core.state import State
 from ..errors import InputError
 from .moments import CoMoments
@@ -40,7 +41,7 @@ def check_multioutput(value: Any, variance_weighted: bool) -> Any:
     return weights
 
 
-class RegressionMetric(Metric[State]):
+class RegressionMetric(OneRowMixin, Metric[State]):
     """A metric of (y_true, y_pred) pairs of real values, 1-D or ``(n_samples, n_outputs)``.
 
     ``update(y_true, y_pred, sample_weight=None)``: finite numbers of any real dtype (computed in
@@ -64,6 +65,11 @@ class RegressionMetric(Metric[State]):
 
     def _make_state(self) -> State:
         return CoMoments(self.transform)
+
+    def _row_checker(self, state: Any) -> Any:
+        from .rows import RegressionRows
+
+        return RegressionRows(self, state)
 
     def _validate(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> tuple[Any, ...]:
         yt = v.as_float(y_true, "y_true", (1, 2))

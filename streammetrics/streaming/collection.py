@@ -7,10 +7,10 @@ from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from .._core.metric import Metric
+from .._core.onerow import OneRowMixin, RowBuffer, innermost
 from .._core.state import State, canonical_json, require_keys
 from ..errors import InputError, MergeError
 from . import _spec
-from .fastpath import OneRowMixin, RowBuffer, innermost
 from .flatten import flatten_value, state_labels
 from .sharing import sharing_key
 

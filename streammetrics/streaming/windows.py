@@ -10,11 +10,11 @@ import numpy as np
 
 from .._core import validation as v
 from .._core.metric import Metric
+from .._core.onerow import OneRowMixin
 from .._core.params import check_number
 from .._core.state import State, require_keys
 from ..errors import InputError, MergeError, StateError
 from . import _spec
-from .fastpath import OneRowMixin
 from .scaling import can_scale, scale_state
 
 Rows = tuple[tuple[np.ndarray, ...], "np.ndarray | None"]

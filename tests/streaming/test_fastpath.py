@@ -10,7 +10,7 @@ import pytest
 from sklearn import metrics as skm
 
 import streammetrics as sm
-from streammetrics.streaming import fastpath
+from streammetrics._core import onerow as fastpath
 
 
 def rows(n=3000, k=3, seed=0):

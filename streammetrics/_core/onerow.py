@@ -1,0 +1,597 @@
+"""The per-sample fast path: one-row updates without creating NumPy arrays per call.
+
+Online loops (river-style) call ``update`` with one sample thousands of times per second. On
+that path, building and validating NumPy arrays costs tens of microseconds per call. Instead,
+:meth:`update_one` checks the row with plain Python (same rules, same error messages as the
+batch validation, raised at once, the accumulator unchanged), appends it to a small buffer, and
+the buffer is applied as one vectorized batch when it is full or before anything reads the
+state (``compute``, ``merge``, ``state_dict``, ``copy``, ``n_samples``, pickling...).
+
+Row checkers exist for the confusion family (labels, hard predictions, scores with
+``threshold=``, and river's ``predict_proba_one`` dicts) and the regression co-moments; other
+metrics fall back to a one-row ``update``. :class:`OneRowMixin` is the wiring: the streaming
+classes use it, and it is written so that :class:`~streammetrics.Metric` can take it over
+whole (see the report of issue 6).
+
+Examples:
+    >>> import streammetrics as sm
+    >>> c = sm.MetricCollection([sm.Accuracy(), sm.F1()])
+    >>> for y, p in [(0, 0), (1, 1), (1, 0), (0, 0)]:
+    ...     _ = c.update_one(y, p)
+    >>> c.compute()
+    {'accuracy': 0.75, 'f1': 0.6666666666666666}
+"""
+
+from __future__ import annotations
+
+import array
+import copy
+import math
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+from .metric import SCALAR_TYPES, Metric
+
+#: Rows buffered before a vectorized flush.
+FLUSH_EVERY = 16384
+
+#: Types a label may have on the fast path (anything else takes the checked path).
+LABEL_TYPES = frozenset({int, str, bool, np.int64, np.int32, np.int16, np.int8, np.uint8, np.str_, np.bool_})
+#: Types a number may have on the fast path.
+NUMBER_TYPES = frozenset({int, float, bool, np.float64, np.float32, np.int64, np.int32})
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def label_of(value: Any, name: str) -> int | str:
+    """One class label as a plain int or str, as :func:`validation.as_labels` would make it."""
+    t = type(value)
+    if t is str:
+        return value
+    if t is int:
+        if not _INT64[0] <= value <= _INT64[1]:
+            raise InputError(f"{name}: expected labels that fit in int64, found {value}")
+        return value
+    if t is bool or isinstance(value, np.bool_):
+        return int(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.str_):
+        return str(value)
+    if isinstance(value, (float, np.floating)):
+        if not math.isfinite(value):
+            raise InputError(f"{name}: expected finite values, found {value}")
+        if value != int(value):
+            raise InputError(
+                f"{name}: expected class labels (ints, bools or strings), found continuous values such as "
+                f"{float(value)!r}; pass threshold= to turn scores into labels"
+            )
+        return int(value)
+    if hasattr(value, "item") and getattr(value, "ndim", None) == 0:  # 0-d arrays, CPU tensors
+        return label_of(value.item(), name)
+    raise InputError(f"{name}: expected one class label (int, bool or str), found {type(value).__name__}")
+
+
+def number_of(value: Any, name: str) -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{name}: expected a number, found {type(value).__name__}") from None
+    if not math.isfinite(x):
+        raise InputError(f"{name}: expected finite values, found {x}")
+    return x
+
+
+def weight_of(w: Any) -> float | None:
+    if w is None:
+        return None
+    x = number_of(w, "sample_weight")
+    if x < 0:
+        raise InputError(f"sample_weight: expected non-negative weights, found {x}")
+    return None if x == 1.0 else x
+
+
+def innermost_state(state: Any, attribute: str) -> Any:
+    """The state inside window/decay wrappers that has ``attribute``."""
+    while not hasattr(state, attribute):
+        state = state.merged() if hasattr(state, "merged") else state.state
+    return state
+
+
+def innermost(metric: Metric[Any]) -> Metric[Any]:
+    inner = getattr(metric, "metric", None)
+    return innermost(inner) if isinstance(inner, Metric) else metric
+
+
+# ----------------------------------------------------------------------------- the buffer
+#: Distinct (y_true, y_pred) pairs given a code before further new pairs take the checked path.
+MAX_PAIRS = 1 << 16
+
+
+class RowBuffer:
+    """One-row updates of one accumulator, buffered and applied as vectorized batches.
+
+    ``owner`` validates and applies the flushed batch to ``owner._state`` (a plain metric, the
+    leader of a collection group, a window); ``rules`` is the metric whose input rules the rows
+    follow (the innermost metric of a window).
+
+    Label rows (confusion family, contingency table) are stored as *pair codes*: each distinct
+    admitted ``(y_true, y_pred)`` pair gets a small integer, and a row costs one dict look-up
+    and one ``array.append`` (atomic: concurrent callers need no lock). Number rows (regression)
+    are a flat list, one ``list.extend`` per row (atomic too). Rows that are not of that fast
+    kind go through the full check under the owner's lock; weighted rows are applied at once.
+    Metrics without a row checker get each row applied at once through ``owner.update``. The
+    order of rows is kept (windows depend on it).
+    """
+
+    __slots__ = (
+        "checker",
+        "coded",
+        "codes",
+        "decode",
+        "every",
+        "fast",
+        "owner",
+        "pair_p",
+        "pair_t",
+        "pairs",
+        "rows",
+    )
+
+    def __init__(self, owner: Metric[Any], rules: Metric[Any] | None = None) -> None:
+        self.owner = owner
+        self.checker = (rules or innermost(owner))._row_checker(owner._state)
+        self.fast: Callable[[Any, Any], bool] = self.checker.fast_test() if self.checker else _never
+        #: Whether rows are pair codes (label kinds) or flat values (numbers, scores).
+        self.coded = getattr(self.checker, "hot", None) in ("labels", "pairs")
+        #: Buffered rows, flat: y_true, y_pred, y_true, y_pred, ... (one ``extend`` per row).
+        self.rows: list[Any] = []
+        #: Buffered pair codes (label kinds).
+        self.codes = array.array("q")
+        #: The admitted pairs -> code (cleared on refresh); every pair ever coded -> code, and
+        #: the pairs by code (the decoding lists).
+        self.pairs: dict[tuple[Any, Any], int] = {}
+        self.every: dict[tuple[Any, Any], int] = {}
+        self.pair_t: list[Any] = []
+        self.pair_p: list[Any] = []
+        self.decode: tuple[int, np.ndarray, np.ndarray] = (0, np.empty(0), np.empty(0))
+
+    def __len__(self) -> int:
+        return len(self.codes) + len(self.rows) // 2
+
+    def check(self, y_true: Any, y_pred: Any, w: Any = None) -> tuple[Any, ...]:
+        """Validate one row (raises :class:`InputError`); returns it ready for :meth:`push`."""
+        weight = weight_of(w)
+        if self.checker is None:
+            return (y_true, y_pred, weight, None)
+        yt, yp, labels = self.checker.check(y_true, y_pred)
+        return (yt, yp, weight, self.checker.admit(labels))
+
+    def _code(self, yt: Any, yp: Any) -> int | None:
+        """The code of an admitted pair, giving it one if new (``None`` past :data:`MAX_PAIRS`)."""
+        key = (yt, yp)
+        code = self.every.get(key)
+        if code is None:
+            if len(self.pair_t) >= MAX_PAIRS:
+                return None
+            code = len(self.pair_t)
+            self.pair_t.append(yt)  # the decoding lists first: a code is never ahead of them
+            self.pair_p.append(yp)
+            self.every[key] = code
+        self.pairs[key] = code
+        return code
+
+    def push(self, row: tuple[Any, ...]) -> None:
+        """Append a row made by :meth:`check` (call with the owner's lock held).
+
+        A weighted row is applied at once (after the buffered rows, keeping the order).
+        """
+        yt, yp, weight, new = row
+        code = None
+        if self.checker is not None and weight is None:
+            self.checker.commit(new)
+            if not self.coded:
+                self.rows.extend((yt, yp))
+                if len(self.rows) >= 2 * FLUSH_EVERY:
+                    self.flush()
+                return
+            code = self._code(yt, yp)
+            if code is not None:
+                self.codes.append(code)
+                if len(self.codes) >= FLUSH_EVERY:
+                    self.flush()
+                return
+        self.flush()
+        self.owner.update([yt], [yp], sample_weight=None if weight is None else [weight])
+
+    def add(self, y_true: Any, y_pred: Any, w: Any = None) -> None:
+        """Check and append one row (the checked path)."""
+        with self.owner._lock:
+            self.push(self.check(y_true, y_pred, w))
+
+    def _decoder(self) -> tuple[np.ndarray, np.ndarray]:
+        n, t, p = self.decode
+        if n != len(self.pair_t):
+            n = len(self.pair_t)
+            t, p = np.array(self.pair_t[:n]), np.array(self.pair_p[:n])
+            self.decode = (n, t, p)
+        return t, p
+
+    def flush(self) -> None:
+        """Apply the buffered rows as one batch."""
+        owner = self.owner
+        with owner._lock:
+            codes, rows = self.codes, self.rows
+            n = len(codes)
+            if n:
+                chunk = codes[:n]
+                del codes[:n]  # rows appended meanwhile stay for the next flush
+                t, p = self._decoder()
+                idx = np.frombuffer(chunk, dtype=np.int64)
+                owner._apply(owner._state, owner._validate(t[idx], p[idx]))
+            n = len(rows)
+            if n:
+                flat = rows[:n]
+                del rows[:n]
+                if self.checker is not None and self.checker.hot == "numbers":
+                    both = np.array(flat, dtype=np.float64).reshape(-1, 2)
+                    y_true, y_pred = both[:, 0].copy(), both[:, 1].copy()
+                else:
+                    y_true, y_pred = np.asarray(flat[0::2]), np.asarray(flat[1::2])
+                owner._apply(owner._state, owner._validate(y_true, y_pred))
+
+    def refresh(self) -> None:
+        """Re-read what the checker knows from the owner's state (after a batch update, a
+        revert, a merge or a reset); pairs are admitted again through the checked path."""
+        if self.checker is not None:
+            self.checker.refresh(self.owner._state)
+            self.pairs.clear()
+
+    def probe(self) -> Callable[[Any, Any], Any]:
+        """A side-effect-free test ``(y_true, y_pred) -> token or None``: what :meth:`commit`
+        appends when the row is of the fast kind as is (for collections: all buffers or none)."""
+        if self.coded:
+            get = self.pairs.get
+            return lambda t, p: get((t, p))
+        fast = self.fast
+        return lambda t, p: (t, p) if fast(t, p) else None
+
+    def commit(self) -> Callable[[Any], None]:
+        """Append a token from :meth:`probe` (flushing when the buffer is full)."""
+        if self.coded:
+            codes, append, flush = self.codes, self.codes.append, self.flush
+
+            def push_code(token: Any) -> None:
+                append(token)
+                if len(codes) >= FLUSH_EVERY:
+                    flush()
+
+            return push_code
+        rows, extend, flush = self.rows, self.rows.extend, self.flush
+
+        def push_row(token: Any) -> None:
+            extend(token)
+            if len(rows) >= 2 * FLUSH_EVERY:
+                flush()
+
+        return push_row
+
+    def updater(self, result: Any, fallback: Callable[..., Any] | None = None) -> Callable[..., Any]:
+        """A function ``(y_true, y_pred, sample_weight=None, w=None) -> result``: the per-row hot path.
+
+        ``w`` is river's name of the weight (either name works).
+
+        ``fallback(y_true, y_pred, sample_weight)`` takes every call the hot path does not
+        (default: the checked one-row path). The common cases are written out inline (no inner
+        call): admitted label pairs for the confusion family and the contingency table, finite
+        numbers for the regression moments.
+        """
+        slow = fallback or self.add
+        flush, limit = self.flush, FLUSH_EVERY
+        if self.coded:
+            codes, append, get = self.codes, self.codes.append, self.pairs.get
+
+            def update(y_true: Any, y_pred: Any, sample_weight: Any = None, w: Any = None) -> Any:
+                if sample_weight is w is None:
+                    try:
+                        append(get((y_true, y_pred)))  # a miss appends None: TypeError
+                    except TypeError:  # unknown pair, or unhashable / array-like values
+                        pass
+                    else:
+                        if len(codes) >= limit:
+                            flush()
+                        return result
+                slow(y_true, y_pred, sample_weight if w is None else w)
+                return result
+
+            return update
+        rows, extend = self.rows, self.rows.extend
+        limit *= 2
+        if getattr(self.checker, "hot", None) == "numbers":
+            types, is_open = NUMBER_TYPES, self.checker.open  # type: ignore[union-attr]
+            if self.checker.log:  # type: ignore[union-attr]
+                inf = math.inf
+
+                def update(y_true: Any, y_pred: Any, sample_weight: Any = None, w: Any = None) -> Any:
+                    if (
+                        sample_weight is w is None
+                        and type(y_true) in types
+                        and type(y_pred) in types
+                        and 0 <= y_true < inf
+                        and 0 <= y_pred < inf
+                        and is_open[0]
+                    ):
+                        extend((y_true, y_pred))
+                        if len(rows) >= limit:
+                            flush()
+                    else:
+                        slow(y_true, y_pred, sample_weight if w is None else w)
+                    return result
+
+                return update
+
+            def update(y_true: Any, y_pred: Any, sample_weight: Any = None, w: Any = None) -> Any:
+                # (t - p) * 0 is 0 exactly when both are finite (inf and nan give nan)
+                if (
+                    sample_weight is w is None
+                    and type(y_true) in types
+                    and type(y_pred) in types
+                    and (y_true - y_pred) * 0.0 == 0.0
+                    and is_open[0]
+                ):
+                    extend((y_true, y_pred))
+                    if len(rows) >= limit:
+                        flush()
+                else:
+                    slow(y_true, y_pred, sample_weight if w is None else w)
+                return result
+
+            return update
+        fast = self.fast
+
+        def update(y_true: Any, y_pred: Any, sample_weight: Any = None, w: Any = None) -> Any:
+            try:
+                ok = sample_weight is w is None and fast(y_true, y_pred)
+            except (TypeError, ValueError):  # unhashable or array-like values: the checked path says why
+                ok = False
+            if ok:
+                extend((y_true, y_pred))
+                if len(rows) >= limit:
+                    flush()
+            else:
+                slow(y_true, y_pred, sample_weight if w is None else w)
+            return result
+
+        return update
+
+
+def _never(t: Any, p: Any) -> bool:
+    return False
+
+
+def _group_updater(buffers: list[RowBuffer], lock: Any, result: Any) -> Callable[..., Any]:
+    """The hot path of several buffers fed the same row: all accept it, or none changes."""
+    probes = [b.probe() for b in buffers]
+    commits = [b.commit() for b in buffers]
+    pairs = list(zip(probes, commits, strict=True))
+
+    def update_one(y_true: Any, y_pred: Any, sample_weight: Any = None, w: Any = None) -> Any:
+        if w is not None:
+            sample_weight = w
+        tokens = None
+        if sample_weight is None:
+            try:
+                tokens = [probe(y_true, y_pred) for probe in probes]
+            except (TypeError, ValueError):
+                tokens = None
+        with lock:
+            if tokens is not None and None not in tokens:
+                for (_, commit), token in zip(pairs, tokens, strict=True):
+                    commit(token)
+            else:
+                rows = [
+                    b.check(y_true, y_pred, sample_weight) for b in buffers
+                ]  # all checked, then all pushed
+                for b, row in zip(buffers, rows, strict=True):
+                    b.push(row)
+        return result
+
+    return update_one
+
+
+# ----------------------------------------------------------------------------- the wiring
+#: What :meth:`OneRowMixin.hot_path` installs on an instance (never copied nor pickled).
+_INSTALLED = ("_buffers", "update_one", "update")
+#: Types of ``y_pred`` that make ``update(y_true, y_pred)`` with a scalar ``y_true`` one row.
+_ROW_PREDICTIONS = SCALAR_TYPES | {dict}
+
+
+class OneRowMixin:
+    """Adds ``update_one(y_true, y_pred, w=None)`` to a :class:`Metric` subclass.
+
+    The first call builds the row buffers and installs the hot-path function as the instance's
+    ``update_one`` (so ``f = m.update_one`` taken once stays valid); every method that reads the
+    state first applies the buffered rows (:meth:`_sync`), and every other write lets the
+    buffers re-read the labels they know (:meth:`_refresh`). Subclasses with several states (collections) override
+    :meth:`_row_buffers` to return one :class:`RowBuffer` per state.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()  # type: ignore[call-arg]
+        self._install()
+
+    # Every read of the state, wherever it happens (the base class, a family's own ``compute``,
+    # a formula), first applies the buffered rows: a buffered row is never invisible.
+    @property
+    def _state(self) -> Any:
+        d = self.__dict__
+        for b in d.get("_buffers") or ():
+            if b.codes or b.rows:
+                b.flush()
+        return d["_state_"]
+
+    @_state.setter
+    def _state(self, value: Any) -> None:
+        self.__dict__["_state_"] = value
+
+    def _install(self) -> None:
+        """Build the hot path now when it is one buffer, so ``m.update`` found before the first
+        call (``u = m.update; u(y, p)``) is already the fast one."""
+        if type(self)._row_buffers is OneRowMixin._row_buffers:
+            self.hot_path()
+
+    def _row_buffers(self) -> list[RowBuffer]:
+        return [RowBuffer(self)]  # type: ignore[arg-type]
+
+    def update_one(self, y_true: Any, y_pred: Any, w: Any = None) -> Any:
+        """Add one row (scalars; ``y_pred`` may be a dict of class probabilities); returns ``self``.
+
+        Same rules and errors as ``update([y_true], [y_pred], sample_weight=[w])``, faster:
+        no array is created per call. ``w=None`` or ``1`` is an unweighted row. ``update(y_true,
+        y_pred)`` with two scalars takes the same path.
+        """
+        return self.hot_path()(y_true, y_pred, w)
+
+    def hot_path(self) -> Callable[..., Any]:
+        """The per-row function ``(y_true, y_pred, w=None) -> self`` (built once, then reused).
+
+        A metric with one buffer also gets the hot path as its instance's ``update``: a call
+        with two scalars is a dict look-up and an append, anything else falls through to the
+        class's ``update`` (batches, weighted rows, new labels).
+        """
+        installed = self.__dict__.get("update_one")
+        if installed is not None:
+            return installed
+        with self._lock:  # type: ignore[attr-defined]
+            buffers = self._row_buffers()
+            if len(buffers) == 1:
+                fn = buffers[0].updater(self)
+                batch_update = type(self).update.__get__(self)
+
+                def fallback(y_true: Any, y_pred: Any, sample_weight: Any) -> Any:
+                    return batch_update(y_true, y_pred, sample_weight=sample_weight)
+
+                self.__dict__["update"] = buffers[0].updater(self, fallback)
+            else:
+                fn = _group_updater(buffers, self._lock, self)  # type: ignore[attr-defined]
+            self.__dict__["_buffers"] = buffers
+            self.__dict__["update_one"] = fn
+        return fn
+
+    def _sync(self) -> None:
+        """Apply the buffered rows."""
+        buffers = self.__dict__.get("_buffers")
+        if buffers:
+            with self._lock:  # type: ignore[attr-defined]
+                for b in buffers:
+                    b.flush()
+
+    def _refresh(self) -> None:
+        """After a write that did not go through the buffers, let them re-read the state."""
+        for b in self.__dict__.get("_buffers") or ():
+            b.refresh()
+
+    # every reader syncs first; every other writer also refreshes after
+    def update(self, *args: Any, sample_weight: Any = None) -> Any:
+        if len(args) == 2 and type(args[0]) in SCALAR_TYPES and type(args[1]) in _ROW_PREDICTIONS:
+            return self.hot_path()(args[0], args[1], sample_weight)  # one sample given as scalars
+        self._sync()
+        try:
+            return super().update(*args, sample_weight=sample_weight)  # type: ignore[misc]
+        finally:
+            self._refresh()
+
+    def revert(self, *args: Any, sample_weight: Any = None) -> Any:
+        self._sync()
+        try:
+            return super().revert(*args, sample_weight=sample_weight)  # type: ignore[misc]
+        finally:
+            self._refresh()
+
+    def compute(self, *args: Any, **kwargs: Any) -> Any:
+        self._sync()
+        return super().compute(*args, **kwargs)  # type: ignore[misc]
+
+    def __call__(self, *args: Any, sample_weight: Any = None) -> Any:
+        self._sync()
+        try:
+            return super().__call__(*args, sample_weight=sample_weight)  # type: ignore[misc]
+        finally:
+            self._refresh()
+
+    def merge(self, other: Any) -> Any:
+        self._sync()
+        sync = getattr(other, "_sync", None)
+        if callable(sync):
+            sync()
+        try:
+            return super().merge(other)  # type: ignore[misc]
+        finally:
+            self._refresh()
+
+    def reset(self) -> Any:
+        with self._lock:  # type: ignore[attr-defined]
+            for b in self.__dict__.get("_buffers") or ():
+                del b.rows[:]
+                del b.codes[:]
+            super().reset()  # type: ignore[misc]
+            self._refresh()
+        return self
+
+    def state_dict(self) -> dict[str, Any]:
+        self._sync()
+        return super().state_dict()  # type: ignore[misc]
+
+    @property
+    def n_samples(self) -> int:
+        self._sync()
+        return self._state.n_samples  # type: ignore[attr-defined]
+
+    @property
+    def state(self) -> Any:
+        self._sync()
+        return self._state  # type: ignore[attr-defined]
+
+    def __getstate__(self) -> dict[str, Any]:
+        self._sync()
+        state = super().__getstate__()  # type: ignore[misc]
+        for key in _INSTALLED:
+            state.pop(key, None)
+        return state
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        self._sync()
+        new = type(self).__new__(type(self))
+        memo[id(self)] = new
+        for key, value in self.__dict__.items():
+            if key != "_lock" and key not in _INSTALLED:  # the copy builds its own hot path
+                new.__dict__[key] = copy.deepcopy(value, memo)
+        new._lock = threading.RLock()
+        new._install()
+        return new
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)  # type: ignore[misc]
+        self._install()
+
+
+def update_one(metric: Metric[Any], y_true: Any, y_pred: Any, w: Any = None) -> Metric[Any]:
+    """One-row update of any metric: its ``update_one`` when it has one, else a one-row batch.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> m = sm.Accuracy()
+        >>> _ = update_one(update_one(m, 1, 1), 0, 1)
+        >>> m.compute()
+        0.5
+    """
+    method: Callable[..., Any] | None = getattr(metric, "update_one", None)
+    if method is not None:
+        return method(y_true, y_pred, w)
+    buffer = RowBuffer(metric)
+    buffer.add(y_true, y_pred, w)
+    buffer.flush()
+    return metric
