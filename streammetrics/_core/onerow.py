@@ -80,6 +80,8 @@ def number_of(value: Any, name: str) -> float:
         x = float(value)
     except (TypeError, ValueError):
         raise InputError(f"{name}: expected a number, found {type(value).__name__}") from None
+    except OverflowError:
+        raise InputError(f"{name}: expected finite values, found an integer beyond float range") from None
     if not math.isfinite(x):
         raise InputError(f"{name}: expected finite values, found {x}")
     return x
@@ -237,7 +239,7 @@ class RowBuffer:
                 flat = rows[:n]
                 del rows[:n]
                 if self.checker is not None and self.checker.hot == "numbers":
-                    both = np.array(flat, dtype=np.float64).reshape(-1, 2)
+                    both = np.fromiter(flat, dtype=np.float64, count=n).reshape(-1, 2)
                     y_true, y_pred = both[:, 0].copy(), both[:, 1].copy()
                 else:
                     y_true, y_pred = np.asarray(flat[0::2]), np.asarray(flat[1::2])
@@ -311,7 +313,7 @@ class RowBuffer:
         rows, extend = self.rows, self.rows.extend
         limit *= 2
         if getattr(self.checker, "hot", None) == "numbers":
-            types, is_open = NUMBER_TYPES, self.checker.open  # type: ignore[union-attr]
+            types = self.checker.types  # type: ignore[union-attr]
             if self.checker.log:  # type: ignore[union-attr]
                 inf = math.inf
 
@@ -322,7 +324,6 @@ class RowBuffer:
                         and type(y_pred) in types
                         and 0 <= y_true < inf
                         and 0 <= y_pred < inf
-                        and is_open[0]
                     ):
                         extend((y_true, y_pred))
                         if len(rows) >= limit:
@@ -334,14 +335,17 @@ class RowBuffer:
                 return update
 
             def update(y_true: Any, y_pred: Any, sample_weight: Any = None, w: Any = None) -> Any:
-                # (t - p) * 0 is 0 exactly when both are finite (inf and nan give nan)
-                if (
-                    sample_weight is w is None
-                    and type(y_true) in types
-                    and type(y_pred) in types
-                    and (y_true - y_pred) * 0.0 == 0.0
-                    and is_open[0]
-                ):
+                try:
+                    # (t - p) * 0 is 0 exactly when both are finite (inf and nan give nan)
+                    ok = (
+                        sample_weight is w is None
+                        and type(y_true) in types
+                        and type(y_pred) in types
+                        and (y_true - y_pred) * 0.0 == 0.0
+                    )
+                except OverflowError:  # ints beyond float: the check says why
+                    ok = False
+                if ok:
                     extend((y_true, y_pred))
                     if len(rows) >= limit:
                         flush()

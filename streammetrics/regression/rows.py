@@ -19,20 +19,24 @@ class RegressionRows:
         self.rules = rules
         self.log = rules.transform == "log1p"
         self.name = type(rules).__name__
-        self.open = [True]  # the hot path is open while the state takes one output
+        #: The number types the hot path takes: emptied (in place) while the state holds several
+        #: outputs, so that the hot path, which holds this very set, sends every row to the check.
+        self.types = set(NUMBER_TYPES)
         self.refresh(state)
 
     def refresh(self, state: Any) -> None:
         self.state = state
-        self.open[0] = getattr(innermost_state(state, "n_outputs"), "n_outputs", None) in (None, 1) and (
+        is_open = getattr(innermost_state(state, "n_outputs"), "n_outputs", None) in (None, 1) and (
             isinstance(self.rules.multioutput, str) or len(self.rules.multioutput) == 1
         )
+        if is_open:
+            self.types.update(NUMBER_TYPES)
+        else:
+            self.types.clear()
 
     def fast_test(self) -> Callable[[Any, Any], bool]:
-        types, inf, lo, is_open = NUMBER_TYPES, math.inf, (0 if self.log else -math.inf), self.open
-        return lambda t, p: (
-            type(t) in types and type(p) in types and lo <= t < inf and lo <= p < inf and is_open[0]
-        )
+        types, inf, lo = self.types, math.inf, (0 if self.log else -math.inf)
+        return lambda t, p: type(t) in types and type(p) in types and lo <= t < inf and lo <= p < inf
 
     def check(self, y_true: Any, y_pred: Any) -> tuple[Any, Any, tuple[Any, ...]]:
         outputs = getattr(innermost_state(self.state, "n_outputs"), "n_outputs", None)

@@ -1,0 +1,154 @@
+"""``metric.update(y, p)`` with two scalars: the per-sample path of every plain metric.
+
+Same values as scikit-learn on the same rows, nothing lost across threads, buffered rows seen
+by every reader (including a family's own ``compute`` arguments), copies and pickles.
+"""
+
+from __future__ import annotations
+
+import pickle
+import threading
+
+import numpy as np
+import pytest
+from sklearn import metrics as skm
+
+import streammetrics as sm
+from streammetrics._core import onerow
+
+
+@pytest.fixture(autouse=True)
+def small_flushes(monkeypatch):
+    monkeypatch.setattr(onerow, "FLUSH_EVERY", 50)  # exercise many flushes
+
+
+def labels(n=1200, k=4, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, k, n)
+    return y, np.where(rng.random(n) < 0.6, y, rng.integers(0, k, n))
+
+
+def numbers(n=1200, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.gamma(2.0, size=n)
+    return y, np.abs(y + rng.normal(0, 0.5, n))
+
+
+CASES = [
+    (sm.Accuracy, labels, skm.accuracy_score),
+    (lambda: sm.F1(average="macro"), labels, lambda y, p: skm.f1_score(y, p, average="macro")),
+    (sm.MCC, labels, skm.matthews_corrcoef),
+    (sm.CohenKappa, labels, skm.cohen_kappa_score),
+    (sm.MAE, numbers, skm.mean_absolute_error),
+    (sm.RMSE, numbers, skm.root_mean_squared_error),
+    (sm.R2, numbers, skm.r2_score),
+    (sm.MSLE, numbers, skm.mean_squared_log_error),
+    (sm.MaxError, numbers, skm.max_error),
+    (sm.AdjustedRandIndex, labels, skm.adjusted_rand_score),
+    (sm.NormalizedMutualInfo, labels, skm.normalized_mutual_info_score),
+]
+
+
+@pytest.mark.parametrize("make, data, reference", CASES, ids=lambda x: getattr(x, "__name__", ""))
+def test_scalar_updates_match_sklearn(make, data, reference):
+    y, p = data()
+    m = make()
+    update = m.update  # taken before the first call: already the fast path
+    for a, b in zip(y.tolist(), p.tolist(), strict=True):
+        update(a, b)
+    assert m.n_samples == len(y)
+    assert m.compute() == pytest.approx(reference(y, p), rel=1e-10, abs=1e-12)
+
+
+def test_numpy_scalars_strings_and_integral_floats_take_the_same_path():
+    y, p = labels(300)
+    names = np.array(["ant", "bee", "cat", "dog"])
+    m, ref = sm.F1(average="weighted"), sm.F1(average="weighted")
+    for a, b in zip(names[y], names[p], strict=True):  # np.str_
+        m.update(a, b)
+    ref.update(names[y], names[p])
+    assert m.compute() == ref.compute()
+    ints = sm.Accuracy()
+    for a, b in zip(y, p, strict=True):  # np.int64, then integral floats and bools
+        ints.update(a, b)
+    ints.update(1.0, 1.0).update(True, False)
+    assert ints.n_samples == 302
+    assert ints.compute() == pytest.approx((np.sum(y == p) + 1) / 302)
+
+
+def test_batches_weights_and_river_keyword_still_work_through_the_instance_update():
+    y, p = labels(100)
+    m = sm.Accuracy()
+    m.update(int(y[0]), int(p[0]))
+    m.update(y[1:], p[1:], sample_weight=np.full(99, 2.0))
+    m.update(1, 1, sample_weight=3.0)
+    m.update(0, 1, w=2.0)
+    w = np.r_[1.0, np.full(99, 2.0), 3.0, 2.0]
+    expected = skm.accuracy_score(np.r_[y, 1, 0], np.r_[p, 1, 1], sample_weight=w)
+    assert m.compute() == pytest.approx(expected)
+
+
+def test_family_readers_see_buffered_rows():
+    y, p = labels(500, k=2)
+    one, batch = sm.F1(), sm.F1()
+    for a, b in zip(y.tolist(), p.tolist(), strict=True):
+        one.update(a, b)
+    batch.update(y, p)
+    assert one.compute(prevalence=0.2) == batch.compute(prevalence=0.2)
+    np.testing.assert_array_equal(one.state.matrix, batch.state.matrix)
+    assert one.to_bytes() == batch.to_bytes()
+
+
+def test_copies_and_pickles_keep_buffered_rows():
+    m = sm.R2()
+    for a, b in [(1.0, 1.5), (2.0, 2.5), (3.0, 2.0)]:
+        m.update(a, b)
+    for twin in (m.copy(), pickle.loads(pickle.dumps(m))):
+        twin.update(4.0, 4.5)
+        assert twin.n_samples == 4
+        assert twin.compute() == pytest.approx(skm.r2_score([1, 2, 3, 4], [1.5, 2.5, 2.0, 4.5]))
+    assert m.n_samples == 3
+
+
+def test_a_scalar_after_a_multilabel_batch_is_refused_and_changes_nothing():
+    m = sm.F1(average="micro")
+    m.update(0, 1)
+    m.reset()
+    m.update(np.array([[0, 1], [1, 1]]), np.array([[0, 1], [1, 0]]))
+    before = m.to_bytes()
+    with pytest.raises(sm.InputError, match="multilabel"):
+        m.update(0, 1)
+    assert m.to_bytes() == before
+
+
+def test_bad_scalars_raise_at_once_and_change_nothing():
+    for m, good, bad, match in [
+        (sm.MAE(), (1.0, 2.0), (1.0, float("nan")), "finite"),
+        (sm.Accuracy(labels=[0, 1]), (0, 1), (0, 2), "fixed list"),
+        (sm.AdjustedRandIndex(), (0, "a"), (0, 1), "labels_pred: expected str"),
+    ]:
+        m.update(*good)
+        before = m.to_bytes()
+        with pytest.raises(sm.InputError, match=match):
+            m.update(*bad)
+        assert m.to_bytes() == before
+
+
+@pytest.mark.parametrize("make, data, reference", [CASES[0], CASES[4], CASES[9]], ids=["acc", "mae", "ari"])
+def test_concurrent_scalar_updates_lose_nothing(make, data, reference):
+    y, p = data(4000)
+    m = make()
+    parts = np.array_split(np.arange(len(y)), 8)
+    yl, pl = y.tolist(), p.tolist()
+
+    def feed(idx):
+        for i in idx:
+            m.update(yl[i], pl[i])
+
+    threads = [threading.Thread(target=feed, args=(idx,)) for idx in parts]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert m.n_samples == len(y)
+    assert m.compute() == pytest.approx(reference(y, p), rel=1e-9)
