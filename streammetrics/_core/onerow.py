@@ -2,16 +2,19 @@
 
 Online loops (river-style) call ``update`` with one sample thousands of times per second. On
 that path, building and validating NumPy arrays costs tens of microseconds per call. Instead,
-:meth:`update_one` checks the row with plain Python (same rules, same error messages as the
-batch validation, raised at once, the accumulator unchanged), appends it to a small buffer, and
-the buffer is applied as one vectorized batch when it is full or before anything reads the
-state (``compute``, ``merge``, ``state_dict``, ``copy``, ``n_samples``, pickling...).
+``metric.update(y_true, y_pred)`` with two scalars (and ``update_one``) checks the row with
+plain Python (same rules, same error messages as the batch validation, raised at once, the
+accumulator unchanged) and appends it to a buffer; the buffer is applied as one vectorized
+batch when it is full or before anything reads the state: :class:`OneRowMixin` makes the
+metric's ``_state`` a property that applies the buffered rows first, so no reader (the base
+class, a family's own ``compute`` arguments, formulas, serialization, copies) can miss one.
 
-Row checkers exist for the confusion family (labels, hard predictions, scores with
-``threshold=``, and river's ``predict_proba_one`` dicts) and the regression co-moments; other
-metrics fall back to a one-row ``update``. :class:`OneRowMixin` is the wiring: the streaming
-classes use it, and it is written so that :class:`~streammetrics.Metric` can take it over
-whole (see the report of issue 6).
+Label rows (confusion family, contingency table) are buffered as codes of admitted
+``(y_true, y_pred)`` pairs: one dict look-up and one ``array.append`` per row. Number rows
+(regression moments) are one ``list.extend`` per row. Both appends are atomic, so concurrent
+callers need no lock; flushes take the metric's lock. Families give their row checker through
+:meth:`~streammetrics.Metric._row_checker` (``classification/rows.py``, ``regression/rows.py``,
+``clustering/rows.py``); metrics without one take a one-row batch.
 
 Examples:
     >>> import streammetrics as sm
