@@ -337,6 +337,27 @@ class RowBuffer:
 
                 return update
 
+            if fallback is not None:  # a metric's own ``update``: no river ``w``, the leanest check
+
+                def update(y_true: Any, y_pred: Any, sample_weight: Any = None) -> Any:  # type: ignore[misc]
+                    try:
+                        ok = (
+                            sample_weight is None
+                            and type(y_true) in types
+                            and type(y_pred) in types
+                            and (y_true - y_pred) * 0.0 == 0.0
+                        )
+                    except OverflowError:
+                        ok = False
+                    if ok:
+                        extend((y_true, y_pred))
+                        if len(rows) >= limit:
+                            flush()
+                        return result
+                    return slow(y_true, y_pred, sample_weight)
+
+                return update
+
             def update(y_true: Any, y_pred: Any, sample_weight: Any = None, w: Any = None) -> Any:
                 try:
                     # (t - p) * 0 is 0 exactly when both are finite (inf and nan give nan)
