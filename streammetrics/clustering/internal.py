@@ -84,8 +84,9 @@ def negentropy_increment(m: ClusterMoments) -> float:
     ``1/2 sum_k p_k log|Sigma_k| - 1/2 log|Sigma_X| - sum_k p_k log p_k`` with ``p_k`` the
     cluster shares and ``Sigma`` the maximum-likelihood (divide by the weight) covariance
     matrices. Needs ``ClusterMoments(full=True)``; NaN with fewer than 2 clusters or a singular
-    covariance matrix (smallest eigenvalue below ``1e-9`` times the largest: e.g. a cluster with
-    no more distinct rows than features).
+    covariance matrix: a cluster of at most ``d`` rows (``d`` features; decided on the integer
+    row counts, so that it does not depend on rounding, e.g. after a revert), or a smallest
+    eigenvalue below ``1e-9`` times the largest (e.g. repeated rows).
 
     Examples:
         >>> rng = np.random.default_rng(0)
@@ -101,6 +102,8 @@ def negentropy_increment(m: ClusterMoments) -> float:
     if k < 2:
         return float("nan")
     p = m.weight / n
+    if (m.count <= m.mean.shape[1]).any():  # at most d rows: singular by construction, exactly
+        return float("nan")
     covs = m.matrix / m.weight[:, None, None]
     eig = np.linalg.eigvalsh(covs)
     if (eig[:, 0] <= 1e-9 * np.maximum(eig[:, -1], 1e-300)).any():  # singular (or nearly) covariance
