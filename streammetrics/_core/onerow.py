@@ -509,6 +509,15 @@ class OneRowMixin:
             self.__dict__["update_one"] = fn
         return fn
 
+    def row_updater(self, result: Any) -> Callable[..., Any]:
+        """Another per-row function on the same buffers, returning ``result`` (e.g. ``None``
+        for river's protocol, whose ``update`` returns nothing)."""
+        self.hot_path()
+        buffers = self.__dict__["_buffers"]
+        if len(buffers) == 1:
+            return buffers[0].updater(result)
+        return _group_updater(buffers, self._lock, result)  # type: ignore[attr-defined]
+
     def _sync(self) -> None:
         """Apply the buffered rows."""
         buffers = self.__dict__.get("_buffers")

@@ -119,9 +119,9 @@ class RiverMetric(river_metrics.Metric):
 
     # ------------------------------------------------------------------ river's protocol
     def _setup(self) -> Any:
-        hot_path = getattr(self._metric, "hot_path", None)
-        if hot_path is not None:  # collections and windows keep their own buffers
-            push = hot_path()
+        row_updater = getattr(self._metric, "row_updater", None)
+        if row_updater is not None:  # the metric's own buffers; river's update returns None
+            push = row_updater(None)
         else:  # a plain metric: this wrapper keeps the buffer
             self._buffer = RowBuffer(self._metric)
             push = self._buffer.updater(None)
