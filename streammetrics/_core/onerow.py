@@ -315,48 +315,9 @@ class RowBuffer:
             return update
         rows, extend = self.rows, self.rows.extend
         limit *= 2
-        if getattr(self.checker, "hot", None) == "numbers":
+        if getattr(self.checker, "hot", None) == "numbers" and not self.checker.log:  # type: ignore[union-attr]
+            # log1p metrics (MSLE, RMSLE) take the general test below (values must be >= 0)
             types = self.checker.types  # type: ignore[union-attr]
-            if self.checker.log:  # type: ignore[union-attr]
-                inf = math.inf
-
-                def update(y_true: Any, y_pred: Any, sample_weight: Any = None, w: Any = None) -> Any:
-                    if (
-                        sample_weight is w is None
-                        and type(y_true) in types
-                        and type(y_pred) in types
-                        and 0 <= y_true < inf
-                        and 0 <= y_pred < inf
-                    ):
-                        extend((y_true, y_pred))
-                        if len(rows) >= limit:
-                            flush()
-                    else:
-                        slow(y_true, y_pred, sample_weight if w is None else w)
-                    return result
-
-                return update
-
-            if fallback is not None:  # a metric's own ``update``: no river ``w``, the leanest check
-
-                def update(y_true: Any, y_pred: Any, sample_weight: Any = None) -> Any:  # type: ignore[misc]
-                    try:
-                        ok = (
-                            sample_weight is None
-                            and type(y_true) in types
-                            and type(y_pred) in types
-                            and (y_true - y_pred) * 0.0 == 0.0
-                        )
-                    except OverflowError:
-                        ok = False
-                    if ok:
-                        extend((y_true, y_pred))
-                        if len(rows) >= limit:
-                            flush()
-                        return result
-                    return slow(y_true, y_pred, sample_weight)
-
-                return update
 
             def update(y_true: Any, y_pred: Any, sample_weight: Any = None, w: Any = None) -> Any:
                 try:
@@ -383,7 +344,11 @@ class RowBuffer:
         def update(y_true: Any, y_pred: Any, sample_weight: Any = None, w: Any = None) -> Any:
             try:
                 ok = sample_weight is w is None and fast(y_true, y_pred)
-            except (TypeError, ValueError):  # unhashable or array-like values: the checked path says why
+            except (
+                TypeError,
+                ValueError,
+                OverflowError,
+            ):  # unhashable, array-like or huge: the check says why
                 ok = False
             if ok:
                 extend((y_true, y_pred))

@@ -36,7 +36,9 @@ class RegressionRows:
 
     def fast_test(self) -> Callable[[Any, Any], bool]:
         types, inf, lo = self.types, math.inf, (0 if self.log else -math.inf)
-        return lambda t, p: type(t) in types and type(p) in types and lo <= t < inf and lo <= p < inf
+        return lambda t, p: (
+            type(t) in types and type(p) in types and lo <= t * 1.0 < inf and lo <= p * 1.0 < inf
+        )
 
     def check(self, y_true: Any, y_pred: Any) -> tuple[Any, Any, tuple[Any, ...]]:
         outputs = getattr(innermost_state(self.state, "n_outputs"), "n_outputs", None)
