@@ -125,8 +125,9 @@ class RowBuffer:
 
     Label rows (confusion family, contingency table) are stored as *pair codes*: each distinct
     admitted ``(y_true, y_pred)`` pair gets a small integer, and a row costs one dict look-up
-    and one ``array.append`` (atomic: concurrent callers need no lock). Number rows (regression)
-    are a flat list, one ``list.extend`` per row (atomic too). Rows that are not of that fast
+    and one ``array.append`` (atomic: concurrent callers need no lock). Rows of the error
+    metrics (whose state reads only the residual) are one number, ``y_true - y_pred``, one
+    ``list.append``; other number rows are a flat list, one ``list.extend`` per row (atomic too). Rows that are not of that fast
     kind go through the full check under the owner's lock; weighted rows are applied at once.
     Metrics without a row checker get each row applied at once through ``owner.update``. The
     order of rows is kept (windows depend on it).
@@ -143,6 +144,7 @@ class RowBuffer:
         "pair_p",
         "pair_t",
         "pairs",
+        "residual",
         "rows",
     )
 
@@ -152,7 +154,10 @@ class RowBuffer:
         self.fast: Callable[[Any, Any], bool] = self.checker.fast_test() if self.checker else _never
         #: Whether rows are pair codes (label kinds) or flat values (numbers, scores).
         self.coded = getattr(self.checker, "hot", None) in ("labels", "pairs")
-        #: Buffered rows, flat: y_true, y_pred, y_true, y_pred, ... (one ``extend`` per row).
+        #: Whether a row is its residual alone (the error metrics).
+        self.residual = getattr(self.checker, "hot", None) == "residuals"
+        #: Buffered rows, flat: y_true, y_pred, y_true, y_pred, ... (one ``extend`` per row), or
+        #: the residuals (one ``append`` per row).
         self.rows: list[Any] = []
         #: Buffered pair codes (label kinds).
         self.codes = array.array("q")
@@ -165,7 +170,7 @@ class RowBuffer:
         self.decode: tuple[int, np.ndarray, np.ndarray] = (0, np.empty(0), np.empty(0))
 
     def __len__(self) -> int:
-        return len(self.codes) + len(self.rows) // 2
+        return len(self.codes) + (len(self.rows) if self.residual else len(self.rows) // 2)
 
     def check(self, y_true: Any, y_pred: Any, w: Any = None) -> tuple[Any, ...]:
         """Validate one row (raises :class:`InputError`); returns it ready for :meth:`push`."""
@@ -195,20 +200,27 @@ class RowBuffer:
         A weighted row is applied at once (after the buffered rows, keeping the order).
         """
         yt, yp, weight, new = row
-        code = None
         if self.checker is not None and weight is None:
             self.checker.commit(new)
-            if not self.coded:
+            if self.residual:
+                residual = yt - yp
+                if residual * 0.0 == 0.0:  # else two huge finite values: the batch keeps the pair
+                    self.rows.append(residual)
+                    if len(self.rows) >= FLUSH_EVERY:
+                        self.flush()
+                    return
+            elif not self.coded:
                 self.rows.extend((yt, yp))
                 if len(self.rows) >= 2 * FLUSH_EVERY:
                     self.flush()
                 return
-            code = self._code(yt, yp)
-            if code is not None:
-                self.codes.append(code)
-                if len(self.codes) >= FLUSH_EVERY:
-                    self.flush()
-                return
+            else:
+                code = self._code(yt, yp)
+                if code is not None:
+                    self.codes.append(code)
+                    if len(self.codes) >= FLUSH_EVERY:
+                        self.flush()
+                    return
         self.flush()
         self.owner.update([yt], [yp], sample_weight=None if weight is None else [weight])
 
@@ -241,6 +253,10 @@ class RowBuffer:
             if n:
                 flat = rows[:n]
                 del rows[:n]
+                if self.residual:  # the batch (residual, 0) has the very same residuals
+                    residuals = np.fromiter(flat, dtype=np.float64, count=n)
+                    owner._apply(owner._state, owner._validate(residuals, np.zeros(n)))
+                    return
                 if self.checker is not None and self.checker.hot == "numbers":
                     both = np.fromiter(flat, dtype=np.float64, count=n).reshape(-1, 2)
                     y_true, y_pred = both[:, 0].copy(), both[:, 1].copy()
@@ -262,6 +278,16 @@ class RowBuffer:
             get = self.pairs.get
             return lambda t, p: get((t, p))
         fast = self.fast
+        if self.residual:
+
+            def residual_of(t: Any, p: Any) -> Any:
+                if fast(t, p):
+                    residual = float(t) - float(p)
+                    if residual * 0.0 == 0.0:
+                        return residual
+                return None
+
+            return residual_of
         return lambda t, p: (t, p) if fast(t, p) else None
 
     def commit(self) -> Callable[[Any], None]:
@@ -276,6 +302,14 @@ class RowBuffer:
 
             return push_code
         rows, extend, flush = self.rows, self.rows.extend, self.flush
+        if self.residual:
+
+            def push_residual(token: Any) -> None:
+                rows.append(token)
+                if len(rows) >= FLUSH_EVERY:
+                    flush()
+
+            return push_residual
 
         def push_row(token: Any) -> None:
             extend(token)
@@ -313,29 +347,41 @@ class RowBuffer:
                 return result
 
             return update
-        rows, extend = self.rows, self.rows.extend
+        rows = self.rows
+        if self.residual:
+            return _residual_updater(rows, self.checker.types, flush, slow, result)  # type: ignore[union-attr]
+        extend = rows.extend
         limit *= 2
         if getattr(self.checker, "hot", None) == "numbers" and not self.checker.log:  # type: ignore[union-attr]
             # log1p metrics (MSLE, RMSLE) take the general test below (values must be >= 0)
             types = self.checker.types  # type: ignore[union-attr]
 
             def update(y_true: Any, y_pred: Any, sample_weight: Any = None, w: Any = None) -> Any:
-                try:
-                    # (t - p) * 0 is 0 exactly when both are finite (inf and nan give nan)
-                    ok = (
-                        sample_weight is w is None
-                        and type(y_true) in types
-                        and type(y_pred) in types
-                        and (y_true - y_pred) * 0.0 == 0.0
-                    )
-                except OverflowError:  # ints beyond float: the check says why
-                    ok = False
-                if ok:
-                    extend((y_true, y_pred))
-                    if len(rows) >= limit:
-                        flush()
+                # two floats first (the common case: no exception possible); x * 0 is 0 exactly
+                # when x is finite (inf and nan give nan); ``types`` is empty while the state
+                # holds several outputs (then every row takes the check)
+                if type(y_true) is float is type(y_pred) and sample_weight is w is None and types:
+                    if y_true * 0.0 - y_pred * 0.0 == 0.0:
+                        rows.extend((y_true, y_pred))
+                        if len(rows) >= limit:
+                            flush()
+                        return result
                 else:
-                    slow(y_true, y_pred, sample_weight if w is None else w)
+                    try:
+                        ok = (
+                            sample_weight is w is None
+                            and type(y_true) in types
+                            and type(y_pred) in types
+                            and y_true * 0.0 - y_pred * 0.0 == 0.0
+                        )
+                    except OverflowError:  # ints beyond float: the check says why
+                        ok = False
+                    if ok:
+                        rows.extend((y_true, y_pred))
+                        if len(rows) >= limit:
+                            flush()
+                        return result
+                slow(y_true, y_pred, sample_weight if w is None else w)
                 return result
 
             return update
@@ -365,6 +411,37 @@ def _never(t: Any, p: Any) -> bool:
     return False
 
 
+def _residual_updater(
+    rows: list[Any], types: Any, flush: Callable[[], None], slow: Callable[..., Any], result: Any
+) -> Callable[..., Any]:
+    """The hot path of the error metrics: a row of two finite numbers is its residual."""
+    limit = FLUSH_EVERY
+
+    def update(y_true: Any, y_pred: Any, sample_weight: Any = None, w: Any = None) -> Any:
+        # ``types`` is empty while the state holds several outputs (every row takes the check)
+        if type(y_true) is float is type(y_pred) and sample_weight is w is None and types:
+            residual = y_true - y_pred  # finite exactly when both are (and no overflow)
+            if residual * 0.0 == 0.0:  # inf and nan give nan
+                rows.append(residual)
+                if len(rows) >= limit:
+                    flush()
+                return result
+        elif sample_weight is w is None and type(y_true) in types and type(y_pred) in types:
+            try:  # ints, NumPy scalars: the residual in float64, as in a batch
+                residual = float(y_true) - float(y_pred)
+            except OverflowError:  # ints beyond float: the check says why
+                residual = math.nan
+            if residual * 0.0 == 0.0:
+                rows.append(residual)
+                if len(rows) >= limit:
+                    flush()
+                return result
+        slow(y_true, y_pred, sample_weight if w is None else w)
+        return result
+
+    return update
+
+
 def _group_updater(buffers: list[RowBuffer], lock: Any, result: Any) -> Callable[..., Any]:
     """The hot path of several buffers fed the same row: all accept it, or none changes."""
     probes = [b.probe() for b in buffers]
@@ -378,7 +455,7 @@ def _group_updater(buffers: list[RowBuffer], lock: Any, result: Any) -> Callable
         if sample_weight is None:
             try:
                 tokens = [probe(y_true, y_pred) for probe in probes]
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):
                 tokens = None
         with lock:
             if tokens is not None and None not in tokens:

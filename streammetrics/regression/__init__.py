@@ -1,8 +1,11 @@
 """Regression metrics on exact, mergeable co-moments (issue 4).
 
-One :class:`~streammetrics.regression.moments.CoMoments` state (per output: shifted means, M2 of
-y_true, y_pred and the residual, their cross co-moment, and the sums behind MAE and MAPE) feeds
-every metric but :class:`MaxError`, which keeps a running maximum. Formulas are public pure
+The error metrics (MAE, MSE, RMSE, mean error, MSLE, RMSLE) read a
+:class:`~streammetrics.regression.moments.ResidualMoments` state (per output: the shifted mean
+and M2 of the residual, and the sum of its absolute values); R², explained variance, the
+correlations and MAPE read :class:`~streammetrics.regression.moments.CoMoments` (the same for
+y_true, y_pred and the residual, their cross co-moment, and the sum behind MAPE);
+:class:`MaxError` keeps a running maximum. Formulas are public pure
 functions in :mod:`streammetrics.regression.formulas`.
 """
 
@@ -22,7 +25,7 @@ from .metrics import (
     MeanError,
     PearsonR,
 )
-from .moments import CoMoments
+from .moments import CoMoments, ResidualMoments
 
 __all__ = [
     "MAE",
@@ -40,5 +43,5 @@ __all__ = [
     "PearsonR",
 ]
 
-# The states are public in the subpackage (streammetrics.regression.CoMoments) but not at top level.
-_STATES = (CoMoments, MaxAbsError)
+# The states are public in the subpackage (streammetrics.regression.CoMoments, ...) but not at top level.
+_STATES = (CoMoments, ResidualMoments, MaxAbsError)

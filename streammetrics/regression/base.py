@@ -12,7 +12,7 @@ from .._core.metric import Metric
 from .._core.onerow import OneRowMixin
 from .._core.state import State
 from ..errors import InputError
-from .moments import CoMoments
+from .moments import CoMoments, Moments, ResidualMoments
 
 MULTIOUTPUT = ("raw_values", "uniform_average", "variance_weighted")
 
@@ -55,6 +55,8 @@ class RegressionMetric(OneRowMixin, Metric[State]):
     variance_weighted: ClassVar[bool] = False
     #: ``"log1p"`` for the log metrics: inputs must be non-negative.
     transform: ClassVar[str | None] = None
+    #: The kind of moment state the formula reads.
+    moments: ClassVar[type[Moments]] = CoMoments
 
     def __init__(self, *, multioutput: Any = "uniform_average") -> None:
         self.multioutput = check_multioutput(multioutput, self.variance_weighted)
@@ -64,7 +66,7 @@ class RegressionMetric(OneRowMixin, Metric[State]):
         return {"multioutput": self.multioutput}
 
     def _make_state(self) -> State:
-        return CoMoments(self.transform)
+        return self.moments(self.transform)
 
     def _row_checker(self, state: Any) -> Any:
         from .rows import RegressionRows
@@ -110,6 +112,15 @@ class RegressionMetric(OneRowMixin, Metric[State]):
 
     def _is_empty(self, state: Any) -> bool:
         return state.weight <= 0
+
+
+class ErrorMetric(RegressionMetric):
+    """A metric of the residual ``y_true - y_pred`` alone (MAE, MSE, RMSE, mean error, MSLE,
+    RMSLE): its state is :class:`~streammetrics.regression.moments.ResidualMoments`, shared by
+    every error metric of a collection (not with R² and the correlations, which need the
+    co-moments of y_true and y_pred)."""
+
+    moments: ClassVar[type[Moments]] = ResidualMoments
 
 
 class FractionExplained(RegressionMetric):

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..errors import UndefinedMetricWarning
 from .extremes import MaxAbsError
-from .moments import CoMoments
+from .moments import CoMoments, Moments
 
 Multioutput = Any  # "raw_values" | "uniform_average" | "variance_weighted" | list of weights
 
@@ -70,7 +70,7 @@ def _fraction_explained(
     return average_outputs(scores, multioutput, denominator)
 
 
-def mean_absolute_error(state: CoMoments, multioutput: Multioutput = "uniform_average") -> Any:
+def mean_absolute_error(state: Moments, multioutput: Multioutput = "uniform_average") -> Any:
     """``sum w |y - ŷ| / sum w`` per output.
 
     Examples:
@@ -81,7 +81,7 @@ def mean_absolute_error(state: CoMoments, multioutput: Multioutput = "uniform_av
     return average_outputs(state.sum_abs / state.weight, multioutput)
 
 
-def mean_squared_error(state: CoMoments, multioutput: Multioutput = "uniform_average") -> Any:
+def mean_squared_error(state: Moments, multioutput: Multioutput = "uniform_average") -> Any:
     """``sum w (y - ŷ)^2 / sum w`` per output (for a ``log1p`` state: MSLE).
 
     Examples:
@@ -92,7 +92,7 @@ def mean_squared_error(state: CoMoments, multioutput: Multioutput = "uniform_ave
     return average_outputs(state.ss_residual / state.weight, multioutput)
 
 
-def root_mean_squared_error(state: CoMoments, multioutput: Multioutput = "uniform_average") -> Any:
+def root_mean_squared_error(state: Moments, multioutput: Multioutput = "uniform_average") -> Any:
     """The square root of the MSE of each output, then averaged (as scikit-learn).
 
     Examples:
@@ -114,7 +114,7 @@ def mean_absolute_percentage_error(state: CoMoments, multioutput: Multioutput = 
     return average_outputs(state.sum_ape / state.weight, multioutput)
 
 
-def mean_error(state: CoMoments, multioutput: Multioutput = "uniform_average") -> Any:
+def mean_error(state: Moments, multioutput: Multioutput = "uniform_average") -> Any:
     """The bias ``sum w (ŷ - y) / sum w``: positive when predictions are too high.
 
     Examples:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from .._core.params import check_number
-from .base import FractionExplained, RegressionMetric
+from .base import ErrorMetric, FractionExplained, RegressionMetric
 from .extremes import MaxAbsError
 from .formulas import (
     adjusted_r2,
@@ -24,10 +24,10 @@ from .formulas import (
     r2,
     root_mean_squared_error,
 )
-from .moments import CoMoments
+from .moments import CoMoments, ResidualMoments
 
 
-class MAE(RegressionMetric):
+class MAE(ErrorMetric):
     """Mean absolute error ``sum w |y - ŷ| / sum w`` (:func:`sklearn.metrics.mean_absolute_error`).
 
     Examples:
@@ -36,11 +36,11 @@ class MAE(RegressionMetric):
         0.5
     """
 
-    def _compute(self, state: CoMoments) -> Any:
+    def _compute(self, state: ResidualMoments) -> Any:
         return mean_absolute_error(state, self.multioutput)
 
 
-class MSE(RegressionMetric):
+class MSE(ErrorMetric):
     """Mean squared error (:func:`sklearn.metrics.mean_squared_error`).
 
     Examples:
@@ -49,11 +49,11 @@ class MSE(RegressionMetric):
         0.375
     """
 
-    def _compute(self, state: CoMoments) -> Any:
+    def _compute(self, state: ResidualMoments) -> Any:
         return mean_squared_error(state, self.multioutput)
 
 
-class RMSE(RegressionMetric):
+class RMSE(ErrorMetric):
     """Root mean squared error, per output then averaged (:func:`sklearn.metrics.root_mean_squared_error`).
 
     Examples:
@@ -62,11 +62,11 @@ class RMSE(RegressionMetric):
         0.612372
     """
 
-    def _compute(self, state: CoMoments) -> Any:
+    def _compute(self, state: ResidualMoments) -> Any:
         return root_mean_squared_error(state, self.multioutput)
 
 
-class MSLE(RegressionMetric):
+class MSLE(ErrorMetric):
     """Mean squared logarithmic error: the MSE of ``log1p(y)`` and ``log1p(ŷ)``.
 
     Matches :func:`sklearn.metrics.mean_squared_log_error`. Negative targets or predictions raise
@@ -81,11 +81,11 @@ class MSLE(RegressionMetric):
 
     transform: ClassVar[str | None] = "log1p"
 
-    def _compute(self, state: CoMoments) -> Any:
+    def _compute(self, state: ResidualMoments) -> Any:
         return mean_squared_error(state, self.multioutput)
 
 
-class RMSLE(RegressionMetric):
+class RMSLE(ErrorMetric):
     """Root mean squared logarithmic error (:func:`sklearn.metrics.root_mean_squared_log_error`).
 
     Examples:
@@ -96,7 +96,7 @@ class RMSLE(RegressionMetric):
 
     transform: ClassVar[str | None] = "log1p"
 
-    def _compute(self, state: CoMoments) -> Any:
+    def _compute(self, state: ResidualMoments) -> Any:
         return root_mean_squared_error(state, self.multioutput)
 
 
@@ -141,7 +141,7 @@ class MaxError(RegressionMetric):
         return max_error(state, self.multioutput)
 
 
-class MeanError(RegressionMetric):
+class MeanError(ErrorMetric):
     """The bias ``sum w (ŷ - y) / sum w``: positive when predictions run high.
 
     No scikit-learn equivalent; it is ``np.average(y_pred - y_true, weights=w)``.
@@ -154,7 +154,7 @@ class MeanError(RegressionMetric):
 
     higher_is_better: ClassVar[bool | None] = None
 
-    def _compute(self, state: CoMoments) -> Any:
+    def _compute(self, state: ResidualMoments) -> Any:
         return mean_error(state, self.multioutput)
 
 

@@ -1,10 +1,12 @@
-"""The co-moment state shared by every regression metric (maximum error aside).
+"""The moment states of the regression metrics (maximum error aside).
 
-Per output column it keeps, for y_true (``t``), y_pred (``p``) and the residual
+:class:`CoMoments` keeps, per output column, for y_true (``t``), y_pred (``p``) and the residual
 ``r = y_true - y_pred``: a shift ``K`` (a value seen in the data), the weighted mean of
 ``x - K`` and the weighted sum of squared deviations ``M2 = sum w (x - mean)^2``; plus the
 cross co-moment ``C = sum w (t - mean_t)(p - mean_p)``, the weighted sums of ``|r|`` (MAE) and
-``|r| / max(|t|, eps)`` (MAPE), the total weight and the row count.
+``|r| / max(|t|, eps)`` (MAPE), the total weight and the row count. :class:`ResidualMoments`
+keeps the residual's part alone (shift, mean, M2 and the sum of ``|r|``): all that the error
+metrics (MAE, MSE, RMSE, mean error, MSLE, RMSLE) read.
 
 A batch is reduced in float64 with a two-pass algorithm (mean of the shifted values, then the
 deviations from it) and folded in with Chan et al.'s / Pébay's pairwise formulas in their
@@ -32,33 +34,37 @@ from ..errors import InputError, MergeError, StateError
 #: scikit-learn's MAPE epsilon.
 EPS = float(np.finfo(np.float64).eps)
 TRANSFORMS = (None, "log1p")
-_ARRAYS = ("shift", "mean", "m2", "cross", "sum_abs", "sum_ape")
 
 
-class CoMoments(State):
-    """Weighted co-moments of (y_true, y_pred, residual) per output column, mergeable exactly.
+class Moments(State):
+    """The machinery shared by :class:`CoMoments` and :class:`ResidualMoments`.
 
-    ``transform="log1p"`` stores the moments of ``log1p(y)`` instead of ``y`` (for MSLE and
-    RMSLE). Rows ``t``, ``p``, ``r`` of the ``(3, n_outputs)`` arrays ``shift``, ``mean`` and
-    ``m2`` are y_true, y_pred and the residual ``y_true - y_pred``.
-
-    Examples:
-        >>> import numpy as np
-        >>> s = CoMoments()
-        >>> s.update(np.array([1.0, 2.0, 3.0]), np.array([1.5, 2.0, 2.0]), None)
-        >>> s.n_samples, s.weight, s.mean_true.tolist(), s.ss_true.tolist()
-        (3, 3.0, [2.0], [2.0])
-        >>> s.ss_residual.tolist()  # sum of squared residuals: 0.25 + 0 + 1
-        [1.25]
+    A subclass names its moment rows (``ROWS``: which of y_true, y_pred and the residual it
+    keeps, the residual last), whether it keeps the cross co-moment of the first two, and its
+    weighted sums (``SUMS``). Everything else (batch reduction, pairwise merge, revert, scale,
+    serialization with validation) is written once here.
     """
 
     revertible = True
+    #: The moment rows, in order (the residual is always the last).
+    ROWS: tuple[str, ...] = ()
+    #: Whether the cross co-moment of y_true and y_pred is kept.
+    CROSS = False
+    #: The weighted sums kept besides the moments.
+    SUMS: tuple[str, ...] = ()
+    #: What the state is called in error messages.
+    NAME = "moments"
 
     def __init__(self, transform: str | None = None) -> None:
         if transform not in TRANSFORMS:
             raise ValueError(f"transform: expected one of {list(TRANSFORMS)!r}, found {transform!r}")
         self._transform = transform
         self.reset()
+
+    @classmethod
+    def arrays(cls) -> tuple[str, ...]:
+        """The names of the per-output arrays, in serialization order."""
+        return ("shift", "mean", "m2", *(("cross",) if cls.CROSS else ()), *cls.SUMS)
 
     # ------------------------------------------------------------------ protocol
     def config(self) -> dict[str, Any]:
@@ -71,12 +77,11 @@ class CoMoments(State):
 
     def _set_empty(self, k: int) -> None:
         self.weight = 0.0
-        self.shift = np.zeros((3, k))
-        self.mean = np.zeros((3, k))
-        self.m2 = np.zeros((3, k))
-        self.cross = np.zeros(k)
-        self.sum_abs = np.zeros(k)
-        self.sum_ape = np.zeros(k)
+        for name in self.arrays():
+            setattr(self, name, np.zeros(self._shape(name, k)))
+
+    def _shape(self, name: str, k: int) -> tuple[int, ...]:
+        return (len(self.ROWS), k) if name in ("shift", "mean", "m2") else (k,)
 
     @property
     def n_samples(self) -> int:
@@ -84,40 +89,20 @@ class CoMoments(State):
 
     # ------------------------------------------------------------------ views for formulas
     @property
-    def mean_true(self) -> np.ndarray:
-        """Weighted mean of y_true per output."""
-        return self.shift[0] + self.mean[0]
-
-    @property
-    def mean_pred(self) -> np.ndarray:
-        """Weighted mean of y_pred per output."""
-        return self.shift[1] + self.mean[1]
-
-    @property
     def mean_residual(self) -> np.ndarray:
         """Weighted mean of ``y_true - y_pred`` per output (accurate even when both are ~1e12)."""
-        return self.shift[2] + self.mean[2]
-
-    @property
-    def ss_true(self) -> np.ndarray:
-        """``sum w (y_true - mean_true)^2`` per output."""
-        return self.m2[0]
-
-    @property
-    def ss_pred(self) -> np.ndarray:
-        """``sum w (y_pred - mean_pred)^2`` per output."""
-        return self.m2[1]
+        return self.shift[-1] + self.mean[-1]
 
     @property
     def ss_residual_centered(self) -> np.ndarray:
         """``sum w (r - mean_r)^2`` per output, r = y_true - y_pred."""
-        return self.m2[2]
+        return self.m2[-1]
 
     @property
     def ss_residual(self) -> np.ndarray:
         """``sum w (y_true - y_pred)^2`` per output (two non-negative terms, no cancellation)."""
         mr = self.mean_residual
-        return self.m2[2] + self.weight * mr * mr
+        return self.m2[-1] + self.weight * mr * mr
 
     # ------------------------------------------------------------------ update / revert
     def update(
@@ -136,7 +121,7 @@ class CoMoments(State):
             raise InputError(f"y_true: cannot revert {n} rows from a state holding {self._n}")
         if self._transform == "log1p":
             y_true, y_pred = np.log1p(y_true), np.log1p(y_pred)
-        batch = _batch_stats(y_true, y_pred, weights, self.shift if self.weight > 0 else None)
+        batch = _batch_stats(y_true, y_pred, weights, self.shift if self.weight > 0 else None, type(self))
         if sign > 0:
             new = _add(self._fields(), batch)
         else:
@@ -149,7 +134,7 @@ class CoMoments(State):
             return
         if sign < 0 and self._n == 1 and new is not None:
             # One row left has no spread: make that exact instead of a rounding residue.
-            new = {**new, "m2": np.zeros_like(new["m2"]), "cross": np.zeros_like(new["cross"])}
+            new = {**new, **{name: np.zeros_like(new[name]) for name in ("m2", "cross") if name in new}}
         self._assign(new, k)
 
     def revert(self, y_true: np.ndarray, y_pred: np.ndarray, weights: np.ndarray | None) -> None:
@@ -172,29 +157,27 @@ class CoMoments(State):
             self._set_empty(self.n_outputs or 0)
             return
         self.weight *= factor
-        self.m2 = self.m2 * factor
-        self.cross = self.cross * factor
-        self.sum_abs = self.sum_abs * factor
-        self.sum_ape = self.sum_ape * factor
+        for name in self.arrays()[2:]:  # every weighted sum; shift and mean are unchanged
+            setattr(self, name, getattr(self, name) * factor)
 
     def _fields(self) -> dict[str, Any]:
-        return {"weight": self.weight, **{name: getattr(self, name) for name in _ARRAYS}}
+        return {"weight": self.weight, **{name: getattr(self, name) for name in self.arrays()}}
 
     def _assign(self, fields: dict[str, Any] | None, k: int) -> None:
         if fields is None:
             self._set_empty(k)
             return
         self.weight = float(fields["weight"])
-        for name in _ARRAYS:
+        for name in self.arrays():
             setattr(self, name, fields[name])
 
     # ------------------------------------------------------------------ merge / serialize
     def merge(self, other: State) -> None:
         self.check_mergeable(other)
-        assert isinstance(other, CoMoments)
+        assert isinstance(other, Moments)
         if other.n_outputs is not None and self.n_outputs is not None and other.n_outputs != self.n_outputs:
             raise MergeError(
-                f"cannot merge co-moments of {other.n_outputs} outputs into co-moments of {self.n_outputs}"
+                f"cannot merge {self.NAME} of {other.n_outputs} outputs into {self.NAME} of {self.n_outputs}"
             )
         theirs = other._fields()
         if other.weight > 0 and self.weight > 0:
@@ -212,12 +195,12 @@ class CoMoments(State):
             "n_samples": self._n,
             "n_outputs": self.n_outputs,
             "weight": self.weight,
-            **{name: getattr(self, name) for name in _ARRAYS},
+            **{name: getattr(self, name) for name in self.arrays()},
         }
 
     def load_dict(self, data: dict[str, Any]) -> None:
-        where = "CoMoments state"
-        require_keys(data, {"n_samples", "n_outputs", "weight", *_ARRAYS}, where)
+        where = f"{type(self).__name__} state"
+        require_keys(data, {"n_samples", "n_outputs", "weight", *self.arrays()}, where)
         n, k, weight = data["n_samples"], data["n_outputs"], data["weight"]
         if not isinstance(n, int) or isinstance(n, bool) or n < 0:
             raise StateError(f"{where}: n_samples must be a non-negative int, found {n!r}")
@@ -231,10 +214,9 @@ class CoMoments(State):
         ):
             raise StateError(f"{where}: weight must be a finite non-negative number, found {weight!r}")
         arrays = {}
-        width = k or 0
-        for name in _ARRAYS:
+        for name in self.arrays():
             arr = np.asarray(data[name])
-            shape = (3, width) if name in ("shift", "mean", "m2") else (width,)
+            shape = self._shape(name, k or 0)
             if arr.dtype.kind not in "fi" or arr.shape != shape:
                 raise StateError(
                     f"{where}: {name} must be a float64 array of shape {shape}, found {arr.dtype} {arr.shape}"
@@ -248,13 +230,78 @@ class CoMoments(State):
             setattr(self, name, arr)
 
     def check(self) -> None:
-        where = "CoMoments state"
+        where = f"{type(self).__name__} state"
         if self._n == 0 and (self.weight != 0 or self.n_outputs is not None):
             raise StateError(f"{where}: no rows but a weight or an output count")
-        if self.weight < 0 or (self.m2 < 0).any() or (self.sum_abs < 0).any() or (self.sum_ape < 0).any():
+        if self.weight < 0 or (self.m2 < 0).any() or any((getattr(self, s) < 0).any() for s in self.SUMS):
             raise StateError(f"{where}: negative weight, sum of squares or sum of absolute values")
         if self._n and self.n_outputs is None:
             raise StateError(f"{where}: rows but no output count")
+
+
+class CoMoments(Moments):
+    """Weighted co-moments of (y_true, y_pred, residual) per output column, mergeable exactly.
+
+    ``transform="log1p"`` stores the moments of ``log1p(y)`` instead of ``y``. Rows ``t``,
+    ``p``, ``r`` of the ``(3, n_outputs)`` arrays ``shift``, ``mean`` and ``m2`` are y_true,
+    y_pred and the residual ``y_true - y_pred``. The state of R², explained variance, the
+    correlations and MAPE.
+
+    Examples:
+        >>> import numpy as np
+        >>> s = CoMoments()
+        >>> s.update(np.array([1.0, 2.0, 3.0]), np.array([1.5, 2.0, 2.0]), None)
+        >>> s.n_samples, s.weight, s.mean_true.tolist(), s.ss_true.tolist()
+        (3, 3.0, [2.0], [2.0])
+        >>> s.ss_residual.tolist()  # sum of squared residuals: 0.25 + 0 + 1
+        [1.25]
+    """
+
+    ROWS = ("true", "pred", "residual")
+    CROSS = True
+    SUMS = ("sum_abs", "sum_ape")
+    NAME = "co-moments"
+
+    @property
+    def mean_true(self) -> np.ndarray:
+        """Weighted mean of y_true per output."""
+        return self.shift[0] + self.mean[0]
+
+    @property
+    def mean_pred(self) -> np.ndarray:
+        """Weighted mean of y_pred per output."""
+        return self.shift[1] + self.mean[1]
+
+    @property
+    def ss_true(self) -> np.ndarray:
+        """``sum w (y_true - mean_true)^2`` per output."""
+        return self.m2[0]
+
+    @property
+    def ss_pred(self) -> np.ndarray:
+        """``sum w (y_pred - mean_pred)^2`` per output."""
+        return self.m2[1]
+
+
+class ResidualMoments(Moments):
+    """Weighted moments of the residual ``y_true - y_pred`` alone, and the sum of ``|residual|``.
+
+    The state of the error metrics (MAE, MSE, RMSE, the mean error; MSLE and RMSLE with
+    ``transform="log1p"``): everything they read, a third of the work of :class:`CoMoments`
+    per batch, and one number per row on the per-sample path. ``shift``, ``mean`` and ``m2``
+    are ``(1, n_outputs)``.
+
+    Examples:
+        >>> import numpy as np
+        >>> s = ResidualMoments()
+        >>> s.update(np.array([1.0, 2.0, 3.0]), np.array([1.5, 2.0, 2.0]), None)
+        >>> s.weight, s.ss_residual.tolist(), s.sum_abs.tolist()  # residuals -0.5, 0, 1
+        (3.0, [1.25], [1.5])
+    """
+
+    ROWS = ("residual",)
+    SUMS = ("sum_abs",)
+    NAME = "residual moments"
 
 
 # ---------------------------------------------------------------------- batch reduction
@@ -297,9 +344,14 @@ def _colsum(x: np.ndarray) -> np.ndarray:
 
 
 def _batch_stats(
-    y_true: np.ndarray, y_pred: np.ndarray, w: np.ndarray | None, shift: np.ndarray | None
+    y_true: np.ndarray,
+    y_pred: np.ndarray,
+    w: np.ndarray | None,
+    shift: np.ndarray | None,
+    kind: type[Moments] = CoMoments,
 ) -> dict[str, Any] | None:
-    """Weighted co-moments of one batch relative to ``shift`` (or to its first weighted row).
+    """Weighted moments (of ``kind``) of one batch relative to ``shift`` (or to its first
+    weighted row).
 
     Chunks of at most :data:`CHUNK` values are reduced two-pass and combined pairwise.
     """
@@ -309,7 +361,7 @@ def _batch_stats(
     out = None
     for lo in range(0, n, rows):
         hi = min(n, lo + rows)
-        part = _chunk_stats(y_true[lo:hi], y_pred[lo:hi], None if w is None else w[lo:hi], shift)
+        part = _chunk_stats(y_true[lo:hi], y_pred[lo:hi], None if w is None else w[lo:hi], shift, kind)
         if part is not None:
             shift = part["shift"]
             out = part if out is None else _add(out, part)
@@ -317,7 +369,11 @@ def _batch_stats(
 
 
 def _chunk_stats(
-    y_true: np.ndarray, y_pred: np.ndarray, w: np.ndarray | None, shift: np.ndarray | None
+    y_true: np.ndarray,
+    y_pred: np.ndarray,
+    w: np.ndarray | None,
+    shift: np.ndarray | None,
+    kind: type[Moments],
 ) -> dict[str, Any] | None:
     if not len(y_true):
         return None
@@ -326,37 +382,41 @@ def _chunk_stats(
         return None
     res, dt, dp, dr, tmp = _scratch(y_true.shape)
     np.subtract(y_true, y_pred, out=res)
+    columns, devs = ((y_true, y_pred, res), (dt, dp, dr)) if kind.CROSS else ((res,), (dr,))
     if shift is None:
         first = 0 if w is None else int(np.argmax(w > 0))
-        shift = np.stack([np.atleast_1d(x[first]) for x in (y_true, y_pred, res)]).astype(np.float64)
+        shift = np.stack([np.atleast_1d(x[first]) for x in columns]).astype(np.float64)
     one = y_true.ndim == 1
     means = []
-    for x, dev, k in zip((y_true, y_pred, res), (dt, dp, dr), shift, strict=True):
+    for x, dev, k in zip(columns, devs, shift, strict=True):
         np.subtract(x, k[0] if one else k, out=dev)
         m = _wsum(dev, w, tmp) / total
         dev -= m[0] if one else m
         means.append(m)
-    m2 = np.stack([_wdot(d, d, w, tmp) for d in (dt, dp, dr)])
-    cross = _wdot(dt, dp, w, tmp)
-    np.abs(res, out=res)
-    sum_abs = _wsum(res, w, tmp)
-    np.abs(y_true, out=dt)
-    np.maximum(dt, EPS, out=dt)
-    res /= dt
-    sum_ape = _wsum(res, w, tmp)
-    return {
+    out = {
         "weight": total,
         "shift": shift,
         "mean": np.stack(means),
-        "m2": m2,
-        "cross": cross,
-        "sum_abs": sum_abs,
-        "sum_ape": sum_ape,
+        "m2": np.stack([_wdot(d, d, w, tmp) for d in devs]),
     }
+    if kind.CROSS:
+        out["cross"] = _wdot(dt, dp, w, tmp)
+    np.abs(res, out=res)
+    out["sum_abs"] = _wsum(res, w, tmp)
+    if "sum_ape" in kind.SUMS:
+        np.abs(y_true, out=dt)
+        np.maximum(dt, EPS, out=dt)
+        res /= dt
+        out["sum_ape"] = _wsum(res, w, tmp)
+    return out
 
 
 def _copy(v: Any) -> Any:
     return v.copy() if isinstance(v, np.ndarray) else v
+
+
+#: The fields that add up (and subtract) plainly.
+_SUMS = ("sum_abs", "sum_ape")
 
 
 def _add(a: dict[str, Any], b: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -369,15 +429,18 @@ def _add(a: dict[str, Any], b: dict[str, Any] | None) -> dict[str, Any] | None:
     total = wa + wb
     delta = b["mean"] - a["mean"]
     factor = wa * wb / total
-    return {
+    out = {
         "weight": total,
         "shift": a["shift"],
         "mean": a["mean"] + delta * (wb / total),
         "m2": a["m2"] + b["m2"] + delta * delta * factor,
-        "cross": a["cross"] + b["cross"] + delta[0] * delta[1] * factor,
-        "sum_abs": a["sum_abs"] + b["sum_abs"],
-        "sum_ape": a["sum_ape"] + b["sum_ape"],
     }
+    if "cross" in a:
+        out["cross"] = a["cross"] + b["cross"] + delta[0] * delta[1] * factor
+    for name in _SUMS:
+        if name in a:
+            out[name] = a[name] + b[name]
+    return out
 
 
 def _subtract(t: dict[str, Any], b: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -394,12 +457,15 @@ def _subtract(t: dict[str, Any], b: dict[str, Any] | None) -> dict[str, Any] | N
     mean_a = t["mean"] + delta_ta * (wb / wa)
     delta = b["mean"] - mean_a
     factor = wa * wb / total
-    return {
+    out = {
         "weight": wa,
         "shift": t["shift"],
         "mean": mean_a,
         "m2": np.maximum(t["m2"] - b["m2"] - delta * delta * factor, 0.0),
-        "cross": t["cross"] - b["cross"] - delta[0] * delta[1] * factor,
-        "sum_abs": np.maximum(t["sum_abs"] - b["sum_abs"], 0.0),
-        "sum_ape": np.maximum(t["sum_ape"] - b["sum_ape"], 0.0),
     }
+    if "cross" in t:
+        out["cross"] = t["cross"] - b["cross"] - delta[0] * delta[1] * factor
+    for name in _SUMS:
+        if name in t:
+            out[name] = np.maximum(t[name] - b[name], 0.0)
+    return out

@@ -11,13 +11,22 @@ from ..errors import InputError
 
 
 class RegressionRows:
-    """Checks one (y_true, y_pred) pair of real numbers against a regression metric's rules."""
+    """Checks one (y_true, y_pred) pair of real numbers against a regression metric's rules.
 
-    hot = "numbers"
+    ``hot`` tells the buffer what a row becomes: ``"residuals"`` (one number, ``y_true - y_pred``)
+    for the error metrics, whose state reads nothing else, and ``"numbers"`` (the pair) for the
+    others and for the log metrics (the residual of the logarithms is taken in the batch).
+    """
 
     def __init__(self, rules: Any, state: Any) -> None:
+        from .base import RegressionMetric
+        from .moments import ResidualMoments
+
         self.rules = rules
         self.log = rules.transform == "log1p"
+        cls = type(rules)
+        plain = cls._validate is RegressionMetric._validate and cls._apply is RegressionMetric._apply
+        self.hot = "residuals" if plain and rules.moments is ResidualMoments and not self.log else "numbers"
         self.name = type(rules).__name__
         #: The number types the hot path takes: emptied (in place) while the state holds several
         #: outputs, so that the hot path, which holds this very set, sends every row to the check.

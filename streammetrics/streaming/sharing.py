@@ -26,7 +26,7 @@ def sharing_key(metric: Metric) -> Hashable | None:
         True
         >>> sharing_key(sm.F1()) == sharing_key(sm.F1(threshold=0.5))
         False
-        >>> sharing_key(sm.MAE()) == sharing_key(sm.R2()), sharing_key(sm.MAE()) == sharing_key(sm.MSLE())
+        >>> sharing_key(sm.MAE()) == sharing_key(sm.RMSE()), sharing_key(sm.MAE()) == sharing_key(sm.R2())
         (True, False)
     """
     declared = getattr(metric, "_share_key", None)

@@ -1,4 +1,4 @@
-"""The co-moment and maximum states: revert, emptiness, persistence checks, sharing keys, size."""
+"""The co-moment, residual-moment and maximum states: revert, emptiness, persistence checks, sharing keys, size."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from sklearn import metrics as skm
 
 import streammetrics as sm
-from streammetrics.regression import CoMoments, MaxAbsError
+from streammetrics.regression import CoMoments, MaxAbsError, ResidualMoments
 
 REVERTIBLE = [
     sm.MAE,
@@ -88,9 +88,12 @@ def test_state_size_and_merge_cost_do_not_grow_with_samples() -> None:
     assert all(np.asarray(v).size <= 12 for v in big.state.to_dict().values())
 
 
-def test_log_metrics_keep_a_separate_state() -> None:
+def test_error_metrics_share_residual_moments_and_log_metrics_keep_a_separate_state() -> None:
     assert sm.MSE().state.share_key() != sm.MSLE().state.share_key()
-    assert sm.MSE().state.share_key() == sm.R2().state.share_key() == sm.PearsonR().state.share_key()
+    errors = {sm.MAE().state.share_key(), sm.MSE().state.share_key(), sm.RMSE().state.share_key()}
+    assert errors == {sm.MeanError().state.share_key()}
+    assert sm.R2().state.share_key() == sm.PearsonR().state.share_key() == sm.MAPE().state.share_key()
+    assert sm.MSE().state.share_key() != sm.R2().state.share_key()
     assert sm.MSLE().state.share_key() == sm.RMSLE().state.share_key()
 
 
@@ -116,6 +119,58 @@ def test_corrupt_co_moment_states_are_rejected(key, value, message) -> None:
     d["state"][key] = value
     with pytest.raises(sm.StateError, match=message):
         sm.from_state_dict(d)
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("weight", -1.0, "weight must be"),
+        ("m2", np.zeros((3, 2)), "m2 must be"),  # a co-moment shape is not a residual one
+        ("mean", np.full((1, 2), np.inf), "non-finite"),
+        ("sum_abs", np.array([-1.0, 0.0]), "negative"),
+        ("cross", np.zeros(2), "keys"),  # a co-moment field is not a residual one
+    ],
+)
+def test_corrupt_residual_moment_states_are_rejected(key, value, message) -> None:
+    d = _dict_of(sm.MAE().update(np.ones((3, 2)), np.arange(6.0).reshape(3, 2)))
+    d["state"][key] = value
+    with pytest.raises(sm.StateError, match=message):
+        sm.from_state_dict(d)
+
+
+@pytest.mark.parametrize("outputs", [None, 3])
+def test_residual_moments_are_the_residual_part_of_the_co_moments(outputs) -> None:
+    # Same reduction code: every residual field is bit-identical, through batches with weights,
+    # merges of far-apart shifts, a revert and a scale.
+    rng = np.random.default_rng(7)
+    shape = (400,) if outputs is None else (400, outputs)
+    y = 1e6 + rng.normal(size=shape)
+    p = y + rng.normal(size=shape)
+    w = rng.random(400)
+    full, residual = CoMoments(), ResidualMoments()
+    other_full, other_residual = CoMoments(), ResidualMoments()
+    for state, second in ((full, other_full), (residual, other_residual)):
+        state.update(y[:150], p[:150], None)
+        state.update(y[150:300], p[150:300], w[150:300])
+        second.update(y[300:] - 5e5, p[300:], w[300:])
+        state.merge(second)
+        state.revert(y[:20], p[:20], None)
+        state.scale(0.75)
+    assert residual.n_samples == full.n_samples == 380
+    assert residual.weight == full.weight
+    for name in ("mean_residual", "ss_residual", "ss_residual_centered", "sum_abs"):
+        np.testing.assert_array_equal(getattr(residual, name), getattr(full, name))
+    np.testing.assert_array_equal(residual.shift, full.shift[2:])
+    np.testing.assert_array_equal(residual.m2, full.m2[2:])
+
+
+def test_a_residual_state_does_not_merge_into_co_moments() -> None:
+    a, b = CoMoments(), ResidualMoments()
+    b.update(np.array([1.0]), np.array([2.0]), None)
+    with pytest.raises(sm.MergeError, match="ResidualMoments"):
+        a.merge(b)
+    with pytest.raises(sm.MergeError):
+        sm.MAE().merge(sm.R2())
 
 
 def test_corrupt_max_states_are_rejected() -> None:

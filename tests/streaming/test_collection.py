@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.stats
 from sklearn import metrics as skm
 
 import streammetrics as sm
@@ -54,7 +55,9 @@ def test_sharing_key_is_declared_by_configuration():
     assert sharing_key(sm.F1()) != sharing_key(sm.F1(threshold=0.5))
     assert sharing_key(sm.F1(threshold=0.5)) != sharing_key(sm.F1(threshold=0.5, input="score"))
     assert sharing_key(sm.F1()) != sharing_key(sm.F1(average="samples"))  # validation differs
-    assert sharing_key(sm.MAE()) == sharing_key(sm.RMSE()) == sharing_key(sm.R2())
+    assert sharing_key(sm.MAE()) == sharing_key(sm.RMSE()) == sharing_key(sm.MeanError())
+    assert sharing_key(sm.R2()) == sharing_key(sm.PearsonR())
+    assert sharing_key(sm.MAE()) != sharing_key(sm.R2())  # residual moments vs co-moments
     assert sharing_key(sm.MAE()) != sharing_key(sm.MSLE())
 
 
@@ -183,14 +186,15 @@ def test_regression_and_clustering_members_share():
     rng = np.random.default_rng(3)
     y = rng.normal(size=200)
     p = y + rng.normal(size=200)
-    c = sm.MetricCollection([sm.MAE(), sm.MSE(), sm.R2(), sm.MaxError()])
-    assert len(c.groups) == 2
+    c = sm.MetricCollection([sm.MAE(), sm.MSE(), sm.R2(), sm.PearsonR(), sm.MaxError()])
+    assert c.groups == {"mae": ["mae", "mse"], "r2": ["r2", "pearson_r"], "max_error": ["max_error"]}
     out = c.update(y, p).compute()
     assert out == pytest.approx(
         {
             "mae": skm.mean_absolute_error(y, p),
             "mse": skm.mean_squared_error(y, p),
             "r2": skm.r2_score(y, p),
+            "pearson_r": scipy.stats.pearsonr(y, p)[0],
             "max_error": skm.max_error(y, p),
         }
     )

@@ -152,3 +152,75 @@ def test_concurrent_scalar_updates_lose_nothing(make, data, reference):
         t.join()
     assert m.n_samples == len(y)
     assert m.compute() == pytest.approx(reference(y, p), rel=1e-9)
+
+
+def in_flush_chunks(metric, y, p):
+    """The metric fed the rows as batches of the buffer's size: what the flushes apply."""
+    for lo in range(0, len(y), onerow.FLUSH_EVERY):
+        metric.update(y[lo : lo + onerow.FLUSH_EVERY], p[lo : lo + onerow.FLUSH_EVERY])
+    return metric
+
+
+@pytest.mark.parametrize("make", [sm.MAE, sm.RMSE, sm.MeanError, sm.R2, sm.MSLE], ids=lambda c: c.__name__)
+def test_rows_of_any_number_type_give_the_batch_state_bit_for_bit(make):
+    # Floats take the residual (error metrics) or pair path; ints and NumPy scalars the general
+    # one; the state after the rows equals the state of one batch of the same rows, byte for byte.
+    y, p = numbers(700, seed=3)
+    y[::7] = np.round(y[::7])
+    rows = []
+    for i, (a, b) in enumerate(zip(y.tolist(), p.tolist(), strict=True)):
+        if i % 7 == 0:
+            a = int(a)
+        elif i % 5 == 0:
+            a, b = np.float64(a), np.float32(b)
+            p[i] = float(b)
+        rows.append((a, b))
+    one = make()
+    for a, b in rows:
+        one.update(a, b)
+    assert one.to_bytes() == in_flush_chunks(make(), y, p).to_bytes()
+
+
+def test_error_and_co_moment_groups_of_a_collection_take_their_own_rows():
+    y, p = numbers(600, seed=4)
+    c = sm.MetricCollection([sm.MAE(), sm.RMSE(), sm.R2(), sm.PearsonR()])
+    assert len(c.groups) == 2
+    for a, b in zip(y.tolist(), p.tolist(), strict=True):
+        c.update_one(a, b)
+    batch = in_flush_chunks(sm.MetricCollection([sm.MAE(), sm.RMSE(), sm.R2(), sm.PearsonR()]), y, p)
+    assert c.to_bytes() == batch.to_bytes()
+    assert c.compute()["mae"] == pytest.approx(skm.mean_absolute_error(y, p), rel=1e-12)
+
+
+def test_a_rolling_error_window_fed_rows_is_the_window_of_the_batch():
+    y, p = numbers(500, seed=5)
+    rows, batch = sm.Rolling(sm.MAE(), window=120), sm.Rolling(sm.MAE(), window=120)
+    for a, b in zip(y.tolist(), p.tolist(), strict=True):
+        rows.update_one(a, b)
+    batch.update(y, p)
+    assert rows.compute() == pytest.approx(skm.mean_absolute_error(y[-120:], p[-120:]), rel=1e-12)
+    assert rows.compute() == pytest.approx(batch.compute(), rel=1e-12)
+
+
+@pytest.mark.parametrize("make", [sm.MAE, sm.R2, lambda: sm.MetricCollection([sm.MAE(), sm.R2()])])
+def test_numbers_beyond_float_range_are_refused_at_once_on_every_path(make):
+    m = make()
+    m.update(1.0, 2.0)
+    before = m.to_bytes()
+    for bad in [(10**400, 10**400), (10**400, 1.0), (1.0, -(10**400))]:
+        with pytest.raises(sm.InputError, match="beyond float range"):
+            m.update(*bad)
+        with pytest.raises(sm.InputError, match="beyond float range"):
+            m.update_one(*bad)
+    assert m.to_bytes() == before
+
+
+def test_two_huge_finite_numbers_whose_residual_overflows_are_kept_as_a_batch_keeps_them():
+    # Each value is finite (accepted); their difference is not: the row then goes through the
+    # batch path, so the per-sample state equals the batch state (and scikit-learn's inf).
+    one, batch = sm.MAE(), sm.MAE()
+    with np.errstate(over="ignore", invalid="ignore"):
+        one.update(1.0, 2.0)
+        one.update(1.5e308, -1.5e308)
+        batch.update([1.0, 1.5e308], [2.0, -1.5e308])
+        assert one.compute() == batch.compute() == np.inf
