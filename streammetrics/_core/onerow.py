@@ -140,6 +140,7 @@ class RowBuffer:
         "decode",
         "every",
         "fast",
+        "name",
         "owner",
         "pair_p",
         "pair_t",
@@ -148,8 +149,10 @@ class RowBuffer:
         "rows",
     )
 
-    def __init__(self, owner: Metric[Any], rules: Metric[Any] | None = None) -> None:
+    def __init__(self, owner: Metric[Any], rules: Metric[Any] | None = None, name: str = "") -> None:
         self.owner = owner
+        #: The member this buffer feeds, named in errors (collections).
+        self.name = name
         self.checker = (rules or innermost(owner))._row_checker(owner._state)
         self.fast: Callable[[Any, Any], bool] = self.checker.fast_test() if self.checker else _never
         #: Whether rows are pair codes (label kinds) or flat values (numbers, scores).
@@ -227,7 +230,7 @@ class RowBuffer:
     def add(self, y_true: Any, y_pred: Any, w: Any = None) -> None:
         """Check and append one row (the checked path)."""
         with self.owner._lock:
-            self.push(self.check(y_true, y_pred, w))
+            self.push(_checked(self, y_true, y_pred, w))
 
     def _decoder(self) -> tuple[np.ndarray, np.ndarray]:
         n, t, p = self.decode
@@ -271,52 +274,80 @@ class RowBuffer:
             self.checker.refresh(self.owner._state)
             self.pairs.clear()
 
-    def probe(self) -> Callable[[Any, Any], Any]:
-        """A side-effect-free test ``(y_true, y_pred) -> token or None``: what :meth:`commit`
-        appends when the row is of the fast kind as is (for collections: all buffers or none)."""
+    def pusher(self) -> Callable[[Any, Any], bool]:
+        """A function ``(y_true, y_pred) -> bool`` appending the row when it is of the fast kind
+        as is (``True``), or changing nothing (``False``); it never flushes nor raises. For
+        collections, with their lock held: all buffers take the row, or :meth:`undo` takes it
+        back from those that did."""
         if self.coded:
-            get = self.pairs.get
-            return lambda t, p: get((t, p))
-        fast = self.fast
-        if self.residual:
+            get, append = self.pairs.get, self.codes.append
 
-            def residual_of(t: Any, p: Any) -> Any:
-                if fast(t, p):
-                    residual = float(t) - float(p)
-                    if residual * 0.0 == 0.0:
-                        return residual
-                return None
-
-            return residual_of
-        return lambda t, p: (t, p) if fast(t, p) else None
-
-    def commit(self) -> Callable[[Any], None]:
-        """Append a token from :meth:`probe` (flushing when the buffer is full)."""
-        if self.coded:
-            codes, append, flush = self.codes, self.codes.append, self.flush
-
-            def push_code(token: Any) -> None:
-                append(token)
-                if len(codes) >= FLUSH_EVERY:
-                    flush()
+            def push_code(t: Any, p: Any) -> bool:
+                try:
+                    code = get((t, p))
+                except TypeError:  # unhashable (an array-like): the check says why
+                    return False
+                if code is None:
+                    return False
+                append(code)
+                return True
 
             return push_code
-        rows, extend, flush = self.rows, self.rows.extend, self.flush
+        rows = self.rows
         if self.residual:
+            types = self.checker.types  # type: ignore[union-attr]
 
-            def push_residual(token: Any) -> None:
-                rows.append(token)
-                if len(rows) >= FLUSH_EVERY:
-                    flush()
+            def push_residual(t: Any, p: Any) -> bool:
+                if type(t) is float is type(p) and types:
+                    residual = t - p
+                elif type(t) in types and type(p) in types:
+                    try:
+                        residual = float(t) - float(p)
+                    except OverflowError:
+                        return False
+                else:
+                    return False
+                if residual * 0.0 == 0.0:
+                    rows.append(residual)
+                    return True
+                return False
 
             return push_residual
+        fast = self.fast
+        if getattr(self.checker, "hot", None) == "numbers" and not self.checker.log:  # type: ignore[union-attr]
+            types = self.checker.types  # type: ignore[union-attr]
 
-        def push_row(token: Any) -> None:
-            extend(token)
-            if len(rows) >= 2 * FLUSH_EVERY:
-                flush()
+            def push_numbers(t: Any, p: Any) -> bool:
+                if type(t) is float is type(p) and types:  # the common case, written out
+                    if t * 0.0 - p * 0.0 == 0.0:
+                        rows.extend((t, p))
+                        return True
+                    return False
+                return push_pair(t, p)
 
-        return push_row
+        def push_pair(t: Any, p: Any) -> bool:
+            try:
+                if not fast(t, p):
+                    return False
+            except (TypeError, ValueError, OverflowError):  # unhashable, array-like or huge
+                return False
+            rows.extend((t, p))
+            return True
+
+        return (
+            push_numbers
+            if getattr(self.checker, "hot", None) == "numbers" and not self.checker.log
+            else push_pair
+        )  # type: ignore[union-attr]
+
+    def undo(self) -> None:
+        """Take back the row the :meth:`pusher` appended last."""
+        if self.coded:
+            self.codes.pop()
+        elif self.residual:
+            self.rows.pop()
+        else:
+            del self.rows[-2:]
 
     def updater(self, result: Any, fallback: Callable[..., Any] | None = None) -> Callable[..., Any]:
         """A function ``(y_true, y_pred, sample_weight=None, w=None) -> result``: the per-row hot path.
@@ -442,31 +473,54 @@ def _residual_updater(
     return update
 
 
+def _checked(buffer: RowBuffer, y_true: Any, y_pred: Any, w: Any) -> tuple[Any, ...]:
+    try:
+        return buffer.check(y_true, y_pred, w)
+    except InputError as err:
+        if not buffer.name:
+            raise
+        raise InputError(f"{err} (member {buffer.name!r})") from None
+
+
 def _group_updater(buffers: list[RowBuffer], lock: Any, result: Any) -> Callable[..., Any]:
-    """The hot path of several buffers fed the same row: all accept it, or none changes."""
-    probes = [b.probe() for b in buffers]
-    commits = [b.commit() for b in buffers]
-    pairs = list(zip(probes, commits, strict=True))
+    """The hot path of several buffers fed the same row: all accept it, or none changes.
+
+    Under the lock, each buffer's pusher appends the row if it is of its fast kind; if one
+    declines, the buffers that took it give it back and the row takes the checked path. Every
+    :data:`FLUSH_EVERY` rows taken this way, all buffers are flushed.
+    """
+    pushes = [b.pusher() for b in buffers]
+    acquire, release = lock.acquire, lock.release  # cheaper than a with statement
+    left = FLUSH_EVERY
 
     def update_one(y_true: Any, y_pred: Any, sample_weight: Any = None, w: Any = None) -> Any:
+        nonlocal left
         if w is not None:
             sample_weight = w
-        tokens = None
-        if sample_weight is None:
-            try:
-                tokens = [probe(y_true, y_pred) for probe in probes]
-            except (TypeError, ValueError, OverflowError):
-                tokens = None
-        with lock:
-            if tokens is not None and None not in tokens:
-                for (_, commit), token in zip(pairs, tokens, strict=True):
-                    commit(token)
-            else:
-                rows = [
-                    b.check(y_true, y_pred, sample_weight) for b in buffers
-                ]  # all checked, then all pushed
-                for b, row in zip(buffers, rows, strict=True):
-                    b.push(row)
+        acquire()
+        try:
+            if sample_weight is None:
+                taken = 0
+                for push in pushes:
+                    if not push(y_true, y_pred):
+                        break
+                    taken += 1
+                else:
+                    left -= 1
+                    if left <= 0:
+                        left = FLUSH_EVERY
+                        for b in buffers:
+                            b.flush()
+                    return result
+                for b in buffers[:taken]:
+                    b.undo()
+            rows = [
+                _checked(b, y_true, y_pred, sample_weight) for b in buffers
+            ]  # all checked, then all pushed
+            for b, row in zip(buffers, rows, strict=True):
+                b.push(row)
+        finally:
+            release()
         return result
 
     return update_one
@@ -474,7 +528,7 @@ def _group_updater(buffers: list[RowBuffer], lock: Any, result: Any) -> Callable
 
 # ----------------------------------------------------------------------------- the wiring
 #: What :meth:`OneRowMixin.hot_path` installs on an instance (never copied nor pickled).
-_INSTALLED = ("_buffers", "update_one", "update")
+_INSTALLED = ("_buffers", "update_one", "update", "_upstream")
 #: Types of ``y_pred`` that make ``update(y_true, y_pred)`` with a scalar ``y_true`` one row.
 _ROW_PREDICTIONS = SCALAR_TYPES | {dict}
 
@@ -561,7 +615,12 @@ class OneRowMixin:
         return _group_updater(buffers, self._lock, result)  # type: ignore[attr-defined]
 
     def _sync(self) -> None:
-        """Apply the buffered rows."""
+        """Apply the buffered rows (first those of the collection this metric is a member of:
+        its rows for this member's state wait in the collection's buffers)."""
+        upstream = self.__dict__.get("_upstream")
+        owner = upstream() if upstream is not None else None
+        if owner is not None:
+            owner._sync()
         buffers = self.__dict__.get("_buffers")
         if buffers:
             with self._lock:  # type: ignore[attr-defined]

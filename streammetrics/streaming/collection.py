@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import weakref
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
@@ -119,15 +120,26 @@ class MetricCollection(OneRowMixin, Metric[CollectionState]):
         self._link()
 
     def _row_buffers(self) -> list[RowBuffer]:
-        return [RowBuffer(self._members[leader], innermost(self._members[leader])) for leader in self._groups]
+        return [
+            RowBuffer(self._members[leader], innermost(self._members[leader]), name=leader)
+            for leader in self._groups
+        ]
 
     def _link(self) -> None:
+        upstream = weakref.ref(self)
         for leader, names in self._groups.items():
             for name in names:
                 member = self._members[name]
                 member._state = self._state.states[leader]
+                if isinstance(member, OneRowMixin):  # read on its own, it applies the rows buffered here
+                    member.__dict__["_upstream"] = upstream
                 if isinstance(member, MetricCollection):  # nested: its members follow its state
                     member._link()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        new = super().__deepcopy__(memo)
+        new._link()
+        return new
 
     # ------------------------------------------------------------------ mapping view
     def __getitem__(self, name: str) -> Metric[Any]:

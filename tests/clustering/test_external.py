@@ -93,7 +93,9 @@ SK = [
 @pytest.mark.parametrize(
     "n,k1,k2", [(1, 1, 1), (2, 2, 1), (7, 3, 2), (200, 5, 8), (3000, 40, 25), (500, 400, 300)]
 )
-@pytest.mark.parametrize("cls,kw,ref", SK, ids=lambda x: getattr(x, "__name__", str(x)))
+@pytest.mark.parametrize(
+    "cls,kw,ref", SK, ids=lambda x: getattr(x, "__name__", None) or str(getattr(x, "keywords", x))
+)
 def test_agrees_with_sklearn_in_batches(cls, kw, ref, n, k1, k2):
     rng = np.random.default_rng(n * 7 + k1)
     t = rng.integers(0, k1, n)
@@ -104,7 +106,9 @@ def test_agrees_with_sklearn_in_batches(cls, kw, ref, n, k1, k2):
     np.testing.assert_allclose(m.compute(), ref(t, p), rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.parametrize("cls,kw,ref", SK, ids=lambda x: getattr(x, "__name__", str(x)))
+@pytest.mark.parametrize(
+    "cls,kw,ref", SK, ids=lambda x: getattr(x, "__name__", None) or str(getattr(x, "keywords", x))
+)
 def test_integer_weights_equal_repeated_rows(cls, kw, ref):
     rng = np.random.default_rng(1)
     t, p = rng.integers(0, 6, 300), rng.integers(0, 4, 300)

@@ -224,3 +224,39 @@ def test_two_huge_finite_numbers_whose_residual_overflows_are_kept_as_a_batch_ke
         one.update(1.5e308, -1.5e308)
         batch.update([1.0, 1.5e308], [2.0, -1.5e308])
         assert one.compute() == batch.compute() == np.inf
+
+
+def test_a_row_one_group_takes_and_another_declines_is_counted_once_or_not_at_all():
+    # The error group takes (1, 3) on its fast path; the confusion group has not seen that pair
+    # and declines: the first gives the row back, and the checked path adds it once to both.
+    y, p = labels(300, k=4, seed=6)
+    c = sm.MetricCollection([sm.MAE(), sm.Accuracy()])
+    for a, b in zip(y.tolist(), p.tolist(), strict=True):
+        c.update(a, b)
+    assert c["mae"].n_samples == c["accuracy"].n_samples == 300
+    assert c.compute() == pytest.approx(
+        {"mae": skm.mean_absolute_error(y, p), "accuracy": skm.accuracy_score(y, p)}, rel=1e-12
+    )
+    # A binary F1 refuses a third label: the error group's append is taken back, nothing changes.
+    strict = sm.MetricCollection([sm.MAE(), sm.F1()])
+    strict.update(1, 0).update(0, 0)
+    before = strict.to_bytes()
+    with pytest.raises(sm.InputError, match=r"binary.*\(member 'f1'\)"):
+        strict.update(1, 2)
+    assert strict.to_bytes() == before
+    assert strict.compute()["mae"] == 0.5
+
+
+def test_member_views_of_a_collection_see_the_rows_it_buffered():
+    # Rows fed to the collection wait in its buffers; a member read on its own (a live view),
+    # its copy or its pickle applies them first.
+    y, p = numbers(130, seed=8)
+    c = sm.MetricCollection([sm.MAE(), sm.R2()])
+    for a, b in zip(y.tolist(), p.tolist(), strict=True):
+        c.update(a, b)
+    mae = c["mae"]
+    assert mae.n_samples == 130
+    assert mae.compute() == pytest.approx(skm.mean_absolute_error(y, p), rel=1e-12)
+    assert pickle.loads(pickle.dumps(c["r2"])).compute() == pytest.approx(skm.r2_score(y, p), rel=1e-12)
+    c.update(1.0, 2.0)
+    assert mae.state.n_samples == 131
