@@ -482,12 +482,15 @@ def _checked(buffer: RowBuffer, y_true: Any, y_pred: Any, w: Any) -> tuple[Any, 
         raise InputError(f"{err} (member {buffer.name!r})") from None
 
 
-def _group_updater(buffers: list[RowBuffer], lock: Any, result: Any) -> Callable[..., Any]:
+def _group_updater(
+    buffers: list[RowBuffer], lock: Any, result: Any, fallback: Callable[..., Any] | None = None
+) -> Callable[..., Any]:
     """The hot path of several buffers fed the same row: all accept it, or none changes.
 
     Under the lock, each buffer's pusher appends the row if it is of its fast kind; if one
-    declines, the buffers that took it give it back and the row takes the checked path. Every
-    :data:`FLUSH_EVERY` rows taken this way, all buffers are flushed.
+    declines, the buffers that took it give it back and the row takes the checked path (or,
+    when it is not one row of scalars, ``fallback(y_true, y_pred, sample_weight)``: the batch
+    update). Every :data:`FLUSH_EVERY` rows taken this way, all buffers are flushed.
     """
     pushes = [b.pusher() for b in buffers]
     acquire, release = lock.acquire, lock.release  # cheaper than a with statement
@@ -514,14 +517,16 @@ def _group_updater(buffers: list[RowBuffer], lock: Any, result: Any) -> Callable
                     return result
                 for b in buffers[:taken]:
                     b.undo()
-            rows = [
-                _checked(b, y_true, y_pred, sample_weight) for b in buffers
-            ]  # all checked, then all pushed
-            for b, row in zip(buffers, rows, strict=True):
-                b.push(row)
+            if fallback is None or (type(y_true) in SCALAR_TYPES and type(y_pred) in _ROW_PREDICTIONS):
+                rows = [
+                    _checked(b, y_true, y_pred, sample_weight) for b in buffers
+                ]  # all checked, then pushed
+                for b, row in zip(buffers, rows, strict=True):
+                    b.push(row)
+                return result
         finally:
             release()
-        return result
+        return fallback(y_true, y_pred, sample_weight)
 
     return update_one
 
@@ -591,16 +596,19 @@ class OneRowMixin:
             return installed
         with self._lock:  # type: ignore[attr-defined]
             buffers = self._row_buffers()
+            batch_update = type(self).update.__get__(self)
+
+            def fallback(y_true: Any, y_pred: Any, sample_weight: Any) -> Any:
+                return batch_update(y_true, y_pred, sample_weight=sample_weight)
+
             if len(buffers) == 1:
                 fn = buffers[0].updater(self)
-                batch_update = type(self).update.__get__(self)
-
-                def fallback(y_true: Any, y_pred: Any, sample_weight: Any) -> Any:
-                    return batch_update(y_true, y_pred, sample_weight=sample_weight)
-
                 self.__dict__["update"] = buffers[0].updater(self, fallback)
             else:
-                fn = _group_updater(buffers, self._lock, self)  # type: ignore[attr-defined]
+                lock = self._lock  # type: ignore[attr-defined]
+                fn = _group_updater(buffers, lock, self)
+                if all(b.checker is not None for b in buffers):  # every member takes (y_true, y_pred)
+                    self.__dict__["update"] = _group_updater(buffers, lock, self, fallback)
             self.__dict__["_buffers"] = buffers
             self.__dict__["update_one"] = fn
         return fn

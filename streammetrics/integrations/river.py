@@ -85,6 +85,8 @@ class RiverMetric(river_metrics.Metric):
         self._kind = _family(metric)
         self._buffer: RowBuffer | None = None
         self._push: Any = None
+        if self._kind != "scores":  # ``f = metric.update`` taken now is already the hot path
+            self._setup()
 
     # ------------------------------------------------------------------ the wrapped metric
     @property
@@ -206,3 +208,8 @@ class RiverMetric(river_metrics.Metric):
         state.update(_push=None, _buffer=None)
         state.pop("update", None)
         return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if self._kind != "scores":
+            self._setup()

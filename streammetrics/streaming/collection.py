@@ -119,6 +119,9 @@ class MetricCollection(OneRowMixin, Metric[CollectionState]):
         super().__init__()
         self._link()
 
+    def _install(self) -> None:
+        self.hot_path()  # ``f = collection.update`` taken before the first call is the fast one
+
     def _row_buffers(self) -> list[RowBuffer]:
         return [
             RowBuffer(self._members[leader], innermost(self._members[leader]), name=leader)

@@ -260,3 +260,28 @@ def test_member_views_of_a_collection_see_the_rows_it_buffered():
     assert pickle.loads(pickle.dumps(c["r2"])).compute() == pytest.approx(skm.r2_score(y, p), rel=1e-12)
     c.update(1.0, 2.0)
     assert mae.state.n_samples == 131
+
+
+def test_a_collections_update_taken_before_the_first_call_takes_rows_and_batches():
+    y, p = numbers(300, seed=9)
+    w = np.random.default_rng(9).random(100)
+    c = sm.MetricCollection([sm.MAE(), sm.R2(), sm.MaxError()])
+    update = c.update
+    for a, b in zip(y[:100].tolist(), p[:100].tolist(), strict=True):
+        update(a, b)
+    update(y[100:200], p[100:200], sample_weight=w)
+    update(y[200:], p[200:])
+    weights = np.r_[np.ones(100), w, np.ones(100)]
+    assert c.compute() == pytest.approx(
+        {
+            "mae": skm.mean_absolute_error(y, p, sample_weight=weights),
+            "r2": skm.r2_score(y, p, sample_weight=weights),
+            "max_error": skm.max_error(y, p),
+        },
+        rel=1e-12,
+    )
+    scores = sm.MetricCollection([sm.ROCAUC(), sm.AveragePrecision()])  # no row checker: one-row batches
+    update = scores.update
+    for t, s in [(0, 0.2), (1, 0.7), (1, 0.4), (0, 0.1)]:
+        update(t, s)
+    assert scores.compute()["rocauc"] == skm.roc_auc_score([0, 1, 1, 0], [0.2, 0.7, 0.4, 0.1])
