@@ -52,18 +52,24 @@ def bench_throughput(n: int, batch: int) -> list[list[object]]:
 
     results["streammetrics R2"] = best_time(lambda: ours(sm.R2))
     results["streammetrics R2 (sample_weight)"] = best_time(lambda: ours(sm.R2, weights=w))
-    results["streammetrics MAE (same state as R2)"] = best_time(lambda: ours(sm.MAE))
+    results["streammetrics MAE (residual moments)"] = best_time(lambda: ours(sm.MAE))
+    results["streammetrics MAE + RMSE + R2 (one collection, 2 states)"] = best_time(
+        lambda: ours(lambda: sm.MetricCollection([sm.MAE(), sm.RMSE(), sm.R2()]))
+    )
     results["streammetrics MSLE (log1p state)"] = best_time(lambda: ours(sm.MSLE, pos))
     results["streammetrics MaxError"] = best_time(lambda: ours(sm.MaxError))
     try:
-        from sklearn.metrics import r2_score
+        from sklearn.metrics import mean_absolute_error, r2_score
 
         results["scikit-learn r2_score (once, all data)"] = best_time(lambda: r2_score(y, p), repeat=1)
+        results["scikit-learn mean_absolute_error (once, all data)"] = best_time(
+            lambda: mean_absolute_error(y, p), repeat=1
+        )
     except ImportError:
         results["scikit-learn r2_score (once, all data)"] = None
     try:
         import torch
-        from torchmetrics import PearsonCorrCoef, R2Score
+        from torchmetrics import MeanAbsoluteError, PearsonCorrCoef, R2Score
 
         torch.set_num_threads(1)
         tb = [(torch.from_numpy(a), torch.from_numpy(b)) for a, b in batches]
@@ -76,12 +82,14 @@ def bench_throughput(n: int, batch: int) -> list[list[object]]:
 
         results["torchmetrics R2Score"] = best_time(lambda: tm(R2Score))
         results["torchmetrics PearsonCorrCoef"] = best_time(lambda: tm(PearsonCorrCoef))
+        results["torchmetrics MeanAbsoluteError"] = best_time(lambda: tm(MeanAbsoluteError))
     except ImportError:
         results["torchmetrics R2Score"] = None
     try:
         from river import metrics as rm
 
         results["river R2 (per sample)"] = per_sample_seconds(rm.R2, y, p, n)
+        results["river MAE (per sample)"] = per_sample_seconds(rm.MAE, y, p, n)
     except ImportError:
         results["river R2 (per sample)"] = None
 

@@ -303,6 +303,23 @@ class ResidualMoments(Moments):
     SUMS = ("sum_abs",)
     NAME = "residual moments"
 
+    def load_dict(self, data: dict[str, Any]) -> None:
+        """Load a state dict; a :class:`CoMoments` dict (the state the error metrics kept in
+        earlier versions) is read too: its residual part is exactly this state."""
+        if isinstance(data, dict) and set(data) == {"n_samples", "n_outputs", "weight", *CoMoments.arrays()}:
+            full = CoMoments(self._transform)
+            full.load_dict(data)  # every check of a co-moment state
+            data = {
+                "n_samples": full.n_samples,
+                "n_outputs": full.n_outputs,
+                "weight": full.weight,
+                "shift": full.shift[2:],
+                "mean": full.mean[2:],
+                "m2": full.m2[2:],
+                "sum_abs": full.sum_abs,
+            }
+        super().load_dict(data)
+
 
 # ---------------------------------------------------------------------- batch reduction
 #: Elements per scratch buffer: a batch is reduced in chunks of at most this many values, in

@@ -229,3 +229,22 @@ def test_revert_down_to_one_row_leaves_no_spread() -> None:
     m.update(y, p).revert(y, p)
     assert m.state.ss_true.tolist() == [0.0] and m.state.cross.tolist() == [0.0]
     assert m.compute() == 0.0
+
+
+@pytest.mark.parametrize("make", [sm.MAE, sm.RMSE, sm.MeanError, sm.MSLE], ids=lambda c: c.__name__)
+def test_error_metric_states_saved_as_co_moments_still_load(make) -> None:
+    # Earlier versions kept co-moments for the error metrics: such a file loads, keeping the
+    # residual part (bit-identical to what the residual state holds for the same rows).
+    rng = np.random.default_rng(5)
+    y, p = rng.gamma(2.0, size=(50, 2)), rng.gamma(2.0, size=(50, 2))
+    old = CoMoments(make.transform)
+    old.update(y, p, None)
+    current = make(multioutput="raw_values").update(y, p)
+    saved = current.state_dict()
+    saved["state"] = old.to_dict()
+    loaded = sm.from_state_dict(saved)
+    np.testing.assert_array_equal(loaded.compute(), current.compute())
+    assert loaded.to_bytes() == current.to_bytes()
+    saved["state"]["m2"] = -saved["state"]["m2"] - 1.0  # still checked as co-moments
+    with pytest.raises(sm.StateError):
+        sm.from_state_dict(saved)
