@@ -314,16 +314,6 @@ class RowBuffer:
 
             return push_residual
         fast = self.fast
-        if getattr(self.checker, "hot", None) == "numbers" and not self.checker.log:  # type: ignore[union-attr]
-            types = self.checker.types  # type: ignore[union-attr]
-
-            def push_numbers(t: Any, p: Any) -> bool:
-                if type(t) is float is type(p) and types:  # the common case, written out
-                    if t * 0.0 - p * 0.0 == 0.0:
-                        rows.extend((t, p))
-                        return True
-                    return False
-                return push_pair(t, p)
 
         def push_pair(t: Any, p: Any) -> bool:
             try:
@@ -334,11 +324,19 @@ class RowBuffer:
             rows.extend((t, p))
             return True
 
-        return (
-            push_numbers
-            if getattr(self.checker, "hot", None) == "numbers" and not self.checker.log
-            else push_pair
-        )  # type: ignore[union-attr]
+        if getattr(self.checker, "hot", None) != "numbers" or self.checker.log:  # type: ignore[union-attr]
+            return push_pair
+        types = self.checker.types  # type: ignore[union-attr]
+
+        def push_numbers(t: Any, p: Any) -> bool:
+            if type(t) is float is type(p) and types:  # the common case, written out
+                if t * 0.0 - p * 0.0 == 0.0:
+                    rows.extend((t, p))
+                    return True
+                return False
+            return push_pair(t, p)
+
+        return push_numbers
 
     def undo(self) -> None:
         """Take back the row the :meth:`pusher` appended last."""

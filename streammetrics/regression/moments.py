@@ -365,7 +365,7 @@ def _batch_stats(
     y_pred: np.ndarray,
     w: np.ndarray | None,
     shift: np.ndarray | None,
-    kind: type[Moments] = CoMoments,
+    kind: type[Moments],
 ) -> dict[str, Any] | None:
     """Weighted moments (of ``kind``) of one batch relative to ``shift`` (or to its first
     weighted row).

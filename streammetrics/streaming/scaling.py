@@ -1,9 +1,9 @@
 """Scaling a state by a factor (exponential forgetting): exact for counts, moments and histograms.
 
 A state that supports forgetting has a ``scale(factor)`` method multiplying every weight it
-holds by ``factor`` (``n_samples``, the number of rows seen, is unchanged). The confusion
-counts and the regression co-moments get theirs here until the method is declared on the state
-classes themselves.
+holds by ``factor`` (``n_samples``, the number of rows seen, is unchanged): the regression
+moments and the score sketch declare theirs; the confusion counts get theirs here until the
+method is declared on the state class itself.
 """
 
 from __future__ import annotations
@@ -17,9 +17,8 @@ from .._core.state import State
 
 def can_scale(state: State) -> bool:
     from ..classification.counts import ConfusionCounts
-    from ..regression.moments import CoMoments
 
-    return callable(getattr(state, "scale", None)) or isinstance(state, (ConfusionCounts, CoMoments))
+    return callable(getattr(state, "scale", None)) or isinstance(state, ConfusionCounts)
 
 
 def scale_state(state: State, factor: float) -> None:
@@ -43,11 +42,6 @@ def scale_state(state: State, factor: float) -> None:
     if isinstance(state, ConfusionCounts):
         scale_confusion_counts(state, factor)
         return
-    from ..regression.moments import CoMoments
-
-    if isinstance(state, CoMoments):
-        scale_comoments(state, factor)
-        return
     raise TypeError(f"{type(state).__name__} states cannot be scaled (no scale(factor) method)")
 
 
@@ -56,11 +50,3 @@ def scale_confusion_counts(state: Any, factor: float) -> None:
     matrix = state.matrix.astype(np.float64) * factor
     code_weights = state.code_weights.astype(np.float64) * factor
     state.matrix, state.code_weights = matrix, code_weights
-
-
-def scale_comoments(state: Any, factor: float) -> None:
-    """``CoMoments.scale``: the total weight and every weighted sum times ``factor``; the means
-    (and shifts) are unchanged, as they are ratios of weighted sums."""
-    weight, m2, cross = state.weight * factor, state.m2 * factor, state.cross * factor
-    sum_abs, sum_ape = state.sum_abs * factor, state.sum_ape * factor
-    state.weight, state.m2, state.cross, state.sum_abs, state.sum_ape = weight, m2, cross, sum_abs, sum_ape
