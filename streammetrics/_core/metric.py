@@ -7,13 +7,17 @@ import copy
 import os
 import threading
 import warnings
-from typing import Any, ClassVar, Generic, TypeVar
+from collections.abc import Hashable
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
 from ..errors import MergeError, StateError, UndefinedMetricWarning
 from . import registry, serialization
 from .state import State, canonical_json, describe_difference
+
+if TYPE_CHECKING:
+    from .inputs import Inputs
 
 S = TypeVar("S", bound=State)
 #: Types that mark a one-sample update (the fast path of :meth:`Metric.update`).
@@ -46,6 +50,11 @@ class Metric(abc.ABC, Generic[S]):
     version: ClassVar[int] = 1
     #: Whether larger values are better (``None`` when it depends).
     higher_is_better: ClassVar[bool | None] = None
+    #: The names of the arguments ``update`` takes (declared by each family).
+    roles: ClassVar[tuple[str, ...]] = ()
+    #: The calling convention of those arguments (:mod:`streammetrics._core.inputs`): members
+    #: of a collection are fed the same arguments, so they must follow the same one.
+    convention: ClassVar[str | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -76,6 +85,30 @@ class Metric(abc.ABC, Generic[S]):
     @abc.abstractmethod
     def _compute(self, state: S) -> Any:
         """The metric's value on ``state`` (which holds some data)."""
+
+    def _parse(self, inputs: Inputs) -> Batch:
+        """Check and convert a batch given as an :class:`~streammetrics._core.inputs.Inputs`.
+
+        Families that share conversions (a collection hands one ``Inputs`` to every member)
+        override this and make :meth:`_validate` call it; the default reads the raw arguments.
+        """
+        return self._validate(*inputs.args, sample_weight=inputs.sample_weight)
+
+    def _share_key(self) -> Hashable | None:
+        """The sharing key (``None``: never shares a state in a collection).
+
+        Two members share one state, updated once per batch, when their keys are equal: equal
+        keys promise states of the same kind and configuration, and batches parsed and
+        accepted or refused identically. Families declare theirs.
+        """
+        return None
+
+    def output_labels(self, state: S) -> list[Any] | None:
+        """The class labels of a per-class value, in its order (``None``: positions)."""
+        labels = getattr(state, "labels", None)
+        if labels is None:
+            return None
+        return labels.tolist() if hasattr(labels, "tolist") else list(labels)
 
     def _unapply(self, state: S, batch: Batch) -> None:
         """Remove a validated batch from ``state`` (for revertible states)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any, ClassVar
 
 import numpy as np
@@ -12,11 +12,25 @@ from .._core.labels import LabelSet
 from .._core.metric import Metric
 from .._core.onerow import OneRowMixin
 from .._core.params import check_number, check_option, check_zero_division, plain
+from .._core.state import canonical_json
 from ..errors import InputError
 from .averaging import AVERAGES, RateFn, score
 from .counts import ConfusionCounts
 
 INPUTS = ("probability", "score")
+#: The methods whose code decides how a confusion metric parses and applies a batch: two metrics
+#: share a state only when all of them are the same.
+_BEHAVIOUR = (
+    "_validate",
+    "_parse",
+    "_validate_multilabel",
+    "_scores",
+    "_argmax_labels",
+    "_apply",
+    "_make_state",
+    "_check_mode",
+    "_check_labels",
+)
 
 
 class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts]):
@@ -86,6 +100,30 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts]):
 
     def _make_state(self) -> ConfusionCounts:
         return ConfusionCounts(self.labels)
+
+    def _share_key(self) -> Hashable:
+        """``(state key, labels/pos_label/threshold/input, the checks this class imposes, code)``.
+
+        Metrics of the standard classes differ only by the checks their ``average`` imposes
+        (``"samples"`` needs multilabel input, ``"binary"`` at most two labels), so ``F1()``,
+        ``Precision()`` and ``Recall()`` share, and so do ``F1(average="macro")`` and
+        ``Accuracy()``. A subclass that overrides a parsing method shares only with identically
+        configured metrics of its class.
+        """
+        cls = type(self)
+        code = tuple(getattr(cls, name) for name in _BEHAVIOUR)
+        average = getattr(self, "average", None)
+        if code == tuple(getattr(RateMetric, name) for name in _BEHAVIOUR):
+            checks: tuple[Any, ...] = (
+                average == "samples",
+                average == "binary" and not cls.multilabel_binary,  # type: ignore[attr-defined]
+                average == "binary" and cls.whole_matrix is None,  # type: ignore[attr-defined]
+            )
+        elif code == tuple(getattr(ConfusionMetric, name) for name in _BEHAVIOUR):
+            checks = (False, False, False)  # ConfusionMetric's checks accept everything
+        else:
+            checks = (cls, canonical_json(self.get_config()))
+        return ("confusion", self._state.share_key(), canonical_json(self._base_config()), checks, code)
 
     # ------------------------------------------------------------------ input
     def _validate(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> tuple[Any, ...]:

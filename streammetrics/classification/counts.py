@@ -223,6 +223,15 @@ class ConfusionCounts(State):
             self.labels, self.matrix = labels, _add(mine, theirs)
         self._n += other._n
 
+    def scale(self, factor: float) -> None:
+        """Multiply every weight by ``factor`` (exponential forgetting; ``n_samples`` unchanged).
+
+        The counts become float64 weighted counts; both arrays are built, then swapped in at once.
+        """
+        matrix = self.matrix.astype(np.float64) * factor
+        code_weights = self.code_weights.astype(np.float64) * factor
+        self.matrix, self.code_weights = matrix, code_weights
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "mode": self.mode,

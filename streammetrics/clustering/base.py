@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import abc
 import warnings
+from collections.abc import Hashable
 from typing import Any, ClassVar
 
 import numpy as np
@@ -63,6 +64,10 @@ class ExternalMetric(OneRowMixin, Metric[ContingencyState]):
 
     def _make_state(self) -> ContingencyState:
         return ContingencyState()
+
+    def _share_key(self) -> Hashable:
+        """Every external index parses the same two labelings into the same table."""
+        return ("contingency", self._state.share_key(), (type(self)._validate, type(self)._apply))
 
     def _row_checker(self, state: Any) -> Any:
         from .rows import ContingencyRows

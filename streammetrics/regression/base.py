@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable
 from typing import Any, ClassVar
 
 import numpy as np
@@ -10,7 +11,7 @@ import numpy as np
 from .._core import validation as v
 from .._core.metric import Metric
 from .._core.onerow import OneRowMixin
-from .._core.state import State
+from .._core.state import State, canonical_json
 from ..errors import InputError
 from .moments import CoMoments, Moments, ResidualMoments
 
@@ -67,6 +68,12 @@ class RegressionMetric(OneRowMixin, Metric[State]):
 
     def _make_state(self) -> State:
         return self.moments(self.transform)
+
+    def _share_key(self) -> Hashable:
+        """Parsing reads the transform (in the state key), a list multioutput and the state."""
+        multioutput = None if isinstance(self.multioutput, str) else canonical_json(self.multioutput)
+        code = (type(self)._validate, type(self)._apply, type(self)._make_state)
+        return ("regression", self._state.share_key(), multioutput, code)
 
     def _row_checker(self, state: Any) -> Any:
         from .rows import RegressionRows

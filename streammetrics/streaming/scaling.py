@@ -1,24 +1,18 @@
 """Scaling a state by a factor (exponential forgetting): exact for counts, moments and histograms.
 
-A state that supports forgetting has a ``scale(factor)`` method multiplying every weight it
-holds by ``factor`` (``n_samples``, the number of rows seen, is unchanged): the regression
-moments and the score sketch declare theirs; the confusion counts get theirs here until the
-method is declared on the state class itself.
+A state that supports forgetting declares a ``scale(factor)`` method multiplying every weight it
+holds by ``factor`` (``n_samples``, the number of rows seen, is unchanged): the confusion counts,
+the regression moments, the score sketch, the probability tables.
 """
 
 from __future__ import annotations
-
-from typing import Any
-
-import numpy as np
 
 from .._core.state import State
 
 
 def can_scale(state: State) -> bool:
-    from ..classification.counts import ConfusionCounts
-
-    return callable(getattr(state, "scale", None)) or isinstance(state, ConfusionCounts)
+    """Whether ``state`` declares ``scale(factor)``."""
+    return callable(getattr(state, "scale", None))
 
 
 def scale_state(state: State, factor: float) -> None:
@@ -33,20 +27,6 @@ def scale_state(state: State, factor: float) -> None:
         >>> s.matrix.tolist()
         [[0.5, 0.0], [0.5, 0.5]]
     """
-    method = getattr(state, "scale", None)
-    if callable(method):
-        method(factor)
-        return
-    from ..classification.counts import ConfusionCounts
-
-    if isinstance(state, ConfusionCounts):
-        scale_confusion_counts(state, factor)
-        return
-    raise TypeError(f"{type(state).__name__} states cannot be scaled (no scale(factor) method)")
-
-
-def scale_confusion_counts(state: Any, factor: float) -> None:
-    """``ConfusionCounts.scale``: counts become float64 weighted counts times ``factor``."""
-    matrix = state.matrix.astype(np.float64) * factor
-    code_weights = state.code_weights.astype(np.float64) * factor
-    state.matrix, state.code_weights = matrix, code_weights
+    if not can_scale(state):
+        raise TypeError(f"{type(state).__name__} states cannot be scaled (no scale(factor) method)")
+    state.scale(factor)  # type: ignore[attr-defined]

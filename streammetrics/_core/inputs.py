@@ -1,0 +1,95 @@
+"""One batch's arguments, each input role converted and validated once.
+
+A family's batch parser (``Metric._parse``) reads its arguments through an :class:`Inputs`:
+``inputs.labels(0, "y_true")``, ``inputs.floats(1, "y_score")``, ``inputs.weights(n)``. Every
+conversion is kept, so when a :class:`~streammetrics.MetricCollection` hands one ``Inputs`` to
+members of several families (a confusion metric, a ranking sketch, a log loss), the truth is turned
+into labels once, the prediction into a finite float64 array once, its range checked once, and
+the weights once; each member then derives its own input from them (labels by threshold or
+arg-max, a score column, probabilities). Conversions raise :class:`~streammetrics.InputError`
+naming the argument as the asking member calls it.
+
+The calling conventions say which arguments ``update`` takes; members of one collection must
+follow the same one, because they are fed the same arguments.
+
+Examples:
+    >>> inputs = Inputs(([0, 1, 1], [0.2, 0.9, 0.6]))
+    >>> inputs.labels(0, "y_true").tolist(), inputs.probabilities(1, "y_score").tolist()
+    ([0, 1, 1], [0.2, 0.9, 0.6])
+    >>> inputs.floats(1, "y_proba") is inputs.floats(1, "y_score")  # converted once
+    True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import Any
+
+import numpy as np
+
+from . import validation as v
+
+#: ``update(y_true, prediction, sample_weight=None)``: the truth and one prediction (labels, class
+#: scores, probabilities or real values), from which each member derives its own input.
+TRUTH_AND_PREDICTION = "truth and prediction"
+#: ``update(X, labels, sample_weight=None)``: features and cluster labels (internal clustering indices).
+FEATURES_AND_LABELS = "features and labels"
+#: ``update(y_true, pred_a, pred_b)``: the truth and two models' predictions (paired tests).
+TRUTH_AND_TWO_PREDICTIONS = "truth and two predictions"
+
+
+class Inputs:
+    """The positional arguments and weights of one ``update`` call, converted on demand, once.
+
+    ``args[i]`` is the raw argument; each accessor converts it on first use and keeps the
+    result (keyed by the argument's position and the conversion, never by the member asking).
+    :meth:`derived` keeps any further family-specific derivation (thresholded labels, arg-max
+    columns, sketch keys) under a key the family chooses.
+    """
+
+    __slots__ = ("_memo", "args", "sample_weight")
+
+    def __init__(self, args: tuple[Any, ...], sample_weight: Any = None) -> None:
+        self.args = args
+        self.sample_weight = sample_weight
+        self._memo: dict[Hashable, Any] = {}
+
+    def derived(self, key: Hashable, make: Callable[[], Any]) -> Any:
+        """``make()``, computed once per batch under ``key`` (errors are not kept)."""
+        memo = self._memo
+        try:
+            return memo[key]
+        except KeyError:
+            value = memo[key] = make()
+            return value
+
+    def array(self, i: int, name: str) -> np.ndarray:
+        """Argument ``i`` as a NumPy array (lists, pandas, Arrow, CPU tensors)."""
+        return self.derived((i, "array"), lambda: v.to_array(self.args[i], name))
+
+    def labels(self, i: int, name: str) -> np.ndarray:
+        """Argument ``i`` as 1-D class labels (int64 or str)."""
+        return self.derived((i, "labels"), lambda: v.as_labels(self.array(i, name), name))
+
+    def floats(self, i: int, name: str, ndim: tuple[int, ...] = (1, 2)) -> np.ndarray:
+        """Argument ``i`` as a finite float64 array of one of the dimensions ``ndim``."""
+        arr = self.derived((i, "floats"), lambda: _finite(self.array(i, name), name))
+        v.check_ndim(arr, name, ndim)
+        return arr
+
+    def probabilities(self, i: int, name: str, ndim: tuple[int, ...] = (1, 2)) -> np.ndarray:
+        """:meth:`floats` checked to lie in [0, 1]."""
+        arr = self.floats(i, name, ndim)
+        self.derived((i, "in [0, 1]"), lambda: v.check_probability(arr, name))
+        return arr
+
+    def weights(self, n: int) -> np.ndarray | None:
+        """``None`` or ``n`` finite non-negative float64 weights."""
+        return self.derived(("weights", n), lambda: v.as_weights(self.sample_weight, n))
+
+
+def _finite(arr: np.ndarray, name: str) -> np.ndarray:
+    return v.as_float(arr, name, (arr.ndim,))
+
+
+__all__ = ["FEATURES_AND_LABELS", "TRUTH_AND_PREDICTION", "TRUTH_AND_TWO_PREDICTIONS", "Inputs"]
