@@ -67,6 +67,8 @@ def label_of(value: Any, name: str) -> int | str:
     if isinstance(value, (float, np.floating)):
         if not math.isfinite(value):
             raise InputError(f"{name}: expected finite values, found {value}")
+        if not -(2.0**63) <= value < 2.0**63:  # a batch would have to wrap it
+            raise InputError(f"{name}: expected labels that fit in int64, found {float(value)!r}")
         if value != int(value):
             raise InputError(
                 f"{name}: expected class labels (ints, bools or strings), found continuous values such as "
@@ -79,6 +81,8 @@ def label_of(value: Any, name: str) -> int | str:
 
 
 def number_of(value: Any, name: str) -> float:
+    if isinstance(value, (str, bytes)):  # float("1e3") parses text: a batch refuses it
+        raise InputError(f"{name}: expected a number, found {type(value).__name__} {value!r}")
     try:
         x = float(value)
     except (TypeError, ValueError):
@@ -140,6 +144,7 @@ class RowBuffer:
         "decode",
         "every",
         "fast",
+        "flushing",
         "name",
         "owner",
         "pair_p",
@@ -171,6 +176,8 @@ class RowBuffer:
         self.pair_t: list[Any] = []
         self.pair_p: list[Any] = []
         self.decode: tuple[int, np.ndarray, np.ndarray] = (0, np.empty(0), np.empty(0))
+        #: Set while :meth:`flush` applies rows (a read of the state from inside returns at once).
+        self.flushing = False
 
     def __len__(self) -> int:
         return len(self.codes) + (len(self.rows) if self.residual else len(self.rows) // 2)
@@ -241,31 +248,51 @@ class RowBuffer:
         return t, p
 
     def flush(self) -> None:
-        """Apply the buffered rows as one batch."""
+        """Apply the buffered rows as one batch.
+
+        The rows leave the buffer only once applied (the state change is atomic): whatever is
+        raised meanwhile (an error, a KeyboardInterrupt), they stay buffered and nothing
+        acknowledged is lost. Rows appended by other threads meanwhile wait for the next flush.
+        """
         owner = self.owner
         with owner._lock:
-            codes, rows = self.codes, self.rows
-            n = len(codes)
-            if n:
-                chunk = codes[:n]
-                del codes[:n]  # rows appended meanwhile stay for the next flush
-                t, p = self._decoder()
-                idx = np.frombuffer(chunk, dtype=np.int64)
-                owner._apply(owner._state, owner._validate(t[idx], p[idx]))
-            n = len(rows)
-            if n:
-                flat = rows[:n]
-                del rows[:n]
-                if self.residual:  # the batch (residual, 0) has the very same residuals
-                    residuals = np.fromiter(flat, dtype=np.float64, count=n)
-                    owner._apply(owner._state, owner._validate(residuals, np.zeros(n)))
-                    return
-                if self.checker is not None and self.checker.hot == "numbers":
-                    both = np.fromiter(flat, dtype=np.float64, count=n).reshape(-1, 2)
-                    y_true, y_pred = both[:, 0].copy(), both[:, 1].copy()
-                else:
-                    y_true, y_pred = np.asarray(flat[0::2]), np.asarray(flat[1::2])
-                owner._apply(owner._state, owner._validate(y_true, y_pred))
+            if self.flushing:  # a read of the state from inside this flush
+                return
+            self.flushing = True
+            try:
+                self._flush_codes(owner)
+                self._flush_rows(owner)
+            finally:
+                self.flushing = False
+
+    def _flush_codes(self, owner: Metric[Any]) -> None:
+        codes = self.codes
+        n = len(codes)
+        if n:
+            t, p = self._decoder()
+            idx = np.frombuffer(codes[:n], dtype=np.int64)
+            owner._apply(owner._state, owner._validate(t[idx], p[idx]))
+            del codes[:n]
+
+    def _flush_rows(self, owner: Metric[Any]) -> None:
+        rows = self.rows
+        n = len(rows)
+        if not n:
+            return
+        flat = rows[:n]
+        if self.residual:  # the batch (residual, 0) has the very same residuals
+            residuals = np.fromiter(flat, dtype=np.float64, count=n)
+            batch = owner._validate(residuals, np.zeros(n))
+        elif self.checker is not None and self.checker.hot == "numbers":
+            both = np.fromiter(flat, dtype=np.float64, count=n).reshape(-1, 2)
+            batch = owner._validate(both[:, 0].copy(), both[:, 1].copy())
+        elif self.checker is not None and self.checker.hot == "scores":
+            scores = np.fromiter(flat[1::2], dtype=np.float64, count=n // 2)
+            batch = owner._validate(np.asarray(flat[0::2]), scores)
+        else:
+            batch = owner._validate(np.asarray(flat[0::2]), np.asarray(flat[1::2]))
+        owner._apply(owner._state, batch)
+        del rows[:n]
 
     def refresh(self) -> None:
         """Re-read what the checker knows from the owner's state (after a batch update, a

@@ -1,0 +1,94 @@
+"""Rows are refused when offered or kept until applied: a failed flush loses nothing (issue #14)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.metrics import accuracy_score, adjusted_rand_score, mean_absolute_error
+
+import streammetrics as sm
+from streammetrics._core import onerow
+
+
+def test_a_label_beyond_int64_is_refused_when_offered_and_later_rows_count():
+    m = sm.ContingencyTable()
+    before = m.to_bytes()
+    with pytest.raises(sm.InputError, match="labels_true: expected labels that fit in int64"):
+        m.update(1e20, 0)
+    assert m.to_bytes() == before
+    m.update(1, 1).update(2, 2).update(2, 1)
+    assert m.n_samples == 3
+    ari = sm.AdjustedRandIndex()
+    for t, p in [(1, 1), (2, 2), (2, 1)]:
+        ari.update(t, p)
+    assert ari.compute() == pytest.approx(adjusted_rand_score([1, 2, 2], [1, 2, 1]))
+
+
+def test_text_is_not_a_number_on_the_row_path():
+    for metric in (sm.MAE(), sm.R2(), sm.MSLE()):
+        before = metric.to_bytes()
+        with pytest.raises(sm.InputError, match="y_true: expected a number, found str"):
+            metric.update("1e3", 0.0)
+        with pytest.raises(sm.InputError, match="y_pred: expected a number, found str"):
+            metric.update(1.0, "0")
+        assert metric.to_bytes() == before
+
+
+class Interrupting:
+    """Wraps a metric's ``_apply`` to raise once (a Ctrl-C or a bug during a flush)."""
+
+    def __init__(self, metric: sm.Metric, error: BaseException) -> None:
+        self.metric, self.error, self.calls = metric, error, 0
+        self.apply = type(metric)._apply.__get__(metric)
+        metric._apply = self  # the instance attribute shadows the class method
+
+    def __call__(self, state, batch):
+        self.calls += 1
+        if self.calls == 1:
+            raise self.error
+        return self.apply(state, batch)
+
+
+@pytest.mark.parametrize("error", [KeyboardInterrupt(), RuntimeError("disk on fire")])
+@pytest.mark.parametrize(
+    "make, rows, reference",
+    [
+        (sm.Accuracy, lambda r: (r.integers(0, 3, 500), r.integers(0, 3, 500)), accuracy_score),
+        (sm.MAE, lambda r: (r.normal(size=500), r.normal(size=500)), mean_absolute_error),
+        (
+            sm.AdjustedRandIndex,
+            lambda r: (r.integers(0, 4, 500), r.integers(0, 4, 500)),
+            adjusted_rand_score,
+        ),
+    ],
+    ids=["confusion", "residuals", "contingency"],
+)
+def test_an_interrupted_flush_keeps_every_acknowledged_row(make, rows, reference, error):
+    y, p = rows(np.random.default_rng(0))
+    m = make()
+    for t, q in zip(y.tolist(), p.tolist(), strict=True):
+        m.update(t, q)
+    trap = Interrupting(m, error)
+    with pytest.raises(type(error)):
+        m.compute()  # the read flushes; the flush is interrupted
+    assert trap.calls == 1
+    assert m.n_samples == len(y)  # the second flush applies every row, once
+    assert m.compute() == pytest.approx(reference(y, p), rel=1e-12)
+
+
+def test_an_interrupt_in_a_long_row_loop_loses_nothing(monkeypatch):
+    monkeypatch.setattr(onerow, "FLUSH_EVERY", 64)
+    rng = np.random.default_rng(1)
+    y, p = rng.integers(0, 2, 1000), rng.integers(0, 2, 1000)
+    m = sm.F1()  # built after the patch: its hot path flushes every 64 rows
+    trap = Interrupting(m, KeyboardInterrupt())
+    seen = 0
+    for t, q in zip(y.tolist(), p.tolist(), strict=True):
+        try:
+            m.update(t, q)
+        except KeyboardInterrupt:
+            pass  # the user's loop goes on after Ctrl-C (the row itself was acknowledged)
+        seen += 1
+    assert trap.calls >= 2
+    assert m.n_samples == seen == 1000
+    assert m.compute() == pytest.approx(sm.F1().update(y, p).compute())
