@@ -295,6 +295,9 @@ class Metric(abc.ABC, Generic[S]):
             raise StateError(f"state dict: invalid configuration for {cls.type_name()}: {err}") from None
         metric._state.load_dict(data["state"])
         metric._state.check()
+        refresh = getattr(metric, "_refresh", None)
+        if callable(refresh):  # the row checkers re-read what the loaded state knows
+            refresh()
         return metric
 
     def to_bytes(self) -> bytes:

@@ -406,6 +406,8 @@ class RowBuffer:
         rows = self.rows
         if self.residual:
             return _residual_updater(rows, self.checker.types, flush, slow, result)  # type: ignore[union-attr]
+        if getattr(self.checker, "truths", None) is not None:
+            return _score_updater(rows, self.checker, flush, slow, result)
         extend = rows.extend
         limit *= 2
         if getattr(self.checker, "hot", None) == "numbers" and not self.checker.log:  # type: ignore[union-attr]
@@ -492,6 +494,33 @@ def _residual_updater(
                 if len(rows) >= limit:
                     flush()
                 return result
+        slow(y_true, y_pred, sample_weight if w is None else w)
+        return result
+
+    return update
+
+
+def _score_updater(
+    rows: list[Any], checker: Any, flush: Callable[[], None], slow: Callable[..., Any], result: Any
+) -> Callable[..., Any]:
+    """The hot path of the binary score metrics: an admitted label and a score in range."""
+    truths, labels, numbers = checker.truths, LABEL_TYPES, NUMBER_TYPES
+    low, high, limit, extend = checker.low, checker.high, 2 * FLUSH_EVERY, rows.extend
+    finite_range = math.isfinite(low) and math.isfinite(high)  # [0, 1]: in range means finite
+
+    def update(y_true: Any, y_pred: Any, sample_weight: Any = None, w: Any = None) -> Any:
+        if (
+            type(y_pred) in numbers
+            and sample_weight is w is None
+            and low <= y_pred <= high
+            and (finite_range or y_pred * 0.0 == 0.0)  # inf and nan give nan
+            and type(y_true) in labels
+            and y_true in truths
+        ):
+            extend((y_true, y_pred))
+            if len(rows) >= limit:
+                flush()
+            return result
         slow(y_true, y_pred, sample_weight if w is None else w)
         return result
 

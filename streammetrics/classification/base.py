@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._core import validation as v
+from .._core.inputs import TRUTH_AND_PREDICTION, Inputs
 from .._core.labels import LabelSet
 from .._core.metric import Metric
 from .._core.onerow import OneRowMixin
@@ -48,6 +49,8 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts]):
     """
 
     higher_is_better: ClassVar[bool | None] = True
+    roles: ClassVar[tuple[str, ...]] = ("y_true", "y_pred")
+    convention: ClassVar[str | None] = TRUTH_AND_PREDICTION
 
     def __init__(
         self,
@@ -127,20 +130,25 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts]):
 
     # ------------------------------------------------------------------ input
     def _validate(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> tuple[Any, ...]:
-        yt_raw, yp_raw = v.to_array(y_true, "y_true"), v.to_array(y_pred, "y_pred")
+        return self._parse(Inputs((y_true, y_pred), sample_weight))
+
+    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+        """The prediction becomes labels: as given, by ``threshold=`` on scores, or by arg-max of
+        a 2-D array of class scores (conversions shared with the other members of a collection)."""
+        yt_raw, yp_raw = inputs.array(0, "y_true"), inputs.array(1, "y_pred")
         if yt_raw.ndim == 2:
-            return self._validate_multilabel(yt_raw, yp_raw, sample_weight)
-        yt = v.as_labels(yt_raw, "y_true")
+            return self._validate_multilabel(inputs)
+        yt = inputs.labels(0, "y_true")
         if yp_raw.ndim == 2:
-            yp = self._argmax_labels(yp_raw)
+            yp = self._argmax_labels(inputs)
         elif self.threshold is not None:
-            scores = self._scores(yp_raw, (1,))
-            positive = scores >= self.threshold
+            scores, t = self._scores(inputs, (1,)), self.threshold
+            positive = inputs.derived((1, ">=", t), lambda: scores >= t)
             yp = np.where(positive, *np.asarray([self.pos_label, self._negative_label]))
         else:
-            yp = v.as_labels(yp_raw, "y_pred")
+            yp = inputs.labels(1, "y_pred")
         v.check_length(yp, len(yt), "y_pred")
-        weights = v.as_weights(sample_weight, len(yt))
+        weights = inputs.weights(len(yt))
         self._check_mode("multiclass")
         return ("multiclass", yt, yp, weights)
 
@@ -153,34 +161,34 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts]):
 
         return ConfusionRows(self, state)
 
-    def _scores(self, raw: np.ndarray, ndim: tuple[int, ...]) -> np.ndarray:
-        scores = v.as_float(raw, "y_pred", ndim)
+    def _scores(self, inputs: Inputs, ndim: tuple[int, ...]) -> np.ndarray:
         if self.input == "probability":
-            v.check_probability(scores, "y_pred")
-        return scores
+            return inputs.probabilities(1, "y_pred", ndim)
+        return inputs.floats(1, "y_pred", ndim)
 
-    def _argmax_labels(self, raw: np.ndarray) -> np.ndarray:
-        scores = self._scores(raw, (2,))
-        columns = scores.argmax(axis=1) if scores.shape[1] else np.zeros(len(scores), np.int64)
-        if self.labels is None:
-            return columns.astype(np.int64)
-        if scores.shape[1] != len(self.labels):
+    def _argmax_labels(self, inputs: Inputs) -> np.ndarray:
+        scores = self._scores(inputs, (2,))
+        if self.labels is not None and scores.shape[1] != len(self.labels):
             raise InputError(
                 f"y_pred: expected {len(self.labels)} score columns (one per label), found {scores.shape[1]}"
             )
+        columns = inputs.derived(
+            (1, "arg-max"),
+            lambda: scores.argmax(axis=1) if scores.shape[1] else np.zeros(len(scores), np.int64),
+        )
+        if self.labels is None:
+            return columns.astype(np.int64)
         return np.asarray(self.labels)[columns]
 
-    def _validate_multilabel(
-        self, yt_raw: np.ndarray, yp_raw: np.ndarray, sample_weight: Any
-    ) -> tuple[Any, ...]:
-        yt = v.as_indicator(yt_raw, "y_true")
+    def _validate_multilabel(self, inputs: Inputs) -> tuple[Any, ...]:
+        yt = inputs.derived((0, "indicator"), lambda: v.as_indicator(inputs.array(0, "y_true"), "y_true"))
         if self.threshold is not None:
-            yp = self._scores(yp_raw, (2,)) >= self.threshold
+            yp = self._scores(inputs, (2,)) >= self.threshold
         else:
-            yp = v.as_indicator(yp_raw, "y_pred")
+            yp = inputs.derived((1, "indicator"), lambda: v.as_indicator(inputs.array(1, "y_pred"), "y_pred"))
         if yp.shape != yt.shape:
             raise InputError(f"y_pred: expected shape {yt.shape} (the shape of y_true), found {yp.shape}")
-        weights = v.as_weights(sample_weight, len(yt))
+        weights = inputs.weights(len(yt))
         self._check_mode("multilabel")
         return ("multilabel", yt, yp, weights)
 

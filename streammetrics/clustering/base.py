@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._core import validation as v
+from .._core.inputs import TRUTH_AND_PREDICTION, Inputs
 from .._core.metric import Metric
 from .._core.onerow import OneRowMixin
 from ..errors import InputError, UndefinedMetricWarning
@@ -55,6 +56,8 @@ class ExternalMetric(OneRowMixin, Metric[ContingencyState]):
     """
 
     higher_is_better: ClassVar[bool | None] = True
+    roles: ClassVar[tuple[str, ...]] = ("labels_true", "labels_pred")
+    convention: ClassVar[str | None] = TRUTH_AND_PREDICTION
 
     def __init__(self) -> None:
         super().__init__()
@@ -67,7 +70,8 @@ class ExternalMetric(OneRowMixin, Metric[ContingencyState]):
 
     def _share_key(self) -> Hashable:
         """Every external index parses the same two labelings into the same table."""
-        return ("contingency", self._state.share_key(), (type(self)._validate, type(self)._apply))
+        code = (type(self)._validate, type(self)._parse, type(self)._apply)
+        return ("contingency", self._state.share_key(), code)
 
     def _row_checker(self, state: Any) -> Any:
         from .rows import ContingencyRows
@@ -75,7 +79,13 @@ class ExternalMetric(OneRowMixin, Metric[ContingencyState]):
         return ContingencyRows(self, state)
 
     def _validate(self, labels_true: Any, labels_pred: Any, sample_weight: Any = None) -> Any:
-        return validate_labelings(labels_true, labels_pred, sample_weight)
+        return self._parse(Inputs((labels_true, labels_pred), sample_weight))
+
+    def _parse(self, inputs: Inputs) -> Any:
+        t = inputs.labels(0, "labels_true")
+        p = inputs.labels(1, "labels_pred")
+        v.check_length(p, len(t), "labels_pred", "labels_true")
+        return t, p, inputs.weights(len(t))
 
     def _apply(self, state: ContingencyState, batch: Any) -> None:
         state.add(*batch)

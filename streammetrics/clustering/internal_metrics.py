@@ -24,6 +24,7 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
+from .._core.inputs import FEATURES_AND_LABELS
 from .._core.metric import Metric
 from .._core.params import check_number
 from .._core.state import State, require_keys
@@ -66,6 +67,9 @@ class InternalMetric(Metric[Any]):
     (or, for the distance indices, as many clusters as rows) make the index undefined:
     ``compute()`` warns :class:`~streammetrics.UndefinedMetricWarning` and returns NaN.
     """
+
+    roles: ClassVar[tuple[str, ...]] = ("X", "labels")
+    convention: ClassVar[str | None] = FEATURES_AND_LABELS
 
     def get_config(self) -> dict[str, Any]:
         return {}

@@ -7,10 +7,13 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 
 from .._core import validation as v
+from .._core.inputs import TRUTH_AND_PREDICTION, Inputs
 from .._core.metric import Metric
+from .._core.onerow import OneRowMixin
 from .._core.params import check_number, check_option, plain
 from ..errors import InputError
 from ..ranking.keys import probability_keys
+from ..ranking.rows import ScoreRows
 from .states import KeyedSums, SumTable
 
 INPUTS = ("probability", "score")
@@ -25,7 +28,7 @@ def _softmax(x: np.ndarray) -> np.ndarray:
     return z / z.sum(axis=1, keepdims=True)
 
 
-class _ProbabilityMetric(Metric[Any]):
+class _ProbabilityMetric(OneRowMixin, Metric[Any]):
     """Shared input handling: ``update(y_true, y_proba, sample_weight=None)``.
 
     Binary: 1-D ``y_true`` (``pos_label`` positive, one other label negative) and 1-D
@@ -33,6 +36,9 @@ class _ProbabilityMetric(Metric[Any]):
     (or ints ``0..K-1``) and a 2-D ``(n, K)`` array of class probabilities whose rows sum to 1.
     ``input="score"`` takes logits instead (sigmoid for 1-D, softmax for 2-D).
     """
+
+    roles: ClassVar[tuple[str, ...]] = ("y_true", "y_proba")
+    convention: ClassVar[str | None] = TRUTH_AND_PREDICTION
 
     def __init__(self, *, input: str = "probability", pos_label: Any = 1, labels: Any = None) -> None:
         self.input = check_option("input", input, INPUTS)
@@ -48,30 +54,50 @@ class _ProbabilityMetric(Metric[Any]):
     def get_config(self) -> dict[str, Any]:
         return self._base_config()
 
-    def _probabilities(self, y_true: Any, y_proba: Any, sample_weight: Any) -> tuple[Any, ...]:
-        """(one-hot truth (n, K) float, probabilities (n, K), weights or None, n, binary?)."""
-        yt = v.as_labels(y_true, "y_true")
-        p = v.as_float(y_proba, "y_proba", (1, 2))
-        v.check_length(p, len(yt), "y_proba")
-        w = v.as_weights(sample_weight, len(yt))
+    def _validate(self, y_true: Any, y_proba: Any, sample_weight: Any = None) -> tuple[Any, ...]:
+        return self._parse(Inputs((y_true, y_proba), sample_weight))
+
+    def _row_checker(self, state: Any) -> Any:
+        return ScoreRows(self, state)
+
+    def _probabilities(self, inputs: Inputs) -> tuple[Any, ...]:
+        """(one-hot truth (n, K) float, probabilities (n, K), weights or None, n, binary?).
+
+        Kept per batch under the options that decide it, so the members of a collection with
+        the same ``input``, ``pos_label`` and ``labels`` derive them once.
+        """
+        labels = None if self.labels is None else tuple(map(repr, self.labels))
+        key = ("probabilities", self.input, repr(self.pos_label), labels)
+        onehot, p, n, binary = inputs.derived(key, lambda: self._derive_probabilities(inputs))
+        return onehot, p, inputs.weights(n), n, binary
+
+    def _derive_probabilities(self, inputs: Inputs) -> tuple[Any, ...]:
+        yt = inputs.labels(0, "y_true")
         if self.input == "probability":
-            v.check_probability(p, "y_proba")
+            p = inputs.probabilities(1, "y_proba")
+        else:
+            p = inputs.floats(1, "y_proba")
+        v.check_length(p, len(yt), "y_proba")
         if p.ndim == 1:
             if self.input == "score":
                 p = _sigmoid(p)
             positive = self._positive(yt)
             onehot = np.stack([~positive, positive], axis=1).astype(np.float64)
-            return onehot, np.stack([1.0 - p, p], axis=1), w, len(yt), True
+            return onehot, np.stack([1.0 - p, p], axis=1), len(yt), True
         k = p.shape[1]
         if self.input == "score":
             p = _softmax(p)
-        elif len(p) and not np.allclose(p.sum(axis=1), 1.0):
-            bad = p.sum(axis=1)[~np.isclose(p.sum(axis=1), 1.0)][0]
-            raise InputError(f"y_proba: expected probability rows summing to 1, found a row summing to {bad}")
+        elif len(p):
+            sums = inputs.derived((1, "row sums"), lambda: p.sum(axis=1))
+            if not np.allclose(sums, 1.0):
+                bad = sums[~np.isclose(sums, 1.0)][0]
+                raise InputError(
+                    f"y_proba: expected probability rows summing to 1, found a row summing to {bad}"
+                )
         idx = _class_index(yt, k, self.labels)
         onehot = np.zeros((len(yt), k))
         onehot[np.arange(len(yt)), idx] = 1.0
-        return onehot, p, w, len(yt), False
+        return onehot, p, len(yt), False
 
     def _positive(self, yt: np.ndarray) -> np.ndarray:
         if yt.dtype.kind == "U" and not isinstance(self.pos_label, str):
@@ -132,10 +158,10 @@ class LogLoss(_ProbabilityMetric):
     def _make_state(self) -> SumTable:
         return SumTable((2,))
 
-    def _validate(self, y_true: Any, y_proba: Any, sample_weight: Any = None) -> tuple[Any, ...]:
-        onehot, p, w, n, binary = self._probabilities(y_true, y_proba, sample_weight)
+    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+        onehot, p, w, n, binary = self._probabilities(inputs)
         if self.input == "score":
-            raw = v.as_float(y_proba, "y_proba", (1, 2))
+            raw = inputs.floats(1, "y_proba")
             if binary:
                 z = np.where(onehot[:, 1] > 0, raw, -raw)
                 loss = np.logaddexp(0.0, -z)
@@ -205,8 +231,8 @@ class BrierScore(_ProbabilityMetric):
         # row 0: [loss sum, weight, 0, 0, 0]; rows 1..B: per forecast bin [w, w f, w o, w f^2, w f o]
         return SumTable((self.n_bins + 1, 5))
 
-    def _validate(self, y_true: Any, y_proba: Any, sample_weight: Any = None) -> tuple[Any, ...]:
-        onehot, p, w, n, binary = self._probabilities(y_true, y_proba, sample_weight)
+    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+        onehot, p, w, n, binary = self._probabilities(inputs)
         sq = ((p - onehot) ** 2).sum(axis=1)
         if binary or p.shape[1] < 3:
             sq = sq / 2
@@ -308,8 +334,8 @@ class CalibrationError(_ProbabilityMetric):
             return SumTable((self.n_bins, 3))
         return KeyedSums(self.resolution, 3)
 
-    def _validate(self, y_true: Any, y_proba: Any, sample_weight: Any = None) -> tuple[Any, ...]:
-        onehot, p, w, n, binary = self._probabilities(y_true, y_proba, sample_weight)
+    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+        onehot, p, w, n, binary = self._probabilities(inputs)
         if binary:
             conf, hit = p[:, 1], onehot[:, 1]
         else:
@@ -461,6 +487,7 @@ class ExpectedCost(_ProbabilityMetric):
     """
 
     higher_is_better: ClassVar[bool | None] = False
+    roles: ClassVar[tuple[str, ...]] = ("y_true", "y_pred")
 
     def __init__(self, costs: Any, *, priors: Any = None, normalize: bool = False, **kwargs: Any) -> None:
         c = _cost_matrix(costs)
@@ -497,6 +524,9 @@ class ExpectedCost(_ProbabilityMetric):
 
     def _make_state(self) -> SumTable:
         return SumTable(self._c.shape, integer=True, revertible=True)
+
+    def _row_checker(self, state: Any) -> Any:
+        return None  # a row is a label and a decision index, not a score: a one-row batch
 
     def _validate(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> tuple[Any, ...]:
         k, m = self._c.shape

@@ -8,12 +8,15 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 
 from .._core import validation as v
+from .._core.inputs import TRUTH_AND_PREDICTION, Inputs
 from .._core.metric import Metric
+from .._core.onerow import OneRowMixin
 from .._core.params import check_number, check_option, plain
 from .._core.state import canonical_json, describe_difference
 from ..errors import InputError, MergeError, UndefinedMetricWarning
 from . import formulas as f
 from .keys import keys_of
+from .rows import ScoreRows
 from .sketch import EXACT, BinaryHistogram, ScoreSketch
 
 INPUTS = ("probability", "score")
@@ -35,7 +38,7 @@ class BestThreshold(NamedTuple):
     tn: float
 
 
-class RankingMetric(Metric[ScoreSketch]):
+class RankingMetric(OneRowMixin, Metric[ScoreSketch]):
     """Base of the ranking metrics: input validation, the sketch, and threshold tools.
 
     ``update(y_true, y_score, sample_weight=None)``:
@@ -54,6 +57,8 @@ class RankingMetric(Metric[ScoreSketch]):
     """
 
     higher_is_better: ClassVar[bool | None] = True
+    roles: ClassVar[tuple[str, ...]] = ("y_true", "y_score")
+    convention: ClassVar[str | None] = TRUTH_AND_PREDICTION
     #: 2: compact sketch state (varints, per-class extremes); version-1 states are still read.
     version: ClassVar[int] = 2
 
@@ -120,19 +125,26 @@ class RankingMetric(Metric[ScoreSketch]):
                 self._state._resolution = snapshot._resolution  # type: ignore[attr-defined]
                 self.resolution = snapshot._resolution  # type: ignore[attr-defined]
             self._state.merge(snapshot)
+        self._refresh()
         return self
 
     # ------------------------------------------------------------------ input
     def _validate(self, y_true: Any, y_score: Any, sample_weight: Any = None) -> tuple[Any, ...]:
-        yt_raw = v.to_array(y_true, "y_true")
-        scores = v.as_float(y_score, "y_score", (1, 2))
+        return self._parse(Inputs((y_true, y_score), sample_weight))
+
+    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+        """The prediction is the scores themselves: 1-D (binary), one column per class, or
+        multilabel columns (conversions shared with the other members of a collection)."""
+        yt_raw = inputs.array(0, "y_true")
         if self.input == "probability":
-            v.check_probability(scores, "y_score")
+            scores = inputs.probabilities(1, "y_score")
+        else:
+            scores = inputs.floats(1, "y_score")
         n = len(yt_raw) if yt_raw.ndim else 0
         v.check_length(scores, n, "y_score")
-        weights = v.as_weights(sample_weight, n)
+        weights = inputs.weights(n)
         if yt_raw.ndim == 2:
-            yt = v.as_indicator(yt_raw, "y_true")
+            yt = inputs.derived((0, "indicator"), lambda: v.as_indicator(yt_raw, "y_true"))
             if scores.shape != yt.shape:
                 raise InputError(
                     f"y_score: expected shape {yt.shape} (the shape of y_true), found {scores.shape}"
@@ -141,19 +153,21 @@ class RankingMetric(Metric[ScoreSketch]):
             groups = np.arange(yt.shape[1]) * 2 + yt.astype(np.int64)
             mode = "multilabel"
         elif scores.ndim == 2:
-            yt = v.as_labels(yt_raw, "y_true")
+            yt = inputs.labels(0, "y_true")
             k = scores.shape[1]
             cls = self._class_index(yt, k)
-            if self.input == "probability" and n and not np.allclose(scores.sum(axis=1), 1.0):
-                bad = scores.sum(axis=1)[~np.isclose(scores.sum(axis=1), 1.0)][0]
-                raise InputError(
-                    f"y_score: expected multiclass probability rows summing to 1, found a row summing to {bad}"
-                )
+            if self.input == "probability" and n:
+                sums = inputs.derived((1, "row sums"), lambda: scores.sum(axis=1))
+                if not np.allclose(sums, 1.0):
+                    bad = sums[~np.isclose(sums, 1.0)][0]
+                    raise InputError(
+                        f"y_score: expected multiclass probability rows summing to 1, found a row summing to {bad}"
+                    )
             layout = (k, k)
             groups = np.arange(k) * k + cls[:, None]
             mode = "multiclass"
         else:
-            yt = v.as_labels(yt_raw, "y_true")
+            yt = inputs.labels(0, "y_true")
             positive = (
                 yt == self.pos_label if yt.dtype.kind != "U" or isinstance(self.pos_label, str) else None
             )
@@ -175,7 +189,8 @@ class RankingMetric(Metric[ScoreSketch]):
             groups = positive.astype(np.int64)
             mode = "binary"
         self._check_mode(mode)
-        return keys_of(scores, self.input), groups, weights, layout, n, mode
+        keys = inputs.derived((1, "sketch keys", self.input), lambda: keys_of(scores, self.input))
+        return keys, groups, weights, layout, n, mode
 
     def _class_index(self, yt: np.ndarray, k: int) -> np.ndarray:
         if self.labels is not None:
@@ -216,6 +231,15 @@ class RankingMetric(Metric[ScoreSketch]):
 
     def _is_empty(self, state: ScoreSketch) -> bool:
         return state.layout is None or state.total_weight() == 0
+
+    def _row_checker(self, state: Any) -> Any:
+        return ScoreRows(self, state)
+
+    def output_labels(self, state: ScoreSketch) -> list[Any] | None:
+        """Per-class values follow ``labels`` (multiclass) or the columns (multilabel)."""
+        if self.labels is not None and state.layout is not None and not state.multilabel:
+            return list(self.labels)
+        return None
 
     # ------------------------------------------------------------------ shared views
     def _binary(self) -> BinaryHistogram:

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._core import validation as v
+from .._core.inputs import TRUTH_AND_PREDICTION, Inputs
 from .._core.metric import Metric
 from .._core.onerow import OneRowMixin
 from .._core.state import State, canonical_json
@@ -52,6 +53,8 @@ class RegressionMetric(OneRowMixin, Metric[State]):
     """
 
     higher_is_better: ClassVar[bool | None] = False
+    roles: ClassVar[tuple[str, ...]] = ("y_true", "y_pred")
+    convention: ClassVar[str | None] = TRUTH_AND_PREDICTION
     #: Whether ``multioutput="variance_weighted"`` applies.
     variance_weighted: ClassVar[bool] = False
     #: ``"log1p"`` for the log metrics: inputs must be non-negative.
@@ -81,8 +84,11 @@ class RegressionMetric(OneRowMixin, Metric[State]):
         return RegressionRows(self, state)
 
     def _validate(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> tuple[Any, ...]:
-        yt = v.as_float(y_true, "y_true", (1, 2))
-        yp = v.as_float(y_pred, "y_pred", (1, 2))
+        return self._parse(Inputs((y_true, y_pred), sample_weight))
+
+    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+        yt = inputs.floats(0, "y_true")
+        yp = inputs.floats(1, "y_pred")
         v.check_length(yp, len(yt), "y_pred")
         k = 1 if yt.ndim == 1 else yt.shape[1]
         kp = 1 if yp.ndim == 1 else yp.shape[1]
@@ -106,7 +112,7 @@ class RegressionMetric(OneRowMixin, Metric[State]):
                         f"{name}: expected non-negative values for {type(self).__name__} "
                         f"(log1p of targets and predictions), found {arr.min()}"
                     )
-        weights = v.as_weights(sample_weight, len(yt))
+        weights = inputs.weights(len(yt))
         return yt, yp, weights
 
     def _apply(self, state: Any, batch: tuple[Any, ...]) -> None:

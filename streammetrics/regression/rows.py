@@ -25,7 +25,11 @@ class RegressionRows:
         self.rules = rules
         self.log = rules.transform == "log1p"
         cls = type(rules)
-        plain = cls._validate is RegressionMetric._validate and cls._apply is RegressionMetric._apply
+        plain = (
+            cls._validate is RegressionMetric._validate
+            and cls._parse is RegressionMetric._parse
+            and cls._apply is RegressionMetric._apply
+        )
         self.hot = "residuals" if plain and rules.moments is ResidualMoments and not self.log else "numbers"
         self.name = type(rules).__name__
         #: The number types the hot path takes: emptied (in place) while the state holds several

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import inspect
 import weakref
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
+from .._core.inputs import Inputs
 from .._core.metric import Metric
 from .._core.onerow import OneRowMixin, RowBuffer, innermost
-from .._core.state import State, canonical_json, require_keys
+from .._core.state import State, require_keys
 from ..errors import InputError, MergeError
 from . import _spec
-from .flatten import flatten_value, state_labels
+from .flatten import flatten_value
 from .sharing import sharing_key
 
 
@@ -109,7 +109,7 @@ class MetricCollection(OneRowMixin, Metric[CollectionState]):
                 raise ValueError(f"{arg}: expected a string, found {value!r}")
         self.prefix, self.postfix = prefix, postfix
         self._members = _members(metrics)
-        _check_same_inputs(self._members)
+        _check_same_convention(self._members)
         self._groups: dict[str, list[str]] = {}
         keys: dict[Any, str] = {}
         for name, metric in self._members.items():
@@ -184,10 +184,15 @@ class MetricCollection(OneRowMixin, Metric[CollectionState]):
         return CollectionState({leader: self._members[leader]._make_state() for leader in self._groups})
 
     def _validate(self, *args: Any, sample_weight: Any = None) -> dict[str, Any]:
+        return self._parse(Inputs(args, sample_weight))
+
+    def _parse(self, inputs: Inputs) -> dict[str, Any]:
+        """Each group's leader parses the batch from one :class:`Inputs`: every input role is
+        converted and checked once, and each member derives its own input from it."""
         batches = {}
         for leader in self._groups:
             try:
-                batches[leader] = self._members[leader]._validate(*args, sample_weight=sample_weight)
+                batches[leader] = self._members[leader]._parse(inputs)
             except InputError as err:
                 raise InputError(f"{err} (member {leader!r})") from None
             except TypeError as err:
@@ -230,9 +235,10 @@ class MetricCollection(OneRowMixin, Metric[CollectionState]):
         out: dict[str, Any] = {}
         for leader, names in self._groups.items():
             group_state = state.states[leader]
-            labels = state_labels(group_state)
             for name in names:
-                value = self._members[name]._value_of(group_state)
+                member = self._members[name]
+                value = member._value_of(group_state)
+                labels = member.output_labels(group_state)
                 out.update(flatten_value(f"{self.prefix}{name}{self.postfix}", value, labels))
         return out
 
@@ -298,32 +304,36 @@ def _members(metrics: Any) -> dict[str, Metric[Any]]:
     return out
 
 
-def _inputs(metric: Metric[Any]) -> tuple[str, ...] | None:
-    try:
-        params = inspect.signature(metric._validate).parameters.values()
-    except (TypeError, ValueError):
-        return None
-    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
-        return None  # wrappers (windows, collections) take whatever their metric takes
-    return tuple(p.name for p in params if p.kind in positional)
-
-
-def _check_same_inputs(members: dict[str, Metric[Any]]) -> None:
-    seen: dict[tuple[str, ...], str] = {}
-    for name, metric in members.items():
-        inputs = _inputs(_innermost(metric))
-        if inputs is not None:
-            seen.setdefault(inputs, name)
-    if len(seen) > 1:
-        described = "; ".join(f"{name!r} takes ({', '.join(args)})" for args, name in seen.items())
-        raise ValueError(f"metrics: members take incompatible inputs: {described}")
-
-
-def _innermost(metric: Metric[Any]) -> Metric[Any]:
+def convention_of(metric: Metric[Any]) -> str | None:
+    """The calling convention a metric declares (a wrapper's is its metric's; ``None``: undeclared)."""
+    if isinstance(metric, MetricCollection):
+        return next((c for c in map(convention_of, metric._members.values()) if c is not None), None)
     inner = getattr(metric, "metric", None)
-    return _innermost(inner) if isinstance(inner, Metric) else metric
+    if isinstance(inner, Metric):
+        return convention_of(inner)
+    return type(metric).convention
+
+
+def roles_of(metric: Metric[Any]) -> tuple[str, ...]:
+    inner = getattr(metric, "metric", None)
+    return roles_of(inner) if isinstance(inner, Metric) and not type(metric).roles else type(metric).roles
+
+
+def _check_same_convention(members: dict[str, Metric[Any]]) -> None:
+    """Members are fed the same arguments: they must declare the same calling convention."""
+    seen: dict[str, str] = {}
+    for name, metric in members.items():
+        convention = convention_of(metric)
+        if convention is not None:
+            seen.setdefault(convention, name)
+    if len(seen) > 1:
+        described = "; ".join(
+            f"{name!r} takes ({', '.join(roles_of(members[name]))}): {convention}"
+            for convention, name in seen.items()
+        )
+        raise ValueError(
+            f"metrics: members cannot be fed the same arguments, so they cannot share a collection: {described}"
+        )
 
 
 __all__ = ["MetricCollection", "CollectionState"]
-_ = canonical_json  # re-exported helper kept for type checkers

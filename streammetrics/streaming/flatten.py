@@ -50,13 +50,3 @@ def _scalar(value: Any) -> Any:
     if isinstance(value, np.generic):
         return value.item()
     return value
-
-
-def state_labels(state: Any) -> list[Any] | None:
-    """The label order of a state, when it has one (``state.labels``)."""
-    labels = getattr(state, "labels", None)
-    if labels is None:
-        return None
-    if hasattr(labels, "tolist"):
-        return labels.tolist()
-    return list(labels)

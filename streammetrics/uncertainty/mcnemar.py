@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._core import validation as v
+from .._core.inputs import TRUTH_AND_TWO_PREDICTIONS
 from .._core.metric import Metric
 from .._core.state import State, require_keys
 from ..errors import InputError, StateError
@@ -143,6 +144,8 @@ class McNemar(Metric[PairedCorrectness]):
     """
 
     higher_is_better: ClassVar[bool | None] = None
+    roles: ClassVar[tuple[str, ...]] = ("y_true", "pred_a", "pred_b")
+    convention: ClassVar[str | None] = TRUTH_AND_TWO_PREDICTIONS
 
     def __init__(self, *, exact: bool | None = None, correction: bool = True) -> None:
         if exact not in (None, True, False):

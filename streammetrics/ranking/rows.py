@@ -1,0 +1,118 @@
+"""One-row checks of the score metrics (ranking sketch, probabilistic): the per-sample fast path.
+
+A row is a binary sample: a label (``pos_label`` or the one other label seen so far) and one
+score (a probability in [0, 1] with ``input="probability"``, any finite real with
+``input="score"``). The buffer keeps ``(label, score)`` pairs and applies them as one batch (see
+:mod:`streammetrics._core.onerow`). Everything a batch of these rows would refuse is refused when
+the row is offered: a label not comparable to ``pos_label``, a second negative label (a batch
+holds at most two labels), a score out of range, a binary row for a state that holds class
+columns. Multiclass and multilabel samples are 2-D: they go as batches.
+
+Examples:
+    >>> import streammetrics as sm
+    >>> m = sm.ROCAUC()
+    >>> for y, p in [(0, 0.1), (1, 0.8), (1, 0.25), (0, 0.3)]:
+    ...     _ = m.update(y, p)
+    >>> m.compute()
+    0.75
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from .._core.onerow import LABEL_TYPES, NUMBER_TYPES, label_of, number_of
+from ..errors import InputError
+
+
+class ScoreRows:
+    """Checks one ``(y_true, score)`` row against a binary score metric's rules.
+
+    ``truths`` holds the labels a row may carry without a check (``pos_label`` and the negative
+    label once one has been admitted); the hot path reads this very set. ``low``/``high`` bound
+    the score (``[0, 1]`` or the finite reals).
+    """
+
+    hot = "scores"
+
+    def __init__(self, rules: Any, state: Any) -> None:
+        self.rules = rules
+        self.name = rules.roles[1]
+        self.pos = rules.pos_label
+        self.probability = rules.input == "probability"
+        self.low, self.high = (0.0, 1.0) if self.probability else (-math.inf, math.inf)
+        #: The one negative label admitted so far by the row path (``None``: none yet).
+        self.negative: Any = None
+        self.truths: set[Any] = set()
+        self.refresh(state)
+
+    def refresh(self, state: Any) -> None:
+        """Re-read the state: an empty one forgets the negative label (after a reset)."""
+        self.state = state
+        if state.n_samples == 0:
+            self.negative = None
+        self.truths.clear()
+        if self._binary_state():
+            self.truths.add(self.pos)
+            if self.negative is not None:
+                self.truths.add(self.negative)
+
+    def _binary_state(self) -> bool:
+        layout = getattr(self._sketch(), "layout", None)
+        return layout is None or tuple(layout) == (1, 2)
+
+    def _sketch(self) -> Any:
+        state = self.state
+        while not hasattr(state, "layout") and hasattr(state, "state"):
+            state = state.merged() if hasattr(state, "merged") else state.state
+        return state
+
+    def fast_test(self) -> Callable[[Any, Any], bool]:
+        """A side-effect-free test: is this row of an admitted label and a valid score as is?"""
+        truths, types, numbers, low, high = self.truths, LABEL_TYPES, NUMBER_TYPES, self.low, self.high
+        return lambda t, p: (
+            type(t) in types and t in truths and type(p) in numbers and low <= p <= high and p * 0.0 == 0.0
+        )
+
+    def check(self, y_true: Any, y_pred: Any) -> tuple[Any, Any, tuple[Any, ...]]:
+        """``(label, score, labels to admit)``; raises :class:`InputError` as a batch would."""
+        if isinstance(y_pred, dict):
+            raise InputError(
+                f"{self.name}: expected one score (a binary sample) on the per-row path, found a dict; "
+                "pass multiclass probabilities as a 2-D batch"
+            )
+        yt = label_of(y_true, "y_true")
+        score = number_of(y_pred, self.name)
+        if self.probability and not 0.0 <= score <= 1.0:
+            raise InputError(
+                f"{self.name}: expected probabilities in [0, 1] (input='probability'), found {score}; "
+                "pass input='score' for logits or margins"
+            )
+        layout = getattr(self._sketch(), "layout", None)
+        if not self._binary_state():
+            raise InputError(
+                f"{self.name}: expected {layout[0]} score columns like earlier batches, found one score"
+            )
+        if type(yt) is str and not isinstance(self.pos, str):
+            raise InputError(f"y_true: expected labels comparable to pos_label={self.pos!r}, found strings")
+        return yt, score, (yt,)
+
+    def admit(self, labels: tuple[Any, ...]) -> list[Any]:
+        """The row's label if it is a new negative one; a second negative label is refused."""
+        (label,) = labels
+        if label == self.pos or (self.negative is not None and label == self.negative):
+            return []
+        if self.negative is not None:
+            raise InputError(
+                f"y_true: expected binary labels (pos_label={self.pos!r} and one other), found "
+                f"{self.negative!r} and {label!r}; pass a 2-D y_score for multiclass"
+            )
+        return [label]
+
+    def commit(self, new: list[Any]) -> None:
+        if new:
+            self.negative = new[0]
+            if self._binary_state():
+                self.truths.add(new[0])
