@@ -114,7 +114,9 @@ def test_per_class_values_are_keyed_by_label_for_every_kind():
 
 
 def test_members_fed_other_arguments_are_refused_by_name():
-    with pytest.raises(ValueError, match=r"'rocauc' takes \(y_true, y_score\).*'silhouette' takes \(X, labels\)"):
+    with pytest.raises(
+        ValueError, match=r"'rocauc' takes \(y_true, y_score\).*'silhouette' takes \(X, labels\)"
+    ):
         sm.MetricCollection([sm.ROCAUC(), sm.Silhouette()])
     with pytest.raises(ValueError, match=r"'mc_nemar' takes \(y_true, pred_a, pred_b\)"):
         sm.MetricCollection([sm.Accuracy(), sm.McNemar()])
