@@ -55,6 +55,10 @@ class Metric(abc.ABC, Generic[S]):
     #: The calling convention of those arguments (:mod:`streammetrics._core.inputs`): members
     #: of a collection are fed the same arguments, so they must follow the same one.
     convention: ClassVar[str | None] = None
+    #: What one prediction is (declared by each family): ``"labels"`` (hard labels),
+    #: ``"scores"`` (scores or probabilities), ``"values"`` (real values), ``"clusters"``
+    #: (cluster labels); ``None`` for metrics fed otherwise. River adapters read it.
+    prediction: ClassVar[str | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -17,6 +17,7 @@ from .._core.state import canonical_json
 from ..errors import InputError
 from .averaging import AVERAGES, RateFn, score
 from .counts import ConfusionCounts
+from .rows import ConfusionRows
 
 INPUTS = ("probability", "score")
 #: The methods whose code decides how a confusion metric parses and applies a batch: two metrics
@@ -71,6 +72,8 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts]):
         if self.labels is not None:
             LabelSet(self.labels)  # raises ValueError on duplicates or bad types
         self._negative_label = self._find_negative_label()
+        #: Hard labels, or scores turned into labels by ``threshold=``.
+        self.prediction = "labels" if self.threshold is None else "scores"  # type: ignore[misc]
         super().__init__()
 
     def _base_config(self) -> dict[str, Any]:
@@ -157,8 +160,6 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts]):
         return super().update(y_true, y_pred, sample_weight=sample_weight)
 
     def _row_checker(self, state: Any) -> Any:
-        from .rows import ConfusionRows
-
         return ConfusionRows(self, state)
 
     def _scores(self, inputs: Inputs, ndim: tuple[int, ...]) -> np.ndarray:

@@ -15,6 +15,7 @@ from .._core.metric import Metric
 from .._core.onerow import OneRowMixin
 from ..errors import InputError, UndefinedMetricWarning
 from .contingency import ContingencyState
+from .rows import ContingencyRows
 
 
 def validate_labelings(
@@ -58,6 +59,7 @@ class ExternalMetric(OneRowMixin, Metric[ContingencyState]):
     higher_is_better: ClassVar[bool | None] = True
     roles: ClassVar[tuple[str, ...]] = ("labels_true", "labels_pred")
     convention: ClassVar[str | None] = TRUTH_AND_PREDICTION
+    prediction: ClassVar[str | None] = "clusters"
 
     def __init__(self) -> None:
         super().__init__()
@@ -74,8 +76,6 @@ class ExternalMetric(OneRowMixin, Metric[ContingencyState]):
         return ("contingency", self._state.share_key(), code)
 
     def _row_checker(self, state: Any) -> Any:
-        from .rows import ContingencyRows
-
         return ContingencyRows(self, state)
 
     def _validate(self, labels_true: Any, labels_pred: Any, sample_weight: Any = None) -> Any:

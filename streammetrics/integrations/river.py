@@ -31,9 +31,7 @@ __all__ = ["RiverMetric"]
 
 
 def _family(metric: Metric[Any]) -> str:
-    """``"labels"``, ``"scores"``, ``"regression"`` or ``"clustering"``: what the metric eats."""
-    from ..classification.base import ConfusionMetric
-
+    """``"labels"``, ``"scores"``, ``"values"`` or ``"clusters"``: the prediction the metric declares."""
     members = getattr(metric, "_members", None)
     if members is not None:  # a MetricCollection: its members must agree
         kinds = {_family(m) for m in members.values()}
@@ -43,14 +41,13 @@ def _family(metric: Metric[Any]) -> str:
             return kinds.pop()
         raise ValueError(f"metric: a river metric needs members of one kind, found {sorted(kinds)}")
     inner = innermost(metric)
-    if isinstance(inner, ConfusionMetric):
-        return "labels" if inner.threshold is None else "scores"
-    module = type(inner).__module__
-    if ".regression" in module:
-        return "regression"
-    if ".clustering" in module:
-        return "clustering"
-    return "scores"
+    kind = inner.prediction
+    if kind is None:
+        raise ValueError(
+            f"metric: {type(inner).__name__} is not fed one prediction per sample (it takes "
+            f"{', '.join(inner.roles) or 'other arguments'}), so it cannot be a river metric"
+        )
+    return kind
 
 
 class RiverMetric(river_metrics.Metric):
@@ -167,14 +164,14 @@ class RiverMetric(river_metrics.Metric):
     def works_with(self, model: Any) -> bool:
         if self._kind in ("labels", "scores"):
             return isinstance(model, river_base.Classifier)
-        if self._kind == "regression":
+        if self._kind == "values":
             return isinstance(model, river_base.Regressor)
         return isinstance(model, river_base.Clusterer)
 
     @property
     def requires_labels(self) -> bool:
         """Whether river should pass ``predict_one`` labels (else ``predict_proba_one`` dicts)."""
-        return self._kind in ("labels", "clustering")
+        return self._kind in ("labels", "clusters")
 
     @property
     def works_with_weights(self) -> bool:

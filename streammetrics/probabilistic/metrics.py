@@ -39,6 +39,7 @@ class _ProbabilityMetric(OneRowMixin, Metric[Any]):
 
     roles: ClassVar[tuple[str, ...]] = ("y_true", "y_proba")
     convention: ClassVar[str | None] = TRUTH_AND_PREDICTION
+    prediction: ClassVar[str | None] = "scores"
 
     def __init__(self, *, input: str = "probability", pos_label: Any = 1, labels: Any = None) -> None:
         self.input = check_option("input", input, INPUTS)
@@ -488,6 +489,7 @@ class ExpectedCost(_ProbabilityMetric):
 
     higher_is_better: ClassVar[bool | None] = False
     roles: ClassVar[tuple[str, ...]] = ("y_true", "y_pred")
+    prediction: ClassVar[str | None] = "labels"  # decision indices (or 2-D posteriors, as batches)
 
     def __init__(self, costs: Any, *, priors: Any = None, normalize: bool = False, **kwargs: Any) -> None:
         c = _cost_matrix(costs)

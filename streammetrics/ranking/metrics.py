@@ -59,6 +59,7 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch]):
     higher_is_better: ClassVar[bool | None] = True
     roles: ClassVar[tuple[str, ...]] = ("y_true", "y_score")
     convention: ClassVar[str | None] = TRUTH_AND_PREDICTION
+    prediction: ClassVar[str | None] = "scores"
     #: 2: compact sketch state (varints, per-class extremes); version-1 states are still read.
     version: ClassVar[int] = 2
 

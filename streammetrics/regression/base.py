@@ -15,6 +15,7 @@ from .._core.onerow import OneRowMixin
 from .._core.state import State, canonical_json
 from ..errors import InputError
 from .moments import CoMoments, Moments, ResidualMoments
+from .rows import RegressionRows
 
 MULTIOUTPUT = ("raw_values", "uniform_average", "variance_weighted")
 
@@ -55,6 +56,7 @@ class RegressionMetric(OneRowMixin, Metric[State]):
     higher_is_better: ClassVar[bool | None] = False
     roles: ClassVar[tuple[str, ...]] = ("y_true", "y_pred")
     convention: ClassVar[str | None] = TRUTH_AND_PREDICTION
+    prediction: ClassVar[str | None] = "values"
     #: Whether ``multioutput="variance_weighted"`` applies.
     variance_weighted: ClassVar[bool] = False
     #: ``"log1p"`` for the log metrics: inputs must be non-negative.
@@ -79,9 +81,14 @@ class RegressionMetric(OneRowMixin, Metric[State]):
         return ("regression", self._state.share_key(), multioutput, code)
 
     def _row_checker(self, state: Any) -> Any:
-        from .rows import RegressionRows
-
-        return RegressionRows(self, state)
+        cls = type(self)
+        plain = (  # a subclass parsing or applying its own way needs the pair
+            cls._validate is RegressionMetric._validate
+            and cls._parse is RegressionMetric._parse
+            and cls._apply is RegressionMetric._apply
+        )
+        residual = plain and cls.moments is ResidualMoments and cls.transform is None
+        return RegressionRows(self, state, residual=residual)
 
     def _validate(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> tuple[Any, ...]:
         return self._parse(Inputs((y_true, y_pred), sample_weight))

@@ -18,19 +18,10 @@ class RegressionRows:
     others and for the log metrics (the residual of the logarithms is taken in the batch).
     """
 
-    def __init__(self, rules: Any, state: Any) -> None:
-        from .base import RegressionMetric
-        from .moments import ResidualMoments
-
+    def __init__(self, rules: Any, state: Any, *, residual: bool) -> None:
         self.rules = rules
         self.log = rules.transform == "log1p"
-        cls = type(rules)
-        plain = (
-            cls._validate is RegressionMetric._validate
-            and cls._parse is RegressionMetric._parse
-            and cls._apply is RegressionMetric._apply
-        )
-        self.hot = "residuals" if plain and rules.moments is ResidualMoments and not self.log else "numbers"
+        self.hot = "residuals" if residual else "numbers"
         self.name = type(rules).__name__
         #: The number types the hot path takes: emptied (in place) while the state holds several
         #: outputs, so that the hot path, which holds this very set, sends every row to the check.
