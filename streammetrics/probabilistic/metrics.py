@@ -14,6 +14,7 @@ from .._core.params import check_number, check_option, plain
 from ..errors import InputError
 from ..ranking.keys import probability_keys
 from ..ranking.rows import ScoreRows
+from .rows import DecisionRows
 from .states import KeyedSums, SumTable
 
 INPUTS = ("probability", "score")
@@ -528,7 +529,7 @@ class ExpectedCost(_ProbabilityMetric):
         return SumTable(self._c.shape, integer=True, revertible=True)
 
     def _row_checker(self, state: Any) -> Any:
-        return None  # a row is a label and a decision index, not a score: a one-row batch
+        return DecisionRows(self, state)  # a row is a label and a decision index, not a score
 
     def _validate(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> tuple[Any, ...]:
         k, m = self._c.shape

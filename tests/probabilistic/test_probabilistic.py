@@ -132,3 +132,22 @@ def test_bad_cost_matrices_and_priors():
         sm.ExpectedCost([[0, 1], [1, 0]], priors=[0.5, 0.6])
     with pytest.raises(sm.InputError, match="posteriors"):
         sm.bayes_decisions([[0.2, 0.3, 0.5]], [[0, 1], [1, 0]])
+
+
+def test_expected_cost_rows_are_pair_codes_equal_to_one_batch_and_refused_when_offered():
+    rng = np.random.default_rng(4)
+    costs = [[0, 1, 0.3], [5, 0, 0.3]]
+    y, d = rng.integers(0, 2, 300), rng.integers(0, 3, 300)
+    m = sm.ExpectedCost(costs)
+    for t, q in zip(y.tolist(), d.tolist(), strict=True):
+        m.update(t, q)
+    # the empirical expected cost: mean cost of the decisions taken, by exact arithmetic
+    from fractions import Fraction
+
+    exact = sum(Fraction(costs[t][q]) for t, q in zip(y.tolist(), d.tolist(), strict=True)) / len(y)
+    assert m.compute() == pytest.approx(float(exact), rel=1e-12)
+    before = m.to_bytes()
+    for bad, message in [((2, 0), "y_true: expected classes 0..K-1"), ((0, 3), "decision indices in 0..2")]:
+        with pytest.raises(sm.InputError, match=message):
+            m.update(*bad)
+    assert m.to_bytes() == before
