@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import array
 import copy
-import math
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -38,79 +37,14 @@ import numpy as np
 
 from ..errors import InputError
 from .metric import SCALAR_TYPES, Metric
+from .rowvalues import weight_of
 
 #: Rows buffered before a vectorized flush.
 FLUSH_EVERY = 16384
 
-#: Types a label may have on the fast path (anything else takes the checked path).
-LABEL_TYPES = frozenset({int, str, bool, np.int64, np.int32, np.int16, np.int8, np.uint8, np.str_, np.bool_})
-#: Types a number may have on the fast path.
-NUMBER_TYPES = frozenset({int, float, bool, np.float64, np.float32, np.int64, np.int32})
-_INT64 = (-(2**63), 2**63 - 1)
-
-
-def label_of(value: Any, name: str) -> int | str:
-    """One class label as a plain int or str, as :func:`validation.as_labels` would make it."""
-    t = type(value)
-    if t is str:
-        return value
-    if t is int:
-        if not _INT64[0] <= value <= _INT64[1]:
-            raise InputError(f"{name}: expected labels that fit in int64, found {value}")
-        return value
-    if t is bool or isinstance(value, np.bool_):
-        return int(value)
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.str_):
-        return str(value)
-    if isinstance(value, (float, np.floating)):
-        if not math.isfinite(value):
-            raise InputError(f"{name}: expected finite values, found {value}")
-        if not -(2.0**63) <= value < 2.0**63:  # a batch would have to wrap it
-            raise InputError(f"{name}: expected labels that fit in int64, found {float(value)!r}")
-        if value != int(value):
-            raise InputError(
-                f"{name}: expected class labels (ints, bools or strings), found continuous values such as "
-                f"{float(value)!r}; pass threshold= to turn scores into labels"
-            )
-        return int(value)
-    if hasattr(value, "item") and getattr(value, "ndim", None) == 0:  # 0-d arrays, CPU tensors
-        return label_of(value.item(), name)
-    raise InputError(f"{name}: expected one class label (int, bool or str), found {type(value).__name__}")
-
-
-def number_of(value: Any, name: str) -> float:
-    if isinstance(value, (str, bytes)):  # float("1e3") parses text: a batch refuses it
-        raise InputError(f"{name}: expected a number, found {type(value).__name__} {value!r}")
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{name}: expected a number, found {type(value).__name__}") from None
-    except OverflowError:
-        raise InputError(f"{name}: expected finite values, found an integer beyond float range") from None
-    if not math.isfinite(x):
-        raise InputError(f"{name}: expected finite values, found {x}")
-    return x
-
-
-def weight_of(w: Any) -> float | None:
-    if w is None:
-        return None
-    x = number_of(w, "sample_weight")
-    if x < 0:
-        raise InputError(f"sample_weight: expected non-negative weights, found {x}")
-    return None if x == 1.0 else x
-
-
-def innermost_state(state: Any, attribute: str) -> Any:
-    """The state inside window/decay wrappers that has ``attribute``."""
-    while not hasattr(state, attribute):
-        state = state.merged() if hasattr(state, "merged") else state.state
-    return state
-
 
 def innermost(metric: Metric[Any]) -> Metric[Any]:
+    """The metric inside window/decay wrappers (whose input rules a row follows)."""
     inner = getattr(metric, "metric", None)
     return innermost(inner) if isinstance(inner, Metric) else metric
 
@@ -125,15 +59,21 @@ class RowBuffer:
 
     ``owner`` validates and applies the flushed batch to ``owner._state`` (a plain metric, the
     leader of a collection group, a window); ``rules`` is the metric whose input rules the rows
-    follow (the innermost metric of a window).
+    follow (the innermost metric of a window). The family's row parser (``rules._row_checker``,
+    in the family's ``rows.py``) says how a row is checked and stored; the buffer knows two
+    encodings:
 
-    Label rows (confusion family, contingency table) are stored as *pair codes*: each distinct
-    admitted ``(y_true, y_pred)`` pair gets a small integer, and a row costs one dict look-up
-    and one ``array.append`` (atomic: concurrent callers need no lock). Rows of the error
-    metrics (whose state reads only the residual) are one number, ``y_true - y_pred``, one
-    ``list.append``; other number rows are a flat list, one ``list.extend`` per row (atomic too). Rows that are not of that fast
-    kind go through the full check under the owner's lock; weighted rows are applied at once.
-    Metrics without a row checker get each row applied at once through ``owner.update``. The
+    * ``"codes"``: rows of two labels from a small set (the confusion family, the contingency
+      table, decisions) get one small integer per distinct admitted pair; a row costs one dict
+      look-up and one ``array.append``;
+    * ``"values"``: ``width`` values per row in a flat list (one ``list.extend``); the parser
+      encodes a checked row (:meth:`encode`), decodes the buffered values into the batch
+      arguments (``decode``), and may give its own inlined per-row function (``hot_function``)
+      and collection pusher (``pusher``).
+
+    Both appends are atomic, so concurrent callers need no lock. Rows the parser does not take
+    as is go through its full check under the owner's lock; weighted rows are applied at once.
+    Metrics without a row parser get each row applied at once through ``owner.update``. The
     order of rows is kept (windows depend on it).
     """
 
@@ -150,8 +90,8 @@ class RowBuffer:
         "pair_p",
         "pair_t",
         "pairs",
-        "residual",
         "rows",
+        "width",
     )
 
     def __init__(self, owner: Metric[Any], rules: Metric[Any] | None = None, name: str = "") -> None:
@@ -160,14 +100,13 @@ class RowBuffer:
         self.name = name
         self.checker = (rules or innermost(owner))._row_checker(owner._state)
         self.fast: Callable[[Any, Any], bool] = self.checker.fast_test() if self.checker else _never
-        #: Whether rows are pair codes (label kinds) or flat values (numbers, scores).
-        self.coded = getattr(self.checker, "hot", None) in ("labels", "pairs")
-        #: Whether a row is its residual alone (the error metrics).
-        self.residual = getattr(self.checker, "hot", None) == "residuals"
-        #: Buffered rows, flat: y_true, y_pred, y_true, y_pred, ... (one ``extend`` per row), or
-        #: the residuals (one ``append`` per row).
+        #: Whether rows are pair codes (else flat values).
+        self.coded = getattr(self.checker, "encoding", None) == "codes"
+        #: Values per buffered row (``"values"`` encoding).
+        self.width: int = getattr(self.checker, "width", 2)
+        #: Buffered rows as flat values, ``width`` per row.
         self.rows: list[Any] = []
-        #: Buffered pair codes (label kinds).
+        #: Buffered pair codes (``"codes"`` encoding).
         self.codes = array.array("q")
         #: The admitted pairs -> code (cleared on refresh); every pair ever coded -> code, and
         #: the pairs by code (the decoding lists).
@@ -180,7 +119,7 @@ class RowBuffer:
         self.flushing = False
 
     def __len__(self) -> int:
-        return len(self.codes) + (len(self.rows) if self.residual else len(self.rows) // 2)
+        return len(self.codes) + len(self.rows) // self.width
 
     def check(self, y_true: Any, y_pred: Any, w: Any = None) -> tuple[Any, ...]:
         """Validate one row (raises :class:`InputError`); returns it ready for :meth:`push`."""
@@ -207,28 +146,25 @@ class RowBuffer:
     def push(self, row: tuple[Any, ...]) -> None:
         """Append a row made by :meth:`check` (call with the owner's lock held).
 
-        A weighted row is applied at once (after the buffered rows, keeping the order).
+        A weighted row, or one the parser does not buffer, is applied at once (after the
+        buffered rows, keeping the order).
         """
         yt, yp, weight, new = row
         if self.checker is not None and weight is None:
             self.checker.commit(new)
-            if self.residual:
-                residual = yt - yp
-                if residual * 0.0 == 0.0:  # else two huge finite values: the batch keeps the pair
-                    self.rows.append(residual)
-                    if len(self.rows) >= FLUSH_EVERY:
-                        self.flush()
-                    return
-            elif not self.coded:
-                self.rows.extend((yt, yp))
-                if len(self.rows) >= 2 * FLUSH_EVERY:
-                    self.flush()
-                return
-            else:
+            if self.coded:
                 code = self._code(yt, yp)
                 if code is not None:
                     self.codes.append(code)
                     if len(self.codes) >= FLUSH_EVERY:
+                        self.flush()
+                    return
+            else:
+                encode = getattr(self.checker, "encode", None)
+                values = (yt, yp) if encode is None else encode(yt, yp)
+                if values is not None:
+                    self.rows.extend(values)
+                    if len(self.rows) >= self.width * FLUSH_EVERY:
                         self.flush()
                     return
         self.flush()
@@ -277,21 +213,13 @@ class RowBuffer:
     def _flush_rows(self, owner: Metric[Any]) -> None:
         rows = self.rows
         n = len(rows)
+        n -= n % self.width  # a row being appended by another thread waits
         if not n:
             return
         flat = rows[:n]
-        if self.residual:  # the batch (residual, 0) has the very same residuals
-            residuals = np.fromiter(flat, dtype=np.float64, count=n)
-            batch = owner._validate(residuals, np.zeros(n))
-        elif self.checker is not None and self.checker.hot == "numbers":
-            both = np.fromiter(flat, dtype=np.float64, count=n).reshape(-1, 2)
-            batch = owner._validate(both[:, 0].copy(), both[:, 1].copy())
-        elif self.checker is not None and self.checker.hot == "scores":
-            scores = np.fromiter(flat[1::2], dtype=np.float64, count=n // 2)
-            batch = owner._validate(np.asarray(flat[0::2]), scores)
-        else:
-            batch = owner._validate(np.asarray(flat[0::2]), np.asarray(flat[1::2]))
-        owner._apply(owner._state, batch)
+        decode = getattr(self.checker, "decode", None)
+        args = (np.asarray(flat[0::2]), np.asarray(flat[1::2])) if decode is None else decode(flat)
+        owner._apply(owner._state, owner._validate(*args))
         del rows[:n]
 
     def refresh(self) -> None:
@@ -320,27 +248,10 @@ class RowBuffer:
                 return True
 
             return push_code
-        rows = self.rows
-        if self.residual:
-            types = self.checker.types  # type: ignore[union-attr]
-
-            def push_residual(t: Any, p: Any) -> bool:
-                if type(t) is float is type(p) and types:
-                    residual = t - p
-                elif type(t) in types and type(p) in types:
-                    try:
-                        residual = float(t) - float(p)
-                    except OverflowError:
-                        return False
-                else:
-                    return False
-                if residual * 0.0 == 0.0:
-                    rows.append(residual)
-                    return True
-                return False
-
-            return push_residual
-        fast = self.fast
+        family = getattr(self.checker, "pusher", None)
+        if family is not None:
+            return family(self.rows)
+        rows, fast = self.rows, self.fast
 
         def push_pair(t: Any, p: Any) -> bool:
             try:
@@ -351,28 +262,14 @@ class RowBuffer:
             rows.extend((t, p))
             return True
 
-        if getattr(self.checker, "hot", None) != "numbers" or self.checker.log:  # type: ignore[union-attr]
-            return push_pair
-        types = self.checker.types  # type: ignore[union-attr]
-
-        def push_numbers(t: Any, p: Any) -> bool:
-            if type(t) is float is type(p) and types:  # the common case, written out
-                if t * 0.0 - p * 0.0 == 0.0:
-                    rows.extend((t, p))
-                    return True
-                return False
-            return push_pair(t, p)
-
-        return push_numbers
+        return push_pair
 
     def undo(self) -> None:
         """Take back the row the :meth:`pusher` appended last."""
         if self.coded:
             self.codes.pop()
-        elif self.residual:
-            self.rows.pop()
         else:
-            del self.rows[-2:]
+            del self.rows[-self.width :]
 
     def updater(self, result: Any, fallback: Callable[..., Any] | None = None) -> Callable[..., Any]:
         """A function ``(y_true, y_pred, sample_weight=None, w=None) -> result``: the per-row hot path.
@@ -380,9 +277,9 @@ class RowBuffer:
         ``w`` is river's name of the weight (either name works).
 
         ``fallback(y_true, y_pred, sample_weight)`` takes every call the hot path does not
-        (default: the checked one-row path). The common cases are written out inline (no inner
-        call): admitted label pairs for the confusion family and the contingency table, finite
-        numbers for the regression moments.
+        (default: the checked one-row path). Admitted label pairs are written out here (the
+        ``"codes"`` encoding); a family's parser may give its own inlined function for the
+        ``"values"`` encoding (``hot_function``), else the generic test-and-append is used.
         """
         slow = fallback or self.add
         flush, limit = self.flush, FLUSH_EVERY
@@ -404,46 +301,11 @@ class RowBuffer:
 
             return update
         rows = self.rows
-        if self.residual:
-            return _residual_updater(rows, self.checker.types, flush, slow, result)  # type: ignore[union-attr]
-        if getattr(self.checker, "truths", None) is not None:
-            return _score_updater(rows, self.checker, flush, slow, result)
-        extend = rows.extend
-        limit *= 2
-        if getattr(self.checker, "hot", None) == "numbers" and not self.checker.log:  # type: ignore[union-attr]
-            # log1p metrics (MSLE, RMSLE) take the general test below (values must be >= 0)
-            types = self.checker.types  # type: ignore[union-attr]
-
-            def update(y_true: Any, y_pred: Any, sample_weight: Any = None, w: Any = None) -> Any:
-                # two floats first (the common case: no exception possible); x * 0 is 0 exactly
-                # when x is finite (inf and nan give nan); ``types`` is empty while the state
-                # holds several outputs (then every row takes the check)
-                if type(y_true) is float is type(y_pred) and sample_weight is w is None and types:
-                    if y_true * 0.0 - y_pred * 0.0 == 0.0:
-                        rows.extend((y_true, y_pred))
-                        if len(rows) >= limit:
-                            flush()
-                        return result
-                else:
-                    try:
-                        ok = (
-                            sample_weight is w is None
-                            and type(y_true) in types
-                            and type(y_pred) in types
-                            and y_true * 0.0 - y_pred * 0.0 == 0.0
-                        )
-                    except OverflowError:  # ints beyond float: the check says why
-                        ok = False
-                    if ok:
-                        rows.extend((y_true, y_pred))
-                        if len(rows) >= limit:
-                            flush()
-                        return result
-                slow(y_true, y_pred, sample_weight if w is None else w)
-                return result
-
-            return update
-        fast = self.fast
+        family = getattr(self.checker, "hot_function", None)
+        if family is not None:
+            return family(rows, self.width * limit, flush, slow, result)
+        extend, fast = rows.extend, self.fast
+        limit *= self.width
 
         def update(y_true: Any, y_pred: Any, sample_weight: Any = None, w: Any = None) -> Any:
             try:
@@ -467,64 +329,6 @@ class RowBuffer:
 
 def _never(t: Any, p: Any) -> bool:
     return False
-
-
-def _residual_updater(
-    rows: list[Any], types: Any, flush: Callable[[], None], slow: Callable[..., Any], result: Any
-) -> Callable[..., Any]:
-    """The hot path of the error metrics: a row of two finite numbers is its residual."""
-    limit = FLUSH_EVERY
-
-    def update(y_true: Any, y_pred: Any, sample_weight: Any = None, w: Any = None) -> Any:
-        # ``types`` is empty while the state holds several outputs (every row takes the check)
-        if type(y_true) is float is type(y_pred) and sample_weight is w is None and types:
-            residual = y_true - y_pred  # finite exactly when both are (and no overflow)
-            if residual * 0.0 == 0.0:  # inf and nan give nan
-                rows.append(residual)
-                if len(rows) >= limit:
-                    flush()
-                return result
-        elif sample_weight is w is None and type(y_true) in types and type(y_pred) in types:
-            try:  # ints, NumPy scalars: the residual in float64, as in a batch
-                residual = float(y_true) - float(y_pred)
-            except OverflowError:  # ints beyond float: the check says why
-                residual = math.nan
-            if residual * 0.0 == 0.0:
-                rows.append(residual)
-                if len(rows) >= limit:
-                    flush()
-                return result
-        slow(y_true, y_pred, sample_weight if w is None else w)
-        return result
-
-    return update
-
-
-def _score_updater(
-    rows: list[Any], checker: Any, flush: Callable[[], None], slow: Callable[..., Any], result: Any
-) -> Callable[..., Any]:
-    """The hot path of the binary score metrics: an admitted label and a score in range."""
-    truths, labels, numbers = checker.truths, LABEL_TYPES, NUMBER_TYPES
-    low, high, limit, extend = checker.low, checker.high, 2 * FLUSH_EVERY, rows.extend
-    finite_range = math.isfinite(low) and math.isfinite(high)  # [0, 1]: in range means finite
-
-    def update(y_true: Any, y_pred: Any, sample_weight: Any = None, w: Any = None) -> Any:
-        if (
-            type(y_pred) in numbers
-            and sample_weight is w is None
-            and low <= y_pred <= high
-            and (finite_range or y_pred * 0.0 == 0.0)  # inf and nan give nan
-            and type(y_true) in labels
-            and y_true in truths
-        ):
-            extend((y_true, y_pred))
-            if len(rows) >= limit:
-                flush()
-            return result
-        slow(y_true, y_pred, sample_weight if w is None else w)
-        return result
-
-    return update
 
 
 def _checked(buffer: RowBuffer, y_true: Any, y_pred: Any, w: Any) -> tuple[Any, ...]:

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .._core.labels import LabelSet
-from .._core.onerow import LABEL_TYPES, NUMBER_TYPES, label_of, number_of
+from .._core.rowvalues import LABEL_TYPES, NUMBER_TYPES, label_of, number_of
 from ..errors import InputError
 
 
@@ -36,7 +36,8 @@ def _mode_of(state: Any) -> Any:
 class ConfusionRows:
     """Checks one (y_true, y_pred) row against a confusion metric's rules."""
 
-    hot = "labels"
+    #: Label pairs as pair codes; with ``threshold=``, (label, score) values.
+    encoding = "codes"
 
     def __init__(self, rules: Any, state: Any) -> None:
         self.rules = rules
@@ -45,7 +46,7 @@ class ConfusionRows:
         self.probability = rules.input == "probability"
         self.pos, self.neg = rules.pos_label, rules._negative_label
         if self.threshold is not None:
-            self.hot = "scores"
+            self.encoding = "values"
         self.known: set[Any] = set()
         self.kind: type | None = None
         self.refresh(state)
@@ -61,6 +62,10 @@ class ConfusionRows:
         if _mode_of(state) != "multilabel":  # else every row takes the checked path, which says why
             self.known.update(known)
         self.kind = (str if isinstance(next(iter(known)), str) else int) if known else None
+
+    def decode(self, flat: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+        """Buffered (label, score) values as the batch arguments (``threshold=`` rows)."""
+        return np.asarray(flat[0::2]), np.fromiter(flat[1::2], dtype=np.float64, count=len(flat) // 2)
 
     def fast_test(self) -> Callable[[Any, Any], bool]:
         """A side-effect-free test: is this row of known labels (or a valid score) as is?"""

@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .._core.onerow import LABEL_TYPES, innermost_state, label_of
+from .._core.rowvalues import LABEL_TYPES, innermost_state, label_of
 from ..errors import InputError
 
 
 class ContingencyRows:
     """Checks one (labels_true, labels_pred) pair for the contingency table (each side its own kind)."""
 
-    hot = "pairs"
+    encoding = "codes"
 
     def __init__(self, rules: Any, state: Any) -> None:
         self.known: tuple[set[Any], set[Any]] = (set(), set())

@@ -19,14 +19,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .._core.onerow import LABEL_TYPES, label_of
+from .._core.rowvalues import LABEL_TYPES, label_of
 from ..errors import InputError
 
 
 class DecisionRows:
     """Checks one ``(y_true, decision)`` row against an expected-cost metric's fixed sets."""
 
-    hot = "pairs"
+    encoding = "codes"
 
     def __init__(self, rules: Any, state: Any) -> None:
         k, m = rules._c.shape

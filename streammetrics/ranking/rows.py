@@ -23,7 +23,9 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from .._core.onerow import LABEL_TYPES, NUMBER_TYPES, label_of, number_of
+import numpy as np
+
+from .._core.rowvalues import LABEL_TYPES, NUMBER_TYPES, label_of, number_of
 from ..errors import InputError
 
 
@@ -35,7 +37,8 @@ class ScoreRows:
     the score (``[0, 1]`` or the finite reals).
     """
 
-    hot = "scores"
+    encoding = "values"
+    width = 2
 
     def __init__(self, rules: Any, state: Any) -> None:
         self.rules = rules
@@ -68,6 +71,36 @@ class ScoreRows:
         while not hasattr(state, "layout") and hasattr(state, "state"):
             state = state.merged() if hasattr(state, "merged") else state.state
         return state
+
+    def decode(self, flat: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+        """Buffered (label, score) values as the batch arguments."""
+        return np.asarray(flat[0::2]), np.fromiter(flat[1::2], dtype=np.float64, count=len(flat) // 2)
+
+    def hot_function(
+        self, rows: list[Any], limit: int, flush: Callable[[], None], slow: Callable[..., Any], result: Any
+    ) -> Callable[..., Any]:
+        """The per-row function: an admitted label and a score in range are one ``extend``."""
+        truths, labels, numbers = self.truths, LABEL_TYPES, NUMBER_TYPES
+        low, high, extend = self.low, self.high, rows.extend
+        finite_range = math.isfinite(low) and math.isfinite(high)  # [0, 1]: in range means finite
+
+        def update(y_true: Any, y_pred: Any, sample_weight: Any = None, w: Any = None) -> Any:
+            if (
+                type(y_pred) in numbers
+                and sample_weight is w is None
+                and low <= y_pred <= high
+                and (finite_range or y_pred * 0.0 == 0.0)  # inf and nan give nan
+                and type(y_true) in labels
+                and y_true in truths
+            ):
+                extend((y_true, y_pred))
+                if len(rows) >= limit:
+                    flush()
+                return result
+            slow(y_true, y_pred, sample_weight if w is None else w)
+            return result
+
+        return update
 
     def fast_test(self) -> Callable[[Any, Any], bool]:
         """A side-effect-free test: is this row of an admitted label and a valid score as is?"""
