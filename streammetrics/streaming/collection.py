@@ -76,12 +76,19 @@ class MetricCollection(OneRowMixin, Metric[CollectionState]):
     """Several metrics updated together; metrics that need the same state share it.
 
     ``metrics`` is a dict ``{name: metric}`` or a list of metrics or metric names (names are
-    then the snake-case class names, ``"_2"``, ``"_3"``... added to repeats). ``update(*args,
-    sample_weight=None)`` feeds every member; members whose sharing keys are equal (same kind
-    and configuration of state, same validation: see :mod:`streammetrics.streaming.sharing`)
-    share one state, validated and updated once per batch. ``compute()`` returns a flat
-    ``{prefix + name + postfix: value}`` dict; per-class arrays become ``name/label`` keys in
-    the label order of the state. Calling the collection gives the same dict for the batch.
+    then the snake-case class names, ``"_2"``, ``"_3"``... added to repeats).
+    ``update(y_true, prediction, sample_weight=None)`` routes one prediction to every member,
+    whatever its kind: each member derives its own input from it (labels by ``threshold=`` or
+    by the arg-max of class probabilities, the scores themselves, probabilities), and each input
+    is converted and checked once per batch. Members must take the same arguments: metrics fed
+    ``(X, labels)`` (internal clustering indices) cannot join metrics fed ``(y_true,
+    prediction)``, and the error says which member takes what. Members whose sharing keys are
+    equal (same kind and configuration of state, same parsing: see
+    :mod:`streammetrics.streaming.sharing`) share one state, updated once per batch.
+    ``compute()`` returns a flat ``{prefix + name + postfix: value}`` dict; per-class arrays
+    become ``name/label`` keys in the label order of each member. Calling the collection gives
+    the same dict for the batch. One sample given as two scalars takes the per-row path of
+    every member.
 
     The members are the collection's own: ``collection["f1"]`` is a live view whose state is the
     shared one (update through the collection, not through the view). Merging needs the same
@@ -96,6 +103,11 @@ class MetricCollection(OneRowMixin, Metric[CollectionState]):
         {'acc': 1.0, 'f1': 1.0, 'recall': 1.0}
         >>> c.compute()["acc"], c.n_samples
         (0.8333333333333334, 6)
+        >>> mixed = sm.MetricCollection(
+        ...     {"acc": sm.Accuracy(threshold=0.5), "auc": sm.ROCAUC(), "ll": sm.LogLoss()}
+        ... )
+        >>> {k: round(v, 4) for k, v in mixed.update([0, 1, 1, 0], [0.2, 0.9, 0.4, 0.6]).compute().items()}
+        {'acc': 0.5, 'auc': 0.75, 'll': 0.5403}
         >>> per_class = sm.MetricCollection([sm.F1(average=None)], prefix="val_")
         >>> per_class.update(["cat", "dog", "dog"], ["cat", "cat", "dog"]).compute()
         {'val_f1/cat': 0.6666666666666666, 'val_f1/dog': 0.6666666666666666}
