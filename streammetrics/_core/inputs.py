@@ -57,39 +57,60 @@ class Inputs:
     def derived(self, key: Hashable, make: Callable[[], Any]) -> Any:
         """``make()``, computed once per batch under ``key`` (errors are not kept)."""
         memo = self._memo
-        try:
-            return memo[key]
-        except KeyError:
+        value = memo.get(key, _MISSING)
+        if value is _MISSING:
             value = memo[key] = make()
-            return value
+        return value
 
+    # The accessors below are written out (no closures): they run on every batch, small ones too.
     def array(self, i: int, name: str) -> np.ndarray:
         """Argument ``i`` as a NumPy array (lists, pandas, Arrow, CPU tensors)."""
-        return self.derived((i, "array"), lambda: v.to_array(self.args[i], name))
+        memo, key = self._memo, _ARRAY[i]
+        arr = memo.get(key)
+        if arr is None:
+            arr = memo[key] = v.to_array(self.args[i], name)
+        return arr
 
     def labels(self, i: int, name: str) -> np.ndarray:
         """Argument ``i`` as 1-D class labels (int64 or str)."""
-        return self.derived((i, "labels"), lambda: v.as_labels(self.array(i, name), name))
+        memo, key = self._memo, _LABELS[i]
+        arr = memo.get(key)
+        if arr is None:
+            arr = memo[key] = v.as_labels(self.array(i, name), name)
+        return arr
 
     def floats(self, i: int, name: str, ndim: tuple[int, ...] = (1, 2)) -> np.ndarray:
         """Argument ``i`` as a finite float64 array of one of the dimensions ``ndim``."""
-        arr = self.derived((i, "floats"), lambda: _finite(self.array(i, name), name))
-        v.check_ndim(arr, name, ndim)
+        memo, key = self._memo, _FLOATS[i]
+        arr = memo.get(key)
+        if arr is None:
+            raw = self.array(i, name)
+            arr = memo[key] = v.as_float(raw, name, (raw.ndim,))
+        if arr.ndim not in ndim:
+            v.check_ndim(arr, name, ndim)
         return arr
 
     def probabilities(self, i: int, name: str, ndim: tuple[int, ...] = (1, 2)) -> np.ndarray:
         """:meth:`floats` checked to lie in [0, 1]."""
         arr = self.floats(i, name, ndim)
-        self.derived((i, "in [0, 1]"), lambda: v.check_probability(arr, name))
+        memo, key = self._memo, _UNIT[i]
+        if key not in memo:
+            v.check_probability(arr, name)
+            memo[key] = True
         return arr
 
     def weights(self, n: int) -> np.ndarray | None:
         """``None`` or ``n`` finite non-negative float64 weights."""
+        if self.sample_weight is None:
+            return None
         return self.derived(("weights", n), lambda: v.as_weights(self.sample_weight, n))
 
 
-def _finite(arr: np.ndarray, name: str) -> np.ndarray:
-    return v.as_float(arr, name, (arr.ndim,))
+_MISSING = object()
+#: Memo keys by argument position (built once: no tuple per call).
+_ARRAY, _LABELS, _FLOATS, _UNIT = (
+    tuple((i, what) for i in range(8)) for what in ("array", "labels", "floats", "unit")
+)
 
 
 __all__ = ["FEATURES_AND_LABELS", "TRUTH_AND_PREDICTION", "TRUTH_AND_TWO_PREDICTIONS", "Inputs"]

@@ -487,11 +487,9 @@ class OneRowMixin:
         owner = upstream() if upstream is not None else None
         if owner is not None:
             owner._sync()
-        buffers = self.__dict__.get("_buffers")
-        if buffers:
-            with self._lock:  # type: ignore[attr-defined]
-                for b in buffers:
-                    b.flush()
+        for b in self.__dict__.get("_buffers") or ():
+            if b.codes or b.rows:  # flush takes the lock; a row appended after this test waits
+                b.flush()
 
     def _refresh(self) -> None:
         """After a write that did not go through the buffers, let them re-read the state."""

@@ -84,8 +84,13 @@ class _ProbabilityMetric(OneRowMixin, Metric[Any]):
             if self.input == "score":
                 p = _sigmoid(p)
             positive = self._positive(yt)
-            onehot = np.stack([~positive, positive], axis=1).astype(np.float64)
-            return onehot, np.stack([1.0 - p, p], axis=1), len(yt), True
+            n = len(yt)
+            onehot, both = np.empty((n, 2)), np.empty((n, 2))  # columns: negative, positive
+            onehot[:, 1] = positive
+            np.subtract(1.0, onehot[:, 1], out=onehot[:, 0])
+            both[:, 1] = p
+            np.subtract(1.0, p, out=both[:, 0])
+            return onehot, both, n, True
         k = p.shape[1]
         if self.input == "score":
             p = _softmax(p)
@@ -107,7 +112,12 @@ class _ProbabilityMetric(OneRowMixin, Metric[Any]):
                 f"y_true: expected labels comparable to pos_label={self.pos_label!r}, found strings"
             )
         positive = yt == self.pos_label
-        if np.unique(yt[~positive]).size > 1:
+        negatives = yt[~positive]
+        if negatives.size and (
+            negatives.min() != negatives.max()
+            if negatives.dtype.kind != "U"
+            else np.unique(negatives).size > 1
+        ):
             raise InputError(
                 f"y_true: expected binary labels (pos_label={self.pos_label!r} and one other), found "
                 f"{np.unique(yt)[:6].tolist()}; pass 2-D y_proba for multiclass"
