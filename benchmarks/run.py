@@ -29,6 +29,7 @@ from importlib import metadata
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))  # benchmark this checkout's streammetrics, not an installed copy
 DEFAULT_OUTPUT = HERE.parent / "docs" / "benchmarks" / "report.md"
 PEERS = ["numpy", "scipy", "scikit-learn", "pandas", "torch", "torchmetrics", "river", "keras"]
 
