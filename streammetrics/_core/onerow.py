@@ -180,6 +180,9 @@ class RowBuffer:
         if n != len(self.pair_t):
             n = len(self.pair_t)
             t, p = np.array(self.pair_t[:n]), np.array(self.pair_p[:n])
+            decode_pairs = getattr(self.checker, "decode_pairs", None)
+            if decode_pairs is not None:  # a pair may stand for several inputs (a score's label)
+                t, p = decode_pairs(t, p)
             self.decode = (n, t, p)
         return t, p
 
@@ -234,6 +237,10 @@ class RowBuffer:
         as is (``True``), or changing nothing (``False``); it never flushes nor raises. For
         collections, with their lock held: all buffers take the row, or :meth:`undo` takes it
         back from those that did."""
+        family = getattr(self.checker, "pusher", None)
+        push = None if family is None else family(self)
+        if push is not None:
+            return push
         if self.coded:
             get, append = self.pairs.get, self.codes.append
 
@@ -248,9 +255,6 @@ class RowBuffer:
                 return True
 
             return push_code
-        family = getattr(self.checker, "pusher", None)
-        if family is not None:
-            return family(self.rows)
         rows, fast = self.rows, self.fast
 
         def push_pair(t: Any, p: Any) -> bool:
@@ -283,6 +287,11 @@ class RowBuffer:
         """
         slow = fallback or self.add
         flush, limit = self.flush, FLUSH_EVERY
+        family = getattr(self.checker, "hot_function", None)
+        if self.coded and family is not None:
+            hot = family(self, limit, flush, slow, result)
+            if hot is not None:
+                return hot
         if self.coded:
             codes, append, get = self.codes, self.codes.append, self.pairs.get
 
@@ -301,9 +310,10 @@ class RowBuffer:
 
             return update
         rows = self.rows
-        family = getattr(self.checker, "hot_function", None)
         if family is not None:
-            return family(rows, self.width * limit, flush, slow, result)
+            hot = family(self, self.width * limit, flush, slow, result)
+            if hot is not None:
+                return hot
         extend, fast = rows.extend, self.fast
         limit *= self.width
 

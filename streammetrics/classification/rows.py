@@ -36,7 +36,7 @@ def _mode_of(state: Any) -> Any:
 class ConfusionRows:
     """Checks one (y_true, y_pred) row against a confusion metric's rules."""
 
-    #: Label pairs as pair codes; with ``threshold=``, (label, score) values.
+    #: Label pairs as pair codes (with ``threshold=``, the score is turned into its label first).
     encoding = "codes"
 
     def __init__(self, rules: Any, state: Any) -> None:
@@ -45,8 +45,6 @@ class ConfusionRows:
         self.threshold = rules.threshold
         self.probability = rules.input == "probability"
         self.pos, self.neg = rules.pos_label, rules._negative_label
-        if self.threshold is not None:
-            self.encoding = "values"
         self.known: set[Any] = set()
         self.kind: type | None = None
         self.refresh(state)
@@ -63,9 +61,61 @@ class ConfusionRows:
             self.known.update(known)
         self.kind = (str if isinstance(next(iter(known)), str) else int) if known else None
 
-    def decode(self, flat: list[Any]) -> tuple[np.ndarray, np.ndarray]:
-        """Buffered (label, score) values as the batch arguments (``threshold=`` rows)."""
-        return np.asarray(flat[0::2]), np.fromiter(flat[1::2], dtype=np.float64, count=len(flat) // 2)
+    def decode_pairs(self, t: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The batch arguments of coded pairs. With ``threshold=`` a pair holds the predicted
+        label; the batch gets a score on the right side of the threshold (the threshold itself
+        for the positive label, the float just below it for the negative one)."""
+        if self.threshold is None:
+            return t, p
+        below = np.nextafter(self.threshold, -np.inf)
+        return t, np.where(p == self.pos, self.threshold, below) if len(p) else np.zeros(0)
+
+    def hot_function(
+        self, buffer: Any, limit: int, flush: Callable[[], None], slow: Callable[..., Any], result: Any
+    ) -> Callable[..., Any] | None:
+        """With ``threshold=``: a valid score becomes its label, then the pair code is appended."""
+        if self.threshold is None:
+            return None  # the buffer's own pair-code function
+        codes, append, get = buffer.codes, buffer.codes.append, buffer.pairs.get
+        pos, neg, t, numbers = self.pos, self.neg, self.threshold, NUMBER_TYPES
+        low, high = (0.0, 1.0) if self.probability else (-math.inf, math.inf)
+
+        def update(y_true: Any, y_pred: Any, sample_weight: Any = None, w: Any = None) -> Any:
+            if type(y_pred) in numbers and sample_weight is w is None and low <= y_pred <= high:
+                try:  # inf is in range for scores: the check says why; nan fails the range test
+                    append(get((y_true, pos if y_pred >= t else neg)) if y_pred * 0.0 == 0.0 else None)
+                except TypeError:  # unknown pair (None appended), or an unhashable label
+                    pass
+                else:
+                    if len(codes) >= limit:
+                        flush()
+                    return result
+            slow(y_true, y_pred, sample_weight if w is None else w)
+            return result
+
+        return update
+
+    def pusher(self, buffer: Any) -> Callable[[Any, Any], bool] | None:
+        """A collection's push with ``threshold=``: the score's label, then its pair code."""
+        if self.threshold is None:
+            return None
+        append, get = buffer.codes.append, buffer.pairs.get
+        pos, neg, t, numbers = self.pos, self.neg, self.threshold, NUMBER_TYPES
+        low, high = (0.0, 1.0) if self.probability else (-math.inf, math.inf)
+
+        def push(y_true: Any, y_pred: Any) -> bool:
+            if not (type(y_pred) in numbers and low <= y_pred <= high and y_pred * 0.0 == 0.0):
+                return False
+            try:
+                code = get((y_true, pos if y_pred >= t else neg))
+            except TypeError:
+                return False
+            if code is None:
+                return False
+            append(code)
+            return True
+
+        return push
 
     def fast_test(self) -> Callable[[Any, Any], bool]:
         """A side-effect-free test: is this row of known labels (or a valid score) as is?"""
@@ -102,7 +152,8 @@ class ConfusionRows:
                 f"y_pred: expected probabilities in [0, 1] (input='probability'), found {score}; "
                 "pass input='score' for logits or margins"
             )
-        return yt, score, (yt, self.pos if score >= self.threshold else self.neg)
+        label = self.pos if score >= self.threshold else self.neg
+        return yt, label, (yt, label)
 
     def _argmax(self, proba: dict[Any, Any]) -> Any:
         if not proba:

@@ -77,10 +77,10 @@ class ScoreRows:
         return np.asarray(flat[0::2]), np.fromiter(flat[1::2], dtype=np.float64, count=len(flat) // 2)
 
     def hot_function(
-        self, rows: list[Any], limit: int, flush: Callable[[], None], slow: Callable[..., Any], result: Any
+        self, buffer: Any, limit: int, flush: Callable[[], None], slow: Callable[..., Any], result: Any
     ) -> Callable[..., Any]:
         """The per-row function: an admitted label and a score in range are one ``extend``."""
-        truths, labels, numbers = self.truths, LABEL_TYPES, NUMBER_TYPES
+        rows, truths, labels, numbers = buffer.rows, self.truths, LABEL_TYPES, NUMBER_TYPES
         low, high, extend = self.low, self.high, rows.extend
         finite_range = math.isfinite(low) and math.isfinite(high)  # [0, 1]: in range means finite
 

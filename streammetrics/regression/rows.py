@@ -93,14 +93,14 @@ class RegressionRows:
         return both[:, 0].copy(), both[:, 1].copy()
 
     def hot_function(
-        self, rows: list[Any], limit: int, flush: Callable[[], None], slow: Callable[..., Any], result: Any
+        self, buffer: Any, limit: int, flush: Callable[[], None], slow: Callable[..., Any], result: Any
     ) -> Callable[..., Any]:
         """The per-row function: two finite numbers are one append (their residual) or one extend.
 
         ``types`` is emptied while the state holds several outputs (every row then takes the
         check); ``x * 0.0`` is 0 exactly when ``x`` is finite (inf and nan give nan).
         """
-        types = self.types
+        rows, types = buffer.rows, self.types
         if self.residual:
             append = rows.append
 
@@ -149,9 +149,9 @@ class RegressionRows:
 
         return update_pair
 
-    def pusher(self, rows: list[Any]) -> Callable[[Any, Any], bool]:
+    def pusher(self, buffer: Any) -> Callable[[Any, Any], bool]:
         """A collection's push: append the row if it is of the fast kind as is (never raises)."""
-        types, low = self.types, 0.0 if self.log else -math.inf
+        rows, types, low = buffer.rows, self.types, 0.0 if self.log else -math.inf
 
         def push(t: Any, p: Any) -> bool:
             if not (types and type(t) in types and type(p) in types):

@@ -66,3 +66,19 @@ def test_concurrent_scalar_updates_lose_nothing():
     for t in threads:
         t.join()
     assert m.compute().sum() == 3 + 4 * 5000 == m.n_samples
+
+
+@pytest.mark.parametrize("input, threshold", [("probability", 0.5), ("probability", 0.0), ("score", -0.25)])
+def test_thresholded_rows_are_pair_codes_equal_to_one_batch(input, threshold):
+    rng = np.random.default_rng(11)
+    y = rng.integers(0, 2, 400)
+    p = rng.random(400) if input == "probability" else rng.normal(size=400)
+    p[:20] = threshold  # on the threshold: positive, as in a batch
+    kw = {"threshold": threshold, "input": input}
+    for make in (sm.Accuracy, sm.F1, sm.MCC):
+        m = make(**kw)
+        for t, q in zip(y.tolist(), p.tolist(), strict=True):
+            m.update(t, q)
+        assert m.n_samples == len(y)
+        assert m.compute() == make(**kw).update(y, p).compute()
+        assert m.to_bytes() == make(**kw).update(y, p).to_bytes()
