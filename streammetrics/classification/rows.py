@@ -80,10 +80,27 @@ class ConfusionRows:
         pos, neg, t, numbers = self.pos, self.neg, self.threshold, NUMBER_TYPES
         low, high = (0.0, 1.0) if self.probability else (-math.inf, math.inf)
 
+        if self.probability:  # in [0, 1] means finite: one range test
+
+            def update_probability(y_true: Any, y_pred: Any, sample_weight: Any = None, w: Any = None) -> Any:
+                if type(y_pred) in numbers and 0.0 <= y_pred <= 1.0 and sample_weight is w is None:
+                    try:
+                        append(get((y_true, pos if y_pred >= t else neg)))
+                    except TypeError:  # unknown pair (None appended), or an unhashable label
+                        pass
+                    else:
+                        if len(codes) >= limit:
+                            flush()
+                        return result
+                slow(y_true, y_pred, sample_weight if w is None else w)
+                return result
+
+            return update_probability
+
         def update(y_true: Any, y_pred: Any, sample_weight: Any = None, w: Any = None) -> Any:
-            if type(y_pred) in numbers and sample_weight is w is None and low <= y_pred <= high:
-                try:  # inf is in range for scores: the check says why; nan fails the range test
-                    append(get((y_true, pos if y_pred >= t else neg)) if y_pred * 0.0 == 0.0 else None)
+            if type(y_pred) in numbers and sample_weight is w is None and y_pred * 0.0 == 0.0:
+                try:  # x * 0.0 is 0 exactly when x is finite (inf and nan give nan)
+                    append(get((y_true, pos if y_pred >= t else neg)))
                 except TypeError:  # unknown pair (None appended), or an unhashable label
                     pass
                 else:
