@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from streammetrics._core import registry
+
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").rglob("*.md")])
 # A fenced block, possibly indented (inside a list item or an admonition).
@@ -57,6 +59,8 @@ def test_fences_are_tagged():
 def test_page_code_runs(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MPLBACKEND", "Agg")
+    # Classes a page defines (adding-a-metric) register their names: keep them out of other tests.
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
     namespace = {"__name__": "__docs__"}
     for i, block in enumerate(python_blocks(page), 1):
         missing = _needs_missing(block)
