@@ -53,9 +53,27 @@ def test_fences_are_tagged():
     """Every block says its language, so that no Python block escapes the run below."""
     untagged = [_name(p) for p in PAGES for m in FENCE.finditer(p.read_text()) if not m["lang"]]
     assert not untagged, untagged
+    aliases = [
+        (_name(p), m["lang"])
+        for p in PAGES
+        for m in FENCE.finditer(p.read_text())
+        if m["lang"] in ("py", "python3")
+    ]
+    assert not aliases, f"write these blocks as ```python so that they run: {aliases}"
 
 
-@pytest.mark.parametrize("page", [p for p in PAGES if python_blocks(p)], ids=_name)
+def _pages_with_code() -> list:
+    """The pages with Python blocks; those importing an engine are marked ``engine``."""
+    params = []
+    for page in PAGES:
+        blocks = python_blocks(page)
+        if blocks:
+            engine = any(m in OPTIONAL for b in blocks for m in IMPORT.findall(b))
+            params.append(pytest.param(page, id=_name(page), marks=[pytest.mark.engine] if engine else []))
+    return params
+
+
+@pytest.mark.parametrize("page", _pages_with_code())
 def test_page_code_runs(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MPLBACKEND", "Agg")
