@@ -1,4 +1,4 @@
-"""The README's Python code blocks run as tests (and its set-up commands are the CI's)."""
+"""The README's set-up commands are the CI's (its Python blocks run in test_docs_examples.py)."""
 
 from __future__ import annotations
 
@@ -11,13 +11,6 @@ ROOT = Path(__file__).resolve().parents[1]
 def _blocks(lang: str) -> list[str]:
     text = (ROOT / "README.md").read_text()
     return re.findall(rf"```{lang}\n(.*?)```", text, flags=re.S)
-
-
-def test_readme_python_blocks_run(capsys):
-    blocks = _blocks("python")
-    assert blocks, "the README has no python code block"
-    for block in blocks:
-        exec(compile(block, "README.md", "exec"), {"__name__": "__readme__"})
 
 
 def test_ci_runs_the_readme_test_command():
