@@ -78,7 +78,6 @@ class ConfusionRows:
             return None  # the buffer's own pair-code function
         codes, append, get = buffer.codes, buffer.codes.append, buffer.pairs.get
         pos, neg, t, numbers = self.pos, self.neg, self.threshold, NUMBER_TYPES
-        low, high = (0.0, 1.0) if self.probability else (-math.inf, math.inf)
 
         if self.probability:  # in [0, 1] means finite: one range test
 
