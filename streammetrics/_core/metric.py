@@ -107,6 +107,11 @@ class Metric(abc.ABC, Generic[S]):
         """
         return None
 
+    def _share_checks(self) -> frozenset[str]:
+        """The checks this metric adds to its shared parsing (members of one sharing key share
+        a state when one of them imposes every check of the others)."""
+        return frozenset()
+
     def output_labels(self, state: S) -> list[Any] | None:
         """The class labels of a per-class value, in its order (``None``: positions)."""
         labels = getattr(state, "labels", None)

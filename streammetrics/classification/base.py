@@ -108,28 +108,35 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts]):
         return ConfusionCounts(self.labels)
 
     def _share_key(self) -> Hashable:
-        """``(state key, labels/pos_label/threshold/input, the checks this class imposes, code)``.
+        """``(state key, labels/pos_label/threshold/input, parsing code)``.
 
-        Metrics of the standard classes differ only by the checks their ``average`` imposes
-        (``"samples"`` needs multilabel input, ``"binary"`` at most two labels), so ``F1()``,
-        ``Precision()`` and ``Recall()`` share, and so do ``F1(average="macro")`` and
-        ``Accuracy()``. A subclass that overrides a parsing method shares only with identically
-        configured metrics of its class.
+        Metrics of the standard classes parse alike and differ only by the checks their
+        ``average`` imposes (:meth:`_share_checks`), so ``F1()``, ``Precision()``, ``Recall()``
+        and ``Accuracy()`` share one state in a collection (the binary ``F1`` leads: it refuses a
+        third label for all). A subclass that overrides a parsing method shares only with
+        identically configured metrics of its class.
         """
         cls = type(self)
         code = tuple(getattr(cls, name) for name in _BEHAVIOUR)
+        standard = code in (_standard_code(RateMetric), _standard_code(ConfusionMetric))
+        own = () if standard else (cls, canonical_json(self.get_config()))
+        return ("confusion", self._state.share_key(), canonical_json(self._base_config()), own, code)
+
+    def _share_checks(self) -> frozenset[str]:
+        """What this configuration refuses beyond the shared parsing (see :meth:`_check_mode`,
+        :meth:`_check_labels`)."""
+        cls = type(self)
+        if tuple(getattr(cls, name) for name in _BEHAVIOUR) != _standard_code(RateMetric):
+            return frozenset()  # ConfusionMetric's own checks accept everything
         average = getattr(self, "average", None)
-        if code == tuple(getattr(RateMetric, name) for name in _BEHAVIOUR):
-            checks: tuple[Any, ...] = (
-                average == "samples",
-                average == "binary" and not cls.multilabel_binary,  # type: ignore[attr-defined]
-                average == "binary" and cls.whole_matrix is None,  # type: ignore[attr-defined]
-            )
-        elif code == tuple(getattr(ConfusionMetric, name) for name in _BEHAVIOUR):
-            checks = (False, False, False)  # ConfusionMetric's checks accept everything
-        else:
-            checks = (cls, canonical_json(self.get_config()))
-        return ("confusion", self._state.share_key(), canonical_json(self._base_config()), checks, code)
+        checks = set()
+        if average == "samples":
+            checks.add("multilabel input only")
+        if average == "binary" and not cls.multilabel_binary:  # type: ignore[attr-defined]
+            checks.add("no multilabel input")
+        if average == "binary" and cls.whole_matrix is None:  # type: ignore[attr-defined]
+            checks.add("at most two labels, pos_label among them")
+        return frozenset(checks)
 
     # ------------------------------------------------------------------ input
     def _validate(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> tuple[Any, ...]:
@@ -212,6 +219,10 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts]):
 
     def _is_empty(self, state: ConfusionCounts) -> bool:
         return state.total_weight == 0
+
+
+def _standard_code(cls: type) -> tuple[Any, ...]:
+    return tuple(getattr(cls, name) for name in _BEHAVIOUR)
 
 
 class RateMetric(ConfusionMetric):

@@ -9,8 +9,8 @@ from typing import Any, ClassVar
 from .._core.inputs import Inputs
 from .._core.metric import Metric
 from .._core.onerow import OneRowMixin, RowBuffer, innermost
-from .._core.state import State, require_keys
-from ..errors import InputError, MergeError
+from .._core.state import State, canonical_json, require_keys
+from ..errors import InputError, MergeError, StateError
 from . import _spec
 from .flatten import flatten_value
 from .sharing import sharing_key
@@ -26,8 +26,11 @@ class CollectionState(State):
         ['f1']
     """
 
-    def __init__(self, states: dict[str, State]) -> None:
+    def __init__(self, states: dict[str, State], groups: dict[str, str] | None = None) -> None:
         self.states = states
+        #: Member name -> the leader whose state it reads (state dicts saved with another grouping
+        #: still load: every member of a group saw the same batches).
+        self.groups = groups or {name: name for name in states}
         self.revertible = all(s.revertible for s in states.values())  # type: ignore[misc]
 
     @property
@@ -59,6 +62,8 @@ class CollectionState(State):
         return {name: state.to_dict() for name, state in self.states.items()}
 
     def load_dict(self, data: dict[str, Any]) -> None:
+        if isinstance(data, dict) and set(data) != set(self.states) and set(data) <= set(self.groups):
+            data = self._regrouped(data)
         require_keys(data, set(self.states), "MetricCollection state")
         for name, state in self.states.items():  # validate everything before changing anything
             trial = state.copy()
@@ -66,6 +71,16 @@ class CollectionState(State):
             trial.check()
         for name, state in self.states.items():
             state.load_dict(data[name])
+
+    def _regrouped(self, data: dict[str, Any]) -> dict[str, Any]:
+        """A state dict saved under other leaders (another grouping), keyed by this one's."""
+        out: dict[str, Any] = {}
+        for name, value in data.items():
+            leader = self.groups[name]
+            if leader in out and canonical_json(_plain(out[leader])) != canonical_json(_plain(value)):
+                raise StateError(f"MetricCollection state: members sharing {leader!r} hold different states")
+            out[leader] = value
+        return out
 
     def check(self) -> None:
         for state in self.states.values():
@@ -122,12 +137,7 @@ class MetricCollection(OneRowMixin, Metric[CollectionState]):
         self.prefix, self.postfix = prefix, postfix
         self._members = _members(metrics)
         _check_same_convention(self._members)
-        self._groups: dict[str, list[str]] = {}
-        keys: dict[Any, str] = {}
-        for name, metric in self._members.items():
-            key = sharing_key(metric)
-            leader = keys.setdefault(key, name) if key is not None else name
-            self._groups.setdefault(leader, []).append(name)
+        self._groups = _groups(self._members)
         super().__init__()
         self._link()
 
@@ -193,7 +203,10 @@ class MetricCollection(OneRowMixin, Metric[CollectionState]):
         }
 
     def _make_state(self) -> CollectionState:
-        return CollectionState({leader: self._members[leader]._make_state() for leader in self._groups})
+        states = {leader: self._members[leader]._make_state() for leader in self._groups}
+        return CollectionState(
+            states, {name: leader for leader, names in self._groups.items() for name in names}
+        )
 
     def _validate(self, *args: Any, sample_weight: Any = None) -> dict[str, Any]:
         return self._parse(Inputs(args, sample_weight))
@@ -314,6 +327,45 @@ def _members(metrics: Any) -> dict[str, Metric[Any]]:
             )
         out[name] = metric.empty_like()
     return out
+
+
+def _groups(members: dict[str, Metric[Any]]) -> dict[str, list[str]]:
+    """``{leader: [members]}``: members with equal sharing keys share the leader's state.
+
+    Within one key, members may differ by the checks they impose (binary ``F1`` refuses a third
+    label, ``Accuracy`` does not): they share when one of them imposes them all (it leads, so
+    its parsing refuses whatever any of them would); otherwise they split by their checks.
+    Groups come in the order of their first member.
+    """
+    by_key: dict[Any, list[str]] = {}
+    for name, metric in members.items():
+        key = sharing_key(metric)
+        by_key.setdefault(("alone", name) if key is None else ("key", key), []).append(name)
+    order = {name: i for i, name in enumerate(members)}
+    groups: dict[str, list[str]] = {}
+    for names in by_key.values():
+        checks = {name: members[name]._share_checks() for name in names}
+        leaders: list[str] = []  # the strictest first: each member joins the first leader covering it
+        for name in sorted(names, key=lambda n: (-len(checks[n]), order[n])):
+            leader = next((lead for lead in leaders if checks[lead] >= checks[name]), None)
+            if leader is None:
+                leaders.append(name)
+                groups[name] = [name]
+            else:
+                groups[leader].append(name)
+    for group in groups.values():
+        group.sort(key=order.__getitem__)
+    return dict(sorted(groups.items(), key=lambda item: order[item[1][0]]))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if hasattr(value, "tolist"):
+        return [str(getattr(value, "dtype", "")), value.tolist()]
+    return value
 
 
 def convention_of(metric: Metric[Any]) -> str | None:

@@ -32,7 +32,7 @@ def test_values_match_sklearn_and_shared_members_share_one_state():
             "mcc": sm.MCC(),
         }
     )
-    assert c.groups["f1"] == ["f1", "precision", "recall"]
+    assert c.groups == {"f1": ["f1", "precision", "recall", "acc", "mcc"]}  # binary F1 leads
     assert c["f1"].state is c["recall"].state  # one object, updated once per batch
     out = c.update(y[:200], p[:200]).update(y[200:], p[200:]).compute()
     assert out == pytest.approx(
@@ -54,7 +54,9 @@ def test_sharing_key_is_declared_by_configuration():
     assert sharing_key(sm.F1()) != sharing_key(sm.F1(labels=[0, 1]))
     assert sharing_key(sm.F1()) != sharing_key(sm.F1(threshold=0.5))
     assert sharing_key(sm.F1(threshold=0.5)) != sharing_key(sm.F1(threshold=0.5, input="score"))
-    assert sharing_key(sm.F1()) != sharing_key(sm.F1(average="samples"))  # validation differs
+    # same parsing, other checks: they share a state only under a member imposing both
+    assert sharing_key(sm.F1()) == sharing_key(sm.F1(average="samples"))
+    assert sm.F1()._share_checks() != sm.F1(average="samples")._share_checks()
     assert sharing_key(sm.MAE()) == sharing_key(sm.RMSE()) == sharing_key(sm.MeanError())
     assert sharing_key(sm.R2()) == sharing_key(sm.PearsonR())
     assert sharing_key(sm.MAE()) != sharing_key(sm.R2())  # residual moments vs co-moments
@@ -113,7 +115,8 @@ def test_merge_reset_bytes_pickle_copy():
     for restored in (sm.from_bytes((a + b).to_bytes()), pickle.loads(pickle.dumps(a + b)), (a + b).copy()):
         assert type(restored) is sm.MetricCollection
         assert restored.compute() == pytest.approx(whole)
-        assert restored["acc"].state is restored.state.states["acc"]  # views still linked
+        leader = next(iter(restored.groups))
+        assert restored["acc"].state is restored.state.states[leader]  # views still linked
         restored.update(y, p)
         assert restored["acc"].compute() == pytest.approx(skm.accuracy_score(np.r_[y, y], np.r_[p, p]))
     a.reset()
@@ -211,3 +214,28 @@ def test_regression_and_clustering_members_share():
             "normalized_mutual_info": skm.normalized_mutual_info_score(t, k),
         }
     )
+
+
+def test_members_with_weaker_checks_share_the_strictest_members_state():
+    c = sm.MetricCollection({"acc": sm.Accuracy(), "f1": sm.F1(), "fs": sm.F1(average="samples")})
+    assert c.groups == {"f1": ["acc", "f1"], "fs": ["fs"]}  # no member imposes both binary and samples
+    c = sm.MetricCollection({"acc": sm.Accuracy(), "f1": sm.F1()}).update([0, 1, 1], [0, 1, 0])
+    before = c.to_bytes()
+    with pytest.raises(sm.InputError, match=r"average='binary' needs at most 2 labels.*\(member 'f1'\)"):
+        c.update([0, 2], [0, 2])  # Accuracy alone would take it; the collection is all or nothing
+    assert c.to_bytes() == before
+    assert c.compute() == pytest.approx({"acc": 2 / 3, "f1": skm.f1_score([0, 1, 1], [0, 1, 0])})
+
+
+def test_a_state_saved_under_another_grouping_still_loads():
+    y, p = data()
+    c = sm.MetricCollection({"acc": sm.Accuracy(), "f1": sm.F1()}).update(y, p)
+    saved = c.state_dict()
+    member_state = saved["state"]["f1"]
+    saved["state"] = {"acc": member_state, "f1": member_state}  # 0.1 kept one state per member here
+    loaded = sm.from_state_dict(saved)
+    assert loaded.compute() == pytest.approx({"acc": skm.accuracy_score(y, p), "f1": skm.f1_score(y, p)})
+    other = sm.F1().update(y[:5], p[:5]).state_dict()["state"]
+    saved["state"] = {"acc": other, "f1": member_state}
+    with pytest.raises(sm.StateError, match="members sharing 'f1' hold different states"):
+        sm.from_state_dict(saved)
