@@ -13,15 +13,135 @@ from ..errors import InputError
 
 
 def to_array(value: Any, name: str) -> np.ndarray:
-    """``np.asarray`` with a clear error; accepts lists, pandas, Arrow, CPU torch tensors."""
-    if hasattr(value, "detach") and hasattr(value, "cpu"):  # torch tensors, without importing torch
-        value = value.detach().cpu().numpy()
-    elif hasattr(value, "to_numpy") and not isinstance(value, np.ndarray):  # pandas, Arrow
-        value = value.to_numpy()
+    """``np.asarray`` with a clear error; accepts lists, pandas, Arrow, CPU torch tensors.
+
+    A NumPy array is returned as it is (the hot path: no copy, no look-up). Missing values (Arrow
+    nulls, pandas ``NA``, masked entries) are refused here, since no metric has a meaning for them.
+
+    Examples:
+        >>> import pandas as pd
+        >>> to_array(pd.Series(["a", "b"], dtype="string"), "y_true")
+        array(['a', 'b'], dtype=object)
+        >>> to_array(pd.Series([1, None], dtype="Int64"), "y_true")
+        Traceback (most recent call last):
+        ...
+        streammetrics.errors.InputError: y_true: expected no missing values, found a missing value (NA) at row 1
+    """
+    if type(value) is np.ndarray:
+        return value
     try:
+        if hasattr(value, "detach") and hasattr(value, "cpu"):  # torch, without importing it
+            value = _from_torch(value, name)
+        else:
+            module = type(value).__module__
+            if module.startswith("pyarrow"):
+                value = _from_arrow(value, name)
+            elif module.startswith("pandas"):
+                value = _from_pandas(value, name)
+            elif isinstance(value, np.ma.MaskedArray):
+                _refuse_missing(np.ma.getmaskarray(value), name, "masked entry")
+                value = value.data
+            elif hasattr(value, "to_numpy") and not isinstance(value, np.ndarray):  # polars & co
+                value = value.to_numpy()
         return np.asarray(value)
-    except (TypeError, ValueError) as err:
-        raise InputError(f"{name}: expected an array-like, found {type(value).__name__} ({err})") from None
+    except InputError:
+        raise
+    except Exception as err:  # a converter of a foreign library: its error, named as ours
+        raise InputError(
+            f"{name}: expected an array-like, found {type(value).__name__} ({type(err).__name__}: {err})"
+        ) from None
+
+
+def _refuse_missing(missing: np.ndarray, name: str, what: str) -> None:
+    """Refuse a batch with any missing value, naming the first one's row."""
+    if missing.any():
+        row = int(np.argwhere(missing)[0][0])
+        raise InputError(f"{name}: expected no missing values, found a {what} at row {row}")
+
+
+def _from_torch(tensor: Any, name: str) -> np.ndarray:
+    """A tensor's values without a copy when on CPU; reduced float types widened exactly."""
+    t = tensor.detach().cpu().resolve_conj().resolve_neg()
+    try:
+        return t.numpy()
+    except TypeError:  # a dtype NumPy lacks
+        if t.is_floating_point():  # bfloat16, float8: every value is exact in float32
+            return t.float().numpy()
+        raise InputError(
+            f"{name}: expected a tensor of bools, integers or floats, found dtype {t.dtype}"
+        ) from None
+
+
+def _from_arrow(value: Any, name: str) -> np.ndarray:
+    """Arrow arrays, chunked arrays, tables and record batches (no nulls).
+
+    List columns of equal lengths (a model's probability rows as Parquet stores them) become a
+    2-D array, one row per list.
+    """
+    import pyarrow.compute as pc  # loaded already: ``value`` is an Arrow object
+    import pyarrow.types as pt
+
+    if hasattr(value, "columns") and hasattr(value, "num_columns"):  # Table, RecordBatch
+        if not value.num_columns:
+            return np.empty((value.num_rows, 0))
+        return np.column_stack([_from_arrow(column, name) for column in value.columns])
+    if value.null_count:
+        _refuse_missing(np.asarray(value.is_null()), name, "null")
+    if pt.is_fixed_size_list(value.type) or pt.is_list(value.type) or pt.is_large_list(value.type):
+        lengths = np.asarray(pc.list_value_length(value))
+        width = int(lengths[0]) if len(lengths) else 0
+        if (lengths != width).any():
+            other = int(lengths[lengths != width][0])
+            raise InputError(f"{name}: expected lists of equal length, found lengths {width} and {other}")
+        if hasattr(value, "chunks"):
+            value = value.combine_chunks()
+        flat = pc.list_flatten(value)
+        if flat.null_count:
+            inside = np.zeros(len(value), bool)
+            inside[np.asarray(pc.list_parent_indices(value))[np.asarray(flat.is_null())]] = True
+            _refuse_missing(inside, name, "null inside a list")
+        return _from_arrow(flat, name).reshape(len(value), width)
+    if hasattr(value, "chunks"):  # ChunkedArray
+        return value.to_numpy()
+    return value.to_numpy(zero_copy_only=False)
+
+
+def _from_pandas(value: Any, name: str) -> Any:
+    """pandas objects; nullable (extension) dtypes checked for ``NA`` and given NumPy dtypes."""
+    if not hasattr(value, "to_numpy"):
+        return value
+    dtypes = list(value.dtypes) if getattr(value, "ndim", 1) == 2 else [value.dtype]
+    if all(isinstance(d, np.dtype) for d in dtypes):
+        return value.to_numpy()
+    if hasattr(value, "isna"):
+        _refuse_missing(np.asarray(value.isna()), name, "missing value (NA)")
+    numeric = [getattr(d, "numpy_dtype", d) for d in dtypes]
+    if all(isinstance(d, np.dtype) and d.kind in "biuf" for d in numeric):
+        return value.to_numpy(dtype=np.result_type(*numeric))
+    return value.to_numpy()
+
+
+def _is_missing(item: Any) -> bool:
+    """``None``, NaN, pandas ``NA``/``NaT`` inside an object array."""
+    if item is None or type(item).__name__ in ("NAType", "NaTType"):
+        return True
+    return isinstance(item, (float, np.floating)) and item != item
+
+
+def _objects_as_float(arr: np.ndarray, name: str) -> np.ndarray:
+    """An object array of real numbers (a mixed pandas column, a list of ints and floats)."""
+    flat = arr.ravel()
+    _refuse_missing(np.fromiter((_is_missing(x) for x in flat), bool, len(flat)), name, "missing value")
+    bad = next((x for x in flat if isinstance(x, (str, bytes)) or not hasattr(x, "__float__")), None)
+    if bad is not None or any(isinstance(x, (complex, np.complexfloating)) for x in flat):
+        found = (
+            bad if bad is not None else next(x for x in flat if isinstance(x, (complex, np.complexfloating)))
+        )
+        raise InputError(f"{name}: expected numbers, found {found!r} ({type(found).__name__})")
+    try:
+        return arr.astype(np.float64)
+    except (TypeError, ValueError, OverflowError) as err:
+        raise InputError(f"{name}: expected numbers within float range, found {err}") from None
 
 
 def check_ndim(arr: np.ndarray, name: str, allowed: tuple[int, ...]) -> None:
@@ -39,7 +159,9 @@ def as_float(value: Any, name: str, ndim: tuple[int, ...] = (1,)) -> np.ndarray:
     """A finite float64 array (converted once; no copy when already float64)."""
     arr = to_array(value, name)
     check_ndim(arr, name, ndim)
-    if arr.dtype.kind not in "biuf":
+    if arr.dtype.kind == "O":
+        arr = _objects_as_float(arr, name)
+    elif arr.dtype.kind not in "biuf":
         raise InputError(f"{name}: expected numbers, found values of dtype {arr.dtype}")
     arr = arr.astype(np.float64, copy=False)
     check_finite(arr, name)
@@ -100,6 +222,7 @@ def as_labels(value: Any, name: str, ndim: tuple[int, ...] = (1,)) -> np.ndarray
         return arr.astype(np.int64)
     if kind == "O":
         flat = arr.ravel()
+        _refuse_missing(np.fromiter((_is_missing(x) for x in flat), bool, len(flat)), name, "missing value")
         if all(isinstance(v, str) for v in flat):
             return arr.astype(str)
         if all(isinstance(v, (int, np.integer, bool, np.bool_)) for v in flat):

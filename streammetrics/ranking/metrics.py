@@ -137,6 +137,7 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch]):
         """The prediction is the scores themselves: 1-D (binary), one column per class, or
         multilabel columns (conversions shared with the other members of a collection)."""
         yt_raw = inputs.array(0, "y_true")
+        v.check_ndim(yt_raw, "y_true", (1, 2))
         if self.input == "probability":
             scores = inputs.probabilities(1, "y_score")
         else:
