@@ -120,17 +120,9 @@ def role_of(cls: type[Metric[Any]]) -> str:
 
 
 def _accepted(cls: type) -> set[str]:
-    """Keyword arguments the constructor accepts (following ``**kwargs`` up the classes)."""
-    names: set[str] = set()
-    for klass in cls.__mro__:
-        init = klass.__dict__.get("__init__")
-        if init is None:
-            continue
-        params = inspect.signature(init).parameters.values()
-        names |= {p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
-        if not any(p.kind is p.VAR_KEYWORD for p in params):
-            break
-    return names - {"self"}
+    """Keyword arguments the constructor accepts (every option is a named parameter)."""
+    params = inspect.signature(cls).parameters.values()
+    return {p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
 
 
 def _snake(name: str) -> str:

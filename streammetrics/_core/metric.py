@@ -14,6 +14,7 @@ import numpy as np
 
 from ..errors import MergeError, StateError, UndefinedMetricWarning
 from . import registry, serialization
+from .params import own_constructor
 from .state import State, canonical_json, describe_difference
 
 if TYPE_CHECKING:
@@ -62,6 +63,7 @@ class Metric(abc.ABC, Generic[S]):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        own_constructor(cls)  # a wrong keyword's error names the class called, not a base
         if not getattr(cls, "__abstractmethods__", None) and not cls.__name__.startswith("_"):
             registry.register(cls)
 

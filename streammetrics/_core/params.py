@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import types
 from collections.abc import Iterable
 from typing import Any
 
@@ -54,3 +55,37 @@ def plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
     return value
+
+
+def own_constructor(cls: type) -> None:
+    """Give a class that inherits its ``__init__`` a copy named after it.
+
+    Python names the function, not the class called, in a call error: ``sm.F1(foo=1)`` would say
+    ``RateMetric.__init__() got an unexpected keyword argument 'foo'``. With its own copy (same
+    code, defaults and signature) the message names ``F1.__init__``.
+
+    Examples:
+        >>> class Base:
+        ...     def __init__(self, *, a: int = 1) -> None:
+        ...         self.a = a
+        >>> class Child(Base):
+        ...     pass
+        >>> own_constructor(Child)
+        >>> Child(foo=1)
+        Traceback (most recent call last):
+        ...
+        TypeError: Child.__init__() got an unexpected keyword argument 'foo'
+        >>> Child(a=2).a
+        2
+    """
+    init = cls.__init__  # type: ignore[misc]
+    if "__init__" in cls.__dict__ or not isinstance(init, types.FunctionType):
+        return
+    copy = types.FunctionType(
+        init.__code__, init.__globals__, init.__name__, init.__defaults__, init.__closure__
+    )
+    copy.__kwdefaults__ = None if init.__kwdefaults__ is None else dict(init.__kwdefaults__)
+    copy.__annotations__ = dict(init.__annotations__)
+    copy.__doc__, copy.__module__ = init.__doc__, init.__module__
+    copy.__qualname__ = f"{cls.__qualname__}.__init__"
+    cls.__init__ = copy  # type: ignore[misc]

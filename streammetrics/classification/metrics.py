@@ -136,10 +136,27 @@ class FBeta(RateMetric):
         0.666667
     """
 
-    def __init__(self, beta: float = 1.0, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        beta: float = 1.0,
+        *,
+        average: str | None = "binary",
+        labels: Any = None,
+        pos_label: Any = 1,
+        zero_division: Any = "warn",
+        threshold: float | None = None,
+        input: str = "probability",
+    ) -> None:
         check_number("beta", beta, low=0.0)
         self.beta = float(beta)
-        super().__init__(**kwargs)
+        super().__init__(
+            average=average,
+            labels=labels,
+            pos_label=pos_label,
+            zero_division=zero_division,
+            threshold=threshold,
+            input=input,
+        )
 
     def get_config(self) -> dict[str, Any]:
         return {"beta": self.beta, **super().get_config()}
@@ -320,9 +337,26 @@ class BalancedAccuracy(RateMetric):
 
     rate = staticmethod(rates.balanced_accuracy)
 
-    def __init__(self, adjusted: bool = False, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        adjusted: bool = False,
+        *,
+        average: str | None = "binary",
+        labels: Any = None,
+        pos_label: Any = 1,
+        zero_division: Any = "warn",
+        threshold: float | None = None,
+        input: str = "probability",
+    ) -> None:
         self.adjusted = check_option("adjusted", adjusted, (False, True))
-        super().__init__(**kwargs)
+        super().__init__(
+            average=average,
+            labels=labels,
+            pos_label=pos_label,
+            zero_division=zero_division,
+            threshold=threshold,
+            input=input,
+        )
 
     def get_config(self) -> dict[str, Any]:
         return {"adjusted": self.adjusted, **super().get_config()}
@@ -364,9 +398,26 @@ class CohenKappa(RateMetric):
     rate = staticmethod(rates.cohen_kappa)
     warn_value = float("nan")
 
-    def __init__(self, weights: str | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        weights: str | None = None,
+        *,
+        average: str | None = "binary",
+        labels: Any = None,
+        pos_label: Any = 1,
+        zero_division: Any = "warn",
+        threshold: float | None = None,
+        input: str = "probability",
+    ) -> None:
         self.weights = check_option("weights", weights, (None, "linear", "quadratic"))
-        super().__init__(**kwargs)
+        super().__init__(
+            average=average,
+            labels=labels,
+            pos_label=pos_label,
+            zero_division=zero_division,
+            threshold=threshold,
+            input=input,
+        )
 
     def get_config(self) -> dict[str, Any]:
         return {"weights": self.weights, **super().get_config()}
@@ -392,14 +443,31 @@ class RateMean(RateMetric):
     higher_is_better = None
 
     def __init__(
-        self, rate_a: str = "tpr", rate_b: str = "tnr", kind: str = "arithmetic", **kwargs: Any
+        self,
+        rate_a: str = "tpr",
+        rate_b: str = "tnr",
+        kind: str = "arithmetic",
+        *,
+        average: str | None = "binary",
+        labels: Any = None,
+        pos_label: Any = 1,
+        zero_division: Any = "warn",
+        threshold: float | None = None,
+        input: str = "probability",
     ) -> None:
         self.rate_a = check_option("rate_a", rate_a, rates.RATE_FUNCTIONS)
         self.rate_b = check_option("rate_b", rate_b, rates.RATE_FUNCTIONS)
         self.kind = check_option(
             "kind", kind, ("arithmetic", "harmonic", "geometric", "sum_minus_one", "ratio")
         )
-        super().__init__(**kwargs)
+        super().__init__(
+            average=average,
+            labels=labels,
+            pos_label=pos_label,
+            zero_division=zero_division,
+            threshold=threshold,
+            input=input,
+        )
 
     def get_config(self) -> dict[str, Any]:
         return {"rate_a": self.rate_a, "rate_b": self.rate_b, "kind": self.kind, **super().get_config()}

@@ -62,9 +62,17 @@ class ConfusionMatrix(ConfusionMetric):
 
     higher_is_better = None
 
-    def __init__(self, normalize: str | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        normalize: str | None = None,
+        *,
+        labels: Any = None,
+        pos_label: Any = 1,
+        threshold: float | None = None,
+        input: str = "probability",
+    ) -> None:
         self.normalize = check_option("normalize", normalize, (None, "true", "pred", "all"))
-        super().__init__(**kwargs)
+        super().__init__(labels=labels, pos_label=pos_label, threshold=threshold, input=input)
 
     def get_config(self) -> dict[str, Any]:
         return {"normalize": self.normalize, **self._base_config()}
@@ -166,10 +174,19 @@ class ClassificationReport(ConfusionMetric):
 
     higher_is_better: ClassVar[bool | None] = None
 
-    def __init__(self, digits: int = 2, zero_division: Any = "warn", **kwargs: Any) -> None:
+    def __init__(
+        self,
+        digits: int = 2,
+        zero_division: Any = "warn",
+        *,
+        labels: Any = None,
+        pos_label: Any = 1,
+        threshold: float | None = None,
+        input: str = "probability",
+    ) -> None:
         self.digits = int(digits)
         self.zero_division = check_zero_division(zero_division)
-        super().__init__(**kwargs)
+        super().__init__(labels=labels, pos_label=pos_label, threshold=threshold, input=input)
 
     def get_config(self) -> dict[str, Any]:
         return {"digits": self.digits, "zero_division": self.zero_division, **self._base_config()}

@@ -232,9 +232,16 @@ class BrierScore(_ProbabilityMetric):
 
     higher_is_better: ClassVar[bool | None] = False
 
-    def __init__(self, *, n_bins: int = 10, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *,
+        n_bins: int = 10,
+        input: str = "probability",
+        pos_label: Any = 1,
+        labels: Any = None,
+    ) -> None:
         self.n_bins = check_number("n_bins", n_bins, low=1, integer=True)
-        super().__init__(**kwargs)
+        super().__init__(input=input, pos_label=pos_label, labels=labels)
 
     def get_config(self) -> dict[str, Any]:
         return {**self._base_config(), "n_bins": self.n_bins}
@@ -324,13 +331,15 @@ class CalibrationError(_ProbabilityMetric):
         norm: str = "l1",
         strategy: str = "uniform",
         resolution: int = 12,
-        **kwargs: Any,
+        input: str = "probability",
+        pos_label: Any = 1,
+        labels: Any = None,
     ) -> None:
         self.n_bins = check_number("n_bins", n_bins, low=1, integer=True)
         self.norm = check_option("norm", norm, ("l1", "l2", "max"))
         self.strategy = check_option("strategy", strategy, ("uniform", "quantile"))
         self.resolution = check_number("resolution", resolution, low=0, high=52, integer=True)
-        super().__init__(**kwargs)
+        super().__init__(input=input, pos_label=pos_label, labels=labels)
 
     def get_config(self) -> dict[str, Any]:
         return {
@@ -502,7 +511,16 @@ class ExpectedCost(_ProbabilityMetric):
     roles: ClassVar[tuple[str, ...]] = ("y_true", "y_pred")
     prediction: ClassVar[str | None] = "labels"  # decision indices (or 2-D posteriors, as batches)
 
-    def __init__(self, costs: Any, *, priors: Any = None, normalize: bool = False, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        costs: Any,
+        *,
+        priors: Any = None,
+        normalize: bool = False,
+        input: str = "probability",
+        pos_label: Any = 1,
+        labels: Any = None,
+    ) -> None:
         c = _cost_matrix(costs)
         self.costs = c.tolist()
         self._c = c
@@ -520,12 +538,9 @@ class ExpectedCost(_ProbabilityMetric):
             priors = p.tolist()
         self.priors = priors
         self.normalize = check_option("normalize", normalize, (False, True))
-        kwargs.setdefault("labels", None)
-        if kwargs["labels"] is not None and len(kwargs["labels"]) != c.shape[0]:
-            raise ValueError(
-                f"labels: expected {c.shape[0]} labels (one per row of costs), found {kwargs['labels']!r}"
-            )
-        super().__init__(**kwargs)
+        if labels is not None and len(labels) != c.shape[0]:
+            raise ValueError(f"labels: expected {c.shape[0]} labels (one per row of costs), found {labels!r}")
+        super().__init__(input=input, pos_label=pos_label, labels=labels)
 
     def get_config(self) -> dict[str, Any]:
         return {

@@ -379,7 +379,12 @@ class ROCAUC(RankingMetric):
         average: str | None = "macro",
         multi_class: str = "ovr",
         max_fpr: float | None = None,
-        **kwargs: Any,
+        input: str = "probability",
+        exact: bool = False,
+        resolution: int = DEFAULT_RESOLUTION,
+        max_bins: int | None = DEFAULT_MAX_BINS,
+        pos_label: Any = 1,
+        labels: Any = None,
     ) -> None:
         self.average = check_option("average", average, ("macro", "weighted", "micro", None))
         self.multi_class = check_option("multi_class", multi_class, ("ovr", "ovo"))
@@ -387,7 +392,14 @@ class ROCAUC(RankingMetric):
             check_number("max_fpr", max_fpr, low=0.0, high=1.0, low_open=True)
             max_fpr = float(max_fpr)
         self.max_fpr = max_fpr
-        super().__init__(**kwargs)
+        super().__init__(
+            input=input,
+            exact=exact,
+            resolution=resolution,
+            max_bins=max_bins,
+            pos_label=pos_label,
+            labels=labels,
+        )
 
     def get_config(self) -> dict[str, Any]:
         return {
@@ -453,9 +465,26 @@ class AveragePrecision(RankingMetric):
         (0.833333, [0.833333, 0.833333])
     """
 
-    def __init__(self, *, average: str | None = "macro", **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *,
+        average: str | None = "macro",
+        input: str = "probability",
+        exact: bool = False,
+        resolution: int = DEFAULT_RESOLUTION,
+        max_bins: int | None = DEFAULT_MAX_BINS,
+        pos_label: Any = 1,
+        labels: Any = None,
+    ) -> None:
         self.average = check_option("average", average, ("macro", "weighted", "micro", None))
-        super().__init__(**kwargs)
+        super().__init__(
+            input=input,
+            exact=exact,
+            resolution=resolution,
+            max_bins=max_bins,
+            pos_label=pos_label,
+            labels=labels,
+        )
 
     def get_config(self) -> dict[str, Any]:
         return {**self._base_config(), "average": self.average}
@@ -538,9 +567,26 @@ class ROCCurve(_BinaryCurve):
         ([0.0, 0.0, 0.5, 0.5, 1.0], [0.0, 0.5, 0.5, 1.0, 1.0], [inf, 0.8, 0.4, 0.35, 0.1])
     """
 
-    def __init__(self, *, drop_intermediate: bool = True, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *,
+        drop_intermediate: bool = True,
+        input: str = "probability",
+        exact: bool = False,
+        resolution: int = DEFAULT_RESOLUTION,
+        max_bins: int | None = DEFAULT_MAX_BINS,
+        pos_label: Any = 1,
+        labels: Any = None,
+    ) -> None:
         self.drop_intermediate = check_option("drop_intermediate", drop_intermediate, (True, False))
-        super().__init__(**kwargs)
+        super().__init__(
+            input=input,
+            exact=exact,
+            resolution=resolution,
+            max_bins=max_bins,
+            pos_label=pos_label,
+            labels=labels,
+        )
 
     def get_config(self) -> dict[str, Any]:
         return {**self._base_config(), "drop_intermediate": self.drop_intermediate}
@@ -584,9 +630,26 @@ class PRCurve(_BinaryCurve):
         ([0.5, 0.6667, 0.5, 1.0, 1.0], [1.0, 1.0, 0.5, 0.5, 0.0], [0.1, 0.35, 0.4, 0.8])
     """
 
-    def __init__(self, *, drop_intermediate: bool = False, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *,
+        drop_intermediate: bool = False,
+        input: str = "probability",
+        exact: bool = False,
+        resolution: int = DEFAULT_RESOLUTION,
+        max_bins: int | None = DEFAULT_MAX_BINS,
+        pos_label: Any = 1,
+        labels: Any = None,
+    ) -> None:
         self.drop_intermediate = check_option("drop_intermediate", drop_intermediate, (True, False))
-        super().__init__(**kwargs)
+        super().__init__(
+            input=input,
+            exact=exact,
+            resolution=resolution,
+            max_bins=max_bins,
+            pos_label=pos_label,
+            labels=labels,
+        )
 
     def get_config(self) -> dict[str, Any]:
         return {**self._base_config(), "drop_intermediate": self.drop_intermediate}

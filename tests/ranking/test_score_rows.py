@@ -60,7 +60,7 @@ BAD_ROWS = [
     ((1, float("nan")), "finite"),
     ((1, float("inf")), "finite"),
     ((1, "0.5"), "expected a number, found str"),
-    ((1, None), "expected (a )?numbers?"),
+    ((1, None), "expected (a )?numbers?|missing value"),
     ((1, {0: 0.2, 1: 0.8}), "found a dict"),
     ((float("nan"), 0.5), "finite"),
 ]
