@@ -30,6 +30,24 @@ from .counts import ConfusionCounts
 class Precision(RateMetric):
     """Precision (positive predictive value, PPV): TP / (TP + FP). Seeds 000, 002, 003.
 
+    Args:
+        average: How per-label values combine: ``"binary"`` (default; the ``pos_label`` class alone, at most
+            two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
+            ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
+            ``None`` (an array, one value per label in label order).
+        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
+            as batches arrive, a list fixes them (a batch holding another label is refused).
+        pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
+            default 1.
+        zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
+            ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
+        threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
+            turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
+            ``pos_label`` (with a ``pos_label`` other than 0 or 1, ``labels=[negative, positive]`` names the
+            other label).
+        input: What scores in ``y_pred`` are: ``"probability"`` (default; checked to lie in [0, 1]) or
+            ``"score"`` (any finite real: logits, margins). Read only when ``y_pred`` holds scores.
+
     Examples:
         >>> import streammetrics as sm
         >>> sm.Precision(average="macro").update([0, 1, 2, 2], [0, 2, 2, 2]).compute()
@@ -41,6 +59,24 @@ class Precision(RateMetric):
 
 class Recall(RateMetric):
     """Recall (sensitivity, true positive rate, TPR): TP / (TP + FN). Seeds 000, 002, 003.
+
+    Args:
+        average: How per-label values combine: ``"binary"`` (default; the ``pos_label`` class alone, at most
+            two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
+            ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
+            ``None`` (an array, one value per label in label order).
+        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
+            as batches arrive, a list fixes them (a batch holding another label is refused).
+        pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
+            default 1.
+        zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
+            ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
+        threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
+            turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
+            ``pos_label`` (with a ``pos_label`` other than 0 or 1, ``labels=[negative, positive]`` names the
+            other label).
+        input: What scores in ``y_pred`` are: ``"probability"`` (default; checked to lie in [0, 1]) or
+            ``"score"`` (any finite real: logits, margins). Read only when ``y_pred`` holds scores.
 
     Examples:
         >>> import streammetrics as sm
@@ -54,6 +90,24 @@ class Recall(RateMetric):
 class Specificity(RateMetric):
     """Specificity (selectivity, true negative rate, TNR): TN / (TN + FP). Seed 003.
 
+    Args:
+        average: How per-label values combine: ``"binary"`` (default; the ``pos_label`` class alone, at most
+            two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
+            ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
+            ``None`` (an array, one value per label in label order).
+        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
+            as batches arrive, a list fixes them (a batch holding another label is refused).
+        pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
+            default 1.
+        zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
+            ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
+        threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
+            turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
+            ``pos_label`` (with a ``pos_label`` other than 0 or 1, ``labels=[negative, positive]`` names the
+            other label).
+        input: What scores in ``y_pred`` are: ``"probability"`` (default; checked to lie in [0, 1]) or
+            ``"score"`` (any finite real: logits, margins). Read only when ``y_pred`` holds scores.
+
     Examples:
         >>> import streammetrics as sm
         >>> sm.Specificity().update([0, 0, 0, 1], [0, 1, 0, 1]).compute()
@@ -66,6 +120,24 @@ class Specificity(RateMetric):
 class NPV(RateMetric):
     """Negative predictive value: TN / (TN + FN). Seed 003.
 
+    Args:
+        average: How per-label values combine: ``"binary"`` (default; the ``pos_label`` class alone, at most
+            two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
+            ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
+            ``None`` (an array, one value per label in label order).
+        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
+            as batches arrive, a list fixes them (a batch holding another label is refused).
+        pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
+            default 1.
+        zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
+            ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
+        threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
+            turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
+            ``pos_label`` (with a ``pos_label`` other than 0 or 1, ``labels=[negative, positive]`` names the
+            other label).
+        input: What scores in ``y_pred`` are: ``"probability"`` (default; checked to lie in [0, 1]) or
+            ``"score"`` (any finite real: logits, margins). Read only when ``y_pred`` holds scores.
+
     Examples:
         >>> import streammetrics as sm
         >>> sm.NPV().update([0, 1, 0, 1], [0, 0, 0, 1]).compute()
@@ -77,6 +149,24 @@ class NPV(RateMetric):
 
 class FPR(RateMetric):
     """False positive rate (fall-out): FP / (FP + TN) = 1 - specificity. Seed 003.
+
+    Args:
+        average: How per-label values combine: ``"binary"`` (default; the ``pos_label`` class alone, at most
+            two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
+            ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
+            ``None`` (an array, one value per label in label order).
+        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
+            as batches arrive, a list fixes them (a batch holding another label is refused).
+        pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
+            default 1.
+        zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
+            ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
+        threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
+            turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
+            ``pos_label`` (with a ``pos_label`` other than 0 or 1, ``labels=[negative, positive]`` names the
+            other label).
+        input: What scores in ``y_pred`` are: ``"probability"`` (default; checked to lie in [0, 1]) or
+            ``"score"`` (any finite real: logits, margins). Read only when ``y_pred`` holds scores.
 
     Examples:
         >>> import streammetrics as sm
@@ -91,6 +181,24 @@ class FPR(RateMetric):
 class FNR(RateMetric):
     """False negative rate (miss rate): FN / (FN + TP) = 1 - recall. Seed 003.
 
+    Args:
+        average: How per-label values combine: ``"binary"`` (default; the ``pos_label`` class alone, at most
+            two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
+            ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
+            ``None`` (an array, one value per label in label order).
+        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
+            as batches arrive, a list fixes them (a batch holding another label is refused).
+        pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
+            default 1.
+        zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
+            ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
+        threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
+            turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
+            ``pos_label`` (with a ``pos_label`` other than 0 or 1, ``labels=[negative, positive]`` names the
+            other label).
+        input: What scores in ``y_pred`` are: ``"probability"`` (default; checked to lie in [0, 1]) or
+            ``"score"`` (any finite real: logits, margins). Read only when ``y_pred`` holds scores.
+
     Examples:
         >>> import streammetrics as sm
         >>> sm.FNR().update([1, 1, 1, 0], [1, 0, 1, 0]).compute()
@@ -103,6 +211,24 @@ class FNR(RateMetric):
 
 class FDR(RateMetric):
     """False discovery rate: FP / (FP + TP) = 1 - precision. Seed 003.
+
+    Args:
+        average: How per-label values combine: ``"binary"`` (default; the ``pos_label`` class alone, at most
+            two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
+            ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
+            ``None`` (an array, one value per label in label order).
+        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
+            as batches arrive, a list fixes them (a batch holding another label is refused).
+        pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
+            default 1.
+        zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
+            ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
+        threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
+            turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
+            ``pos_label`` (with a ``pos_label`` other than 0 or 1, ``labels=[negative, positive]`` names the
+            other label).
+        input: What scores in ``y_pred`` are: ``"probability"`` (default; checked to lie in [0, 1]) or
+            ``"score"`` (any finite real: logits, margins). Read only when ``y_pred`` holds scores.
 
     Examples:
         >>> import streammetrics as sm
@@ -117,6 +243,24 @@ class FDR(RateMetric):
 class FOR(RateMetric):
     """False omission rate: FN / (FN + TN) = 1 - NPV. Seed 003.
 
+    Args:
+        average: How per-label values combine: ``"binary"`` (default; the ``pos_label`` class alone, at most
+            two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
+            ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
+            ``None`` (an array, one value per label in label order).
+        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
+            as batches arrive, a list fixes them (a batch holding another label is refused).
+        pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
+            default 1.
+        zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
+            ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
+        threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
+            turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
+            ``pos_label`` (with a ``pos_label`` other than 0 or 1, ``labels=[negative, positive]`` names the
+            other label).
+        input: What scores in ``y_pred`` are: ``"probability"`` (default; checked to lie in [0, 1]) or
+            ``"score"`` (any finite real: logits, margins). Read only when ``y_pred`` holds scores.
+
     Examples:
         >>> import streammetrics as sm
         >>> sm.FOR().update([1, 0, 0, 1], [0, 0, 0, 1]).compute()
@@ -129,6 +273,25 @@ class FOR(RateMetric):
 
 class FBeta(RateMetric):
     """F-beta score: (1 + β²) TP / ((1 + β²) TP + β² FN + FP). Seeds 000, 002.
+
+    Args:
+        beta: Weight of recall against precision, a number >= 0; default 1.0 (F1); 0 gives precision.
+        average: How per-label values combine: ``"binary"`` (default; the ``pos_label`` class alone, at most
+            two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
+            ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
+            ``None`` (an array, one value per label in label order).
+        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
+            as batches arrive, a list fixes them (a batch holding another label is refused).
+        pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
+            default 1.
+        zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
+            ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
+        threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
+            turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
+            ``pos_label`` (with a ``pos_label`` other than 0 or 1, ``labels=[negative, positive]`` names the
+            other label).
+        input: What scores in ``y_pred`` are: ``"probability"`` (default; checked to lie in [0, 1]) or
+            ``"score"`` (any finite real: logits, margins). Read only when ``y_pred`` holds scores.
 
     Examples:
         >>> import streammetrics as sm
@@ -168,6 +331,24 @@ class FBeta(RateMetric):
 class F1(RateMetric):
     """F1 score, the harmonic mean of precision and recall: 2 TP / (2 TP + FP + FN).
 
+    Args:
+        average: How per-label values combine: ``"binary"`` (default; the ``pos_label`` class alone, at most
+            two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
+            ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
+            ``None`` (an array, one value per label in label order).
+        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
+            as batches arrive, a list fixes them (a batch holding another label is refused).
+        pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
+            default 1.
+        zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
+            ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
+        threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
+            turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
+            ``pos_label`` (with a ``pos_label`` other than 0 or 1, ``labels=[negative, positive]`` names the
+            other label).
+        input: What scores in ``y_pred`` are: ``"probability"`` (default; checked to lie in [0, 1]) or
+            ``"score"`` (any finite real: logits, margins). Read only when ``y_pred`` holds scores.
+
     Examples:
         >>> import streammetrics as sm
         >>> sm.F1().update([1, 1, 0, 1], [1, 0, 1, 1]).compute()
@@ -179,6 +360,24 @@ class F1(RateMetric):
 
 class Jaccard(RateMetric):
     """Jaccard index (threat score): TP / (TP + FP + FN), as ``sklearn.metrics.jaccard_score``.
+
+    Args:
+        average: How per-label values combine: ``"binary"`` (default; the ``pos_label`` class alone, at most
+            two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
+            ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
+            ``None`` (an array, one value per label in label order).
+        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
+            as batches arrive, a list fixes them (a batch holding another label is refused).
+        pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
+            default 1.
+        zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
+            ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
+        threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
+            turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
+            ``pos_label`` (with a ``pos_label`` other than 0 or 1, ``labels=[negative, positive]`` names the
+            other label).
+        input: What scores in ``y_pred`` are: ``"probability"`` (default; checked to lie in [0, 1]) or
+            ``"score"`` (any finite real: logits, margins). Read only when ``y_pred`` holds scores.
 
     Examples:
         >>> import streammetrics as sm
@@ -192,6 +391,24 @@ class Jaccard(RateMetric):
 class Informedness(RateMetric):
     """Bookmaker informedness (Youden's J statistic at this threshold): TPR + TNR - 1. Seed 003.
 
+    Args:
+        average: How per-label values combine: ``"binary"`` (default; the ``pos_label`` class alone, at most
+            two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
+            ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
+            ``None`` (an array, one value per label in label order).
+        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
+            as batches arrive, a list fixes them (a batch holding another label is refused).
+        pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
+            default 1.
+        zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
+            ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
+        threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
+            turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
+            ``pos_label`` (with a ``pos_label`` other than 0 or 1, ``labels=[negative, positive]`` names the
+            other label).
+        input: What scores in ``y_pred`` are: ``"probability"`` (default; checked to lie in [0, 1]) or
+            ``"score"`` (any finite real: logits, margins). Read only when ``y_pred`` holds scores.
+
     Examples:
         >>> import streammetrics as sm
         >>> sm.Informedness().update([1, 1, 0, 0], [1, 0, 0, 0]).compute()
@@ -203,6 +420,24 @@ class Informedness(RateMetric):
 
 class Markedness(RateMetric):
     """Markedness: PPV + NPV - 1. Seed 003.
+
+    Args:
+        average: How per-label values combine: ``"binary"`` (default; the ``pos_label`` class alone, at most
+            two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
+            ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
+            ``None`` (an array, one value per label in label order).
+        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
+            as batches arrive, a list fixes them (a batch holding another label is refused).
+        pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
+            default 1.
+        zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
+            ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
+        threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
+            turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
+            ``pos_label`` (with a ``pos_label`` other than 0 or 1, ``labels=[negative, positive]`` names the
+            other label).
+        input: What scores in ``y_pred`` are: ``"probability"`` (default; checked to lie in [0, 1]) or
+            ``"score"`` (any finite real: logits, margins). Read only when ``y_pred`` holds scores.
 
     Examples:
         >>> import streammetrics as sm
@@ -217,6 +452,24 @@ class FowlkesMallows(RateMetric):
     """Fowlkes-Mallows index of a classifier: sqrt(PPV · TPR). Seed 003.
 
     (For the clustering index of the same name see ``FowlkesMallowsIndex``.)
+
+    Args:
+        average: How per-label values combine: ``"binary"`` (default; the ``pos_label`` class alone, at most
+            two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
+            ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
+            ``None`` (an array, one value per label in label order).
+        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
+            as batches arrive, a list fixes them (a batch holding another label is refused).
+        pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
+            default 1.
+        zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
+            ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
+        threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
+            turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
+            ``pos_label`` (with a ``pos_label`` other than 0 or 1, ``labels=[negative, positive]`` names the
+            other label).
+        input: What scores in ``y_pred`` are: ``"probability"`` (default; checked to lie in [0, 1]) or
+            ``"score"`` (any finite real: logits, margins). Read only when ``y_pred`` holds scores.
 
     Examples:
         >>> import streammetrics as sm
@@ -233,6 +486,24 @@ class PositiveLikelihoodRatio(RateMetric):
     Undefined (NaN with an :class:`~streammetrics.UndefinedMetricWarning` by default, as
     scikit-learn) when there are no false positives or no positives.
 
+    Args:
+        average: How per-label values combine: ``"binary"`` (default; the ``pos_label`` class alone, at most
+            two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
+            ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
+            ``None`` (an array, one value per label in label order).
+        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
+            as batches arrive, a list fixes them (a batch holding another label is refused).
+        pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
+            default 1.
+        zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; NaN with an
+            ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
+        threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
+            turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
+            ``pos_label`` (with a ``pos_label`` other than 0 or 1, ``labels=[negative, positive]`` names the
+            other label).
+        input: What scores in ``y_pred`` are: ``"probability"`` (default; checked to lie in [0, 1]) or
+            ``"score"`` (any finite real: logits, margins). Read only when ``y_pred`` holds scores.
+
     Examples:
         >>> import streammetrics as sm
         >>> sm.PositiveLikelihoodRatio().update([1, 1, 0, 0, 0], [1, 0, 1, 0, 0]).compute()
@@ -245,6 +516,24 @@ class PositiveLikelihoodRatio(RateMetric):
 
 class NegativeLikelihoodRatio(RateMetric):
     """LR- = FNR / TNR, as ``sklearn.metrics.class_likelihood_ratios``. Seed 003.
+
+    Args:
+        average: How per-label values combine: ``"binary"`` (default; the ``pos_label`` class alone, at most
+            two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
+            ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
+            ``None`` (an array, one value per label in label order).
+        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
+            as batches arrive, a list fixes them (a batch holding another label is refused).
+        pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
+            default 1.
+        zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; NaN with an
+            ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
+        threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
+            turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
+            ``pos_label`` (with a ``pos_label`` other than 0 or 1, ``labels=[negative, positive]`` names the
+            other label).
+        input: What scores in ``y_pred`` are: ``"probability"`` (default; checked to lie in [0, 1]) or
+            ``"score"`` (any finite real: logits, margins). Read only when ``y_pred`` holds scores.
 
     Examples:
         >>> import streammetrics as sm
@@ -260,6 +549,24 @@ class NegativeLikelihoodRatio(RateMetric):
 class DiagnosticOddsRatio(RateMetric):
     """Diagnostic odds ratio: LR+ / LR- = (TP · TN) / (FP · FN). Seed 003.
 
+    Args:
+        average: How per-label values combine: ``"binary"`` (default; the ``pos_label`` class alone, at most
+            two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
+            ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
+            ``None`` (an array, one value per label in label order).
+        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
+            as batches arrive, a list fixes them (a batch holding another label is refused).
+        pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
+            default 1.
+        zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; NaN with an
+            ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
+        threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
+            turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
+            ``pos_label`` (with a ``pos_label`` other than 0 or 1, ``labels=[negative, positive]`` names the
+            other label).
+        input: What scores in ``y_pred`` are: ``"probability"`` (default; checked to lie in [0, 1]) or
+            ``"score"`` (any finite real: logits, margins). Read only when ``y_pred`` holds scores.
+
     Examples:
         >>> import streammetrics as sm
         >>> sm.DiagnosticOddsRatio().update([1, 1, 0, 0, 0], [1, 0, 1, 0, 0]).compute()
@@ -272,6 +579,24 @@ class DiagnosticOddsRatio(RateMetric):
 
 class PrevalenceThreshold(RateMetric):
     """Prevalence threshold: (sqrt(TPR · FPR) - FPR) / (TPR - FPR). Seed 003.
+
+    Args:
+        average: How per-label values combine: ``"binary"`` (default; the ``pos_label`` class alone, at most
+            two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
+            ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
+            ``None`` (an array, one value per label in label order).
+        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
+            as batches arrive, a list fixes them (a batch holding another label is refused).
+        pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
+            default 1.
+        zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; NaN with an
+            ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
+        threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
+            turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
+            ``pos_label`` (with a ``pos_label`` other than 0 or 1, ``labels=[negative, positive]`` names the
+            other label).
+        input: What scores in ``y_pred`` are: ``"probability"`` (default; checked to lie in [0, 1]) or
+            ``"score"`` (any finite real: logits, margins). Read only when ``y_pred`` holds scores.
 
     Examples:
         >>> import streammetrics as sm
@@ -286,6 +611,24 @@ class PrevalenceThreshold(RateMetric):
 
 class Prevalence(RateMetric):
     """Prevalence of the positive class in ``y_true``: (TP + FN) / N. Seed 003.
+
+    Args:
+        average: How per-label values combine: ``"binary"`` (default; the ``pos_label`` class alone, at most
+            two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
+            ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
+            ``None`` (an array, one value per label in label order).
+        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
+            as batches arrive, a list fixes them (a batch holding another label is refused).
+        pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
+            default 1.
+        zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
+            ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
+        threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
+            turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
+            ``pos_label`` (with a ``pos_label`` other than 0 or 1, ``labels=[negative, positive]`` names the
+            other label).
+        input: What scores in ``y_pred`` are: ``"probability"`` (default; checked to lie in [0, 1]) or
+            ``"score"`` (any finite real: logits, margins). Read only when ``y_pred`` holds scores.
 
     Examples:
         >>> import streammetrics as sm
@@ -304,6 +647,24 @@ class Accuracy(RateMetric):
     binary and multiclass input; for multilabel input ``"binary"`` gives the subset accuracy (as
     scikit-learn) and ``"micro"`` the fraction of label cells right. ``"macro"``, ``"weighted"``
     and ``None`` average the one-vs-rest accuracy (TP + TN) / N of each label.
+
+    Args:
+        average: ``"binary"`` (default) and ``"micro"``: the fraction of rows predicted right of the whole
+            confusion matrix (binary and multiclass input); ``"macro"``, ``"weighted"`` (by support) or
+            ``None`` (an array, one value per label): the one-vs-rest value of each label, averaged or not;
+            ``"samples"``: mean over rows (multilabel input). On multilabel input ``"binary"`` gives the
+            subset accuracy and ``"micro"`` the fraction of cells right.
+        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
+            as batches arrive, a list fixes them (a batch holding another label is refused).
+        pos_label: The positive class of the predictions ``threshold`` makes; default 1.
+        zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
+            ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
+        threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
+            turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
+            ``pos_label`` (with a ``pos_label`` other than 0 or 1, ``labels=[negative, positive]`` names the
+            other label).
+        input: What scores in ``y_pred`` are: ``"probability"`` (default; checked to lie in [0, 1]) or
+            ``"score"`` (any finite real: logits, margins). Read only when ``y_pred`` holds scores.
 
     Examples:
         >>> import streammetrics as sm
@@ -328,6 +689,25 @@ class BalancedAccuracy(RateMetric):
 
     On a 2x2 table it equals (TPR + TNR) / 2 (seed 003). ``adjusted=True`` rescales so that
     chance scores 0. ``"macro"``/``"weighted"``/``None`` give one-vs-rest (TPR + TNR) / 2.
+
+    Args:
+        adjusted: ``True`` rescales the value so that chance scores 0 and a perfect classifier 1, as
+            scikit-learn; default ``False``.
+        average: ``"binary"`` (default) and ``"micro"``: the mean recall over classes of the whole confusion
+            matrix (binary and multiclass input); ``"macro"``, ``"weighted"`` (by support) or ``None`` (an
+            array, one value per label): the one-vs-rest value of each label, averaged or not; ``"samples"``:
+            mean over rows (multilabel input).
+        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
+            as batches arrive, a list fixes them (a batch holding another label is refused).
+        pos_label: The positive class of the predictions ``threshold`` makes; default 1.
+        zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
+            ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
+        threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
+            turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
+            ``pos_label`` (with a ``pos_label`` other than 0 or 1, ``labels=[negative, positive]`` names the
+            other label).
+        input: What scores in ``y_pred`` are: ``"probability"`` (default; checked to lie in [0, 1]) or
+            ``"score"`` (any finite real: logits, margins). Read only when ``y_pred`` holds scores.
 
     Examples:
         >>> import streammetrics as sm
@@ -371,6 +751,23 @@ class MCC(RateMetric):
     Undefined margins give 0.0 as scikit-learn (with a warning under ``zero_division="warn"``
     for the per-class averages). Seeds 002, 003.
 
+    Args:
+        average: ``"binary"`` (default) and ``"micro"``: the multiclass Matthews correlation of the whole
+            confusion matrix (binary and multiclass input); ``"macro"``, ``"weighted"`` (by support) or
+            ``None`` (an array, one value per label): the one-vs-rest value of each label, averaged or not;
+            ``"samples"``: mean over rows (multilabel input).
+        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
+            as batches arrive, a list fixes them (a batch holding another label is refused).
+        pos_label: The positive class of the predictions ``threshold`` makes; default 1.
+        zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
+            ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
+        threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
+            turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
+            ``pos_label`` (with a ``pos_label`` other than 0 or 1, ``labels=[negative, positive]`` names the
+            other label).
+        input: What scores in ``y_pred`` are: ``"probability"`` (default; checked to lie in [0, 1]) or
+            ``"score"`` (any finite real: logits, margins). Read only when ``y_pred`` holds scores.
+
     Examples:
         >>> import streammetrics as sm
         >>> round(sm.MCC().update([1, 1, 1, 0], [1, 0, 1, 1]).compute(), 6)
@@ -388,6 +785,25 @@ class CohenKappa(RateMetric):
     """Cohen's kappa, ``sklearn.metrics.cohen_kappa_score`` (``weights``: None, linear, quadratic).
 
     Undefined (one label in common) gives NaN with a warning, as scikit-learn's default.
+
+    Args:
+        weights: ``None`` (default; every disagreement counts 1), ``"linear"`` or ``"quadratic"``
+            (disagreements weighted by the distance between the two labels' positions).
+        average: ``"binary"`` (default) and ``"micro"``: Cohen's kappa of the whole confusion matrix (binary
+            and multiclass input); ``"macro"``, ``"weighted"`` (by support) or ``None`` (an array, one value
+            per label): the one-vs-rest value of each label, averaged or not; ``"samples"``: mean over rows
+            (multilabel input).
+        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
+            as batches arrive, a list fixes them (a batch holding another label is refused).
+        pos_label: The positive class of the predictions ``threshold`` makes; default 1.
+        zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; NaN with an
+            ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
+        threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
+            turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
+            ``pos_label`` (with a ``pos_label`` other than 0 or 1, ``labels=[negative, positive]`` names the
+            other label).
+        input: What scores in ``y_pred`` are: ``"probability"`` (default; checked to lie in [0, 1]) or
+            ``"score"`` (any finite real: logits, margins). Read only when ``y_pred`` holds scores.
 
     Examples:
         >>> import streammetrics as sm
@@ -433,6 +849,29 @@ class RateMean(RateMetric):
     ``"npv"``, ``"fdr"``, ``"for"`` and ``kind`` is ``"arithmetic"``, ``"harmonic"``,
     ``"geometric"``, ``"sum_minus_one"`` or ``"ratio"`` (rate_a / rate_b). F1 is
     ``RateMean("ppv", "tpr", "harmonic")``, informedness ``RateMean("tpr", "tnr", "sum_minus_one")``.
+
+    Args:
+        rate_a: The first rate: ``"tpr"`` (default), ``"tnr"``, ``"fpr"``, ``"fnr"``, ``"ppv"``, ``"npv"``,
+            ``"fdr"`` or ``"for"``.
+        rate_b: The second rate, among the same names; default ``"tnr"``.
+        kind: How they combine: ``"arithmetic"`` (default), ``"harmonic"``, ``"geometric"`` mean,
+            ``"sum_minus_one"`` (a + b - 1) or ``"ratio"`` (a / b).
+        average: How per-label values combine: ``"binary"`` (default; the ``pos_label`` class alone, at most
+            two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
+            ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
+            ``None`` (an array, one value per label in label order).
+        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
+            as batches arrive, a list fixes them (a batch holding another label is refused).
+        pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
+            default 1.
+        zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
+            ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
+        threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
+            turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
+            ``pos_label`` (with a ``pos_label`` other than 0 or 1, ``labels=[negative, positive]`` names the
+            other label).
+        input: What scores in ``y_pred`` are: ``"probability"`` (default; checked to lie in [0, 1]) or
+            ``"score"`` (any finite real: logits, margins). Read only when ``y_pred`` holds scores.
 
     Examples:
         >>> import streammetrics as sm

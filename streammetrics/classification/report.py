@@ -20,6 +20,17 @@ class HammingLoss(ConfusionMetric):
     Multiclass: the fraction of rows predicted wrong; multilabel: the fraction of label cells
     predicted wrong. (No ``average``: the loss is defined on the whole table.)
 
+    Args:
+        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
+            as batches arrive, a list fixes them (a batch holding another label is refused).
+        pos_label: The positive class of the predictions ``threshold`` makes; default 1.
+        threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
+            turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
+            ``pos_label`` (with a ``pos_label`` other than 0 or 1, ``labels=[negative, positive]`` names the
+            other label).
+        input: What scores in ``y_pred`` are: ``"probability"`` (default; checked to lie in [0, 1]) or
+            ``"score"`` (any finite real: logits, margins). Read only when ``y_pred`` holds scores.
+
     Examples:
         >>> import streammetrics as sm
         >>> sm.HammingLoss().update([[0, 1], [1, 1]], [[0, 0], [1, 1]]).compute()
@@ -34,6 +45,17 @@ class HammingLoss(ConfusionMetric):
 
 class SubsetAccuracy(ConfusionMetric):
     """Exact-match ratio: rows whose whole label set is right, ``accuracy_score`` on multilabel.
+
+    Args:
+        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
+            as batches arrive, a list fixes them (a batch holding another label is refused).
+        pos_label: The positive class of the predictions ``threshold`` makes; default 1.
+        threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
+            turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
+            ``pos_label`` (with a ``pos_label`` other than 0 or 1, ``labels=[negative, positive]`` names the
+            other label).
+        input: What scores in ``y_pred`` are: ``"probability"`` (default; checked to lie in [0, 1]) or
+            ``"score"`` (any finite real: logits, margins). Read only when ``y_pred`` holds scores.
 
     Examples:
         >>> import streammetrics as sm
@@ -52,6 +74,19 @@ class ConfusionMatrix(ConfusionMetric):
     when weighted or normalized); for multilabel input an (L, 2, 2) array of
     ``[[tn, fp], [fn, tp]]`` as ``multilabel_confusion_matrix``. ``normalize``: ``None``,
     ``"true"`` (rows sum to 1), ``"pred"`` (columns) or ``"all"``.
+
+    Args:
+        normalize: ``None`` (default; counts), ``"true"`` (rows sum to 1), ``"pred"`` (columns sum to 1) or
+            ``"all"`` (the whole matrix sums to 1).
+        labels: The labels, in the order of rows and columns; ``None`` (default) discovers them from the data
+            as batches arrive, a list fixes them (a batch holding another label is refused).
+        pos_label: The positive class of the predictions ``threshold`` makes; default 1.
+        threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
+            turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
+            ``pos_label`` (with a ``pos_label`` other than 0 or 1, ``labels=[negative, positive]`` names the
+            other label).
+        input: What scores in ``y_pred`` are: ``"probability"`` (default; checked to lie in [0, 1]) or
+            ``"score"`` (any finite real: logits, margins). Read only when ``y_pred`` holds scores.
 
     Examples:
         >>> import streammetrics as sm
@@ -164,6 +199,20 @@ class ClassificationReport(ConfusionMetric):
 
     ``compute()`` returns a :class:`Report`: ``str(report)`` prints the familiar table,
     ``report.to_dict()`` gives the dict of ``output_dict=True``.
+
+    Args:
+        digits: Decimals shown by ``str(report)``; default 2.
+        zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
+            ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
+        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
+            as batches arrive, a list fixes them (a batch holding another label is refused).
+        pos_label: The positive class of the predictions ``threshold`` makes; default 1.
+        threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
+            turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
+            ``pos_label`` (with a ``pos_label`` other than 0 or 1, ``labels=[negative, positive]`` names the
+            other label).
+        input: What scores in ``y_pred`` are: ``"probability"`` (default; checked to lie in [0, 1]) or
+            ``"score"`` (any finite real: logits, margins). Read only when ``y_pred`` holds scores.
 
     Examples:
         >>> import streammetrics as sm

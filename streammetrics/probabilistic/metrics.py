@@ -159,6 +159,14 @@ class LogLoss(_ProbabilityMetric):
     as scikit-learn does. With ``input="score"`` the log-likelihood is computed stably from
     the logits (no clipping).
 
+    Args:
+        input: ``"probability"`` (default; ``y_proba`` in [0, 1], multiclass rows summing to 1) or ``"score"``
+            (logits: a sigmoid is applied to 1-D input, a softmax to 2-D).
+        pos_label: The positive class of binary ``y_true``, whose probability a 1-D ``y_proba`` gives (every
+            other label is the negative one); default 1.
+        labels: The classes of the columns of a 2-D ``y_proba``, in column order; ``None`` (default): ints
+            ``0..K-1``.
+
     Examples:
         >>> import streammetrics as sm
         >>> round(sm.LogLoss().update([0, 1, 1], [0.1, 0.8, 0.6]).compute(), 6)
@@ -219,6 +227,16 @@ class BrierScore(_ProbabilityMetric):
     Binary: mean of ``(p - y)**2``; multiclass (K >= 3): mean of ``sum_k (p_k - y_k)**2``
     (scikit-learn's ``scale_by_half="auto"``). :meth:`decomposition` (binary) gives the
     reliability / resolution / uncertainty terms on ``n_bins`` uniform forecast bins.
+
+    Args:
+        n_bins: Equal-width forecast bins of ``decomposition()`` (binary input), an int >= 1; default 10. The
+            score itself does not depend on it.
+        input: ``"probability"`` (default; ``y_proba`` in [0, 1], multiclass rows summing to 1) or ``"score"``
+            (logits: a sigmoid is applied to 1-D input, a softmax to 2-D).
+        pos_label: The positive class of binary ``y_true``, whose probability a 1-D ``y_proba`` gives (every
+            other label is the negative one); default 1.
+        labels: The classes of the columns of a 2-D ``y_proba``, in column order; ``None`` (default): ints
+            ``0..K-1``.
 
     Examples:
         >>> import streammetrics as sm
@@ -314,6 +332,21 @@ class CalibrationError(_ProbabilityMetric):
     whose edges are taken at the boundaries of a fine probability sketch (about
     ``2**-resolution`` wide in logit), so they are equal-mass up to one fine bin.
     :meth:`curve` gives the reliability-diagram data.
+
+    Args:
+        n_bins: Number of bins, an int >= 1; default 15.
+        norm: ``"l1"`` (default; the expected calibration error), ``"l2"`` (root mean square gap) or ``"max"``
+            (the largest gap).
+        strategy: ``"uniform"`` (default; equal-width bins on [0, 1], the edges scikit-learn uses) or
+            ``"quantile"`` (equal-mass bins, equal up to one fine sketch bin).
+        resolution: Width of the fine sketch behind ``"quantile"`` bins, about ``2**-resolution`` in logit: an
+            int from 0 to 52, default 12.
+        input: ``"probability"`` (default; ``y_proba`` in [0, 1], multiclass rows summing to 1) or ``"score"``
+            (logits: a sigmoid is applied to 1-D input, a softmax to 2-D).
+        pos_label: The positive class of binary ``y_true``, whose probability a 1-D ``y_proba`` gives (every
+            other label is the negative one); default 1.
+        labels: The classes of the columns of a 2-D ``y_proba``, in column order; ``None`` (default): ints
+            ``0..K-1``.
 
     Examples:
         >>> import streammetrics as sm
@@ -498,6 +531,18 @@ class ExpectedCost(_ProbabilityMetric):
     taken. Classes are ``labels`` (or ints ``0..K-1``). ``priors`` replace the empirical class
     frequencies; ``normalize=True`` divides by the cost of the best data-blind decision.
     A class with a prior but no samples makes the value undefined (NaN, with a warning).
+
+    Args:
+        costs: The K x M cost matrix (required): ``costs[c][d]`` is the cost of decision ``d`` when the true
+            class is ``c``.
+        priors: ``None`` (default): the empirical class frequencies; else K class probabilities summing to 1
+            that replace them.
+        normalize: ``True`` divides by the cost of the best data-blind decision; default ``False``.
+        input: How a 2-D ``y_pred`` gives posteriors: ``"probability"`` (default; rows in [0, 1] summing to 1)
+            or ``"score"`` (logits, turned into posteriors by a softmax).
+        pos_label: Not used: an expected cost has no positive class (kept for the options every probabilistic
+            metric takes).
+        labels: The classes of the rows of ``costs``, in order; ``None`` (default): ints ``0..K-1``.
 
     Examples:
         >>> import streammetrics as sm

@@ -364,6 +364,27 @@ class ROCAUC(RankingMetric):
     :class:`~streammetrics.UndefinedMetricWarning` and returns NaN (scikit-learn raises).
     ``multi_class`` defaults to ``"ovr"`` (scikit-learn requires it to be given).
 
+    Args:
+        average: Multiclass and multilabel input: ``"macro"`` (default; plain mean), ``"weighted"`` (by
+            prevalence), ``"micro"`` (multilabel: all cells pooled) or ``None`` (an array, one value per class
+            or label). Binary input ignores it.
+        multi_class: ``"ovr"`` (default; each class against the rest) or ``"ovo"`` (every pair of classes, as
+            Hand and Till).
+        max_fpr: ``None`` (default): the whole area; a number in (0, 1]: the McClish-standardized partial area
+            up to that false positive rate (binary input).
+        input: What ``y_score`` holds: ``"probability"`` (default; checked to lie in [0, 1], multiclass rows
+            summing to 1; the sketch bins logits) or ``"score"`` (any finite real; the sketch bins relative
+            score).
+        exact: ``False`` (default): a bounded-memory sketch, whose ``bounds()`` contain the exact value;
+            ``True``: every distinct score is kept and the value is exact (memory grows with the number of
+            distinct scores).
+        resolution: Sketch bins are about ``2**-resolution`` wide (in logit or relative score): an int from 0
+            to 52, default 10. Accumulators of different resolutions merge at the coarser one.
+        max_bins: The most bins the sketch keeps before it coarsens (``None``: no cap); default 4000.
+        pos_label: The positive class of binary ``y_true`` (every other label is the negative one); default 1.
+        labels: The classes of the columns of a 2-D ``y_score``, in column order; ``None`` (default): ints
+            ``0..K-1``.
+
     Examples:
         >>> import streammetrics as sm
         >>> m = sm.ROCAUC().update([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
@@ -457,6 +478,23 @@ class AveragePrecision(RankingMetric):
     As :func:`sklearn.metrics.average_precision_score`: binary, multiclass one-vs-rest and
     multilabel with ``average="macro"``, ``"weighted"``, ``"micro"`` (multilabel) or ``None``.
     No positives warns and returns NaN (scikit-learn returns 0 with a warning).
+
+    Args:
+        average: Multiclass and multilabel input: ``"macro"`` (default; plain mean), ``"weighted"`` (by the
+            number of positives), ``"micro"`` (multilabel: all cells pooled) or ``None`` (an array, one value
+            per class or label). Binary input ignores it.
+        input: What ``y_score`` holds: ``"probability"`` (default; checked to lie in [0, 1], multiclass rows
+            summing to 1; the sketch bins logits) or ``"score"`` (any finite real; the sketch bins relative
+            score).
+        exact: ``False`` (default): a bounded-memory sketch, whose ``bounds()`` contain the exact value;
+            ``True``: every distinct score is kept and the value is exact (memory grows with the number of
+            distinct scores).
+        resolution: Sketch bins are about ``2**-resolution`` wide (in logit or relative score): an int from 0
+            to 52, default 10. Accumulators of different resolutions merge at the coarser one.
+        max_bins: The most bins the sketch keeps before it coarsens (``None``: no cap); default 4000.
+        pos_label: The positive class of binary ``y_true`` (every other label is the negative one); default 1.
+        labels: The classes of the columns of a 2-D ``y_score``, in column order; ``None`` (default): ints
+            ``0..K-1``.
 
     Examples:
         >>> import streammetrics as sm
@@ -560,6 +598,22 @@ class ROCCurve(_BinaryCurve):
     ``exact=True``), thresholds are real scores (the smallest score of each bin), the first is
     ``inf``. :meth:`bounds` returns two staircase curves enclosing the exact curve.
 
+    Args:
+        drop_intermediate: ``True`` (default) drops the points that do not change the curve's shape, as
+            scikit-learn; ``False`` keeps one point per bin (per distinct score when exact).
+        input: What ``y_score`` holds: ``"probability"`` (default; checked to lie in [0, 1], multiclass rows
+            summing to 1; the sketch bins logits) or ``"score"`` (any finite real; the sketch bins relative
+            score).
+        exact: ``False`` (default): a bounded-memory sketch, whose ``bounds()`` contain the exact value;
+            ``True``: every distinct score is kept and the value is exact (memory grows with the number of
+            distinct scores).
+        resolution: Sketch bins are about ``2**-resolution`` wide (in logit or relative score): an int from 0
+            to 52, default 10. Accumulators of different resolutions merge at the coarser one.
+        max_bins: The most bins the sketch keeps before it coarsens (``None``: no cap); default 4000.
+        pos_label: The positive class of binary ``y_true`` (every other label is the negative one); default 1.
+        labels: The classes of the columns of a 2-D ``y_score``, in column order; ``None`` (default): ints
+            ``0..K-1``.
+
     Examples:
         >>> import streammetrics as sm
         >>> r = sm.ROCCurve().update([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]).compute()
@@ -622,6 +676,22 @@ class PRCurve(_BinaryCurve):
 
     Points at the sketch's bin edges are exact. :meth:`bounds` returns two staircases
     enclosing the exact curve.
+
+    Args:
+        drop_intermediate: ``False`` (default) keeps one point per bin (per distinct score when exact);
+            ``True`` drops the points that do not change the curve's shape, as scikit-learn.
+        input: What ``y_score`` holds: ``"probability"`` (default; checked to lie in [0, 1], multiclass rows
+            summing to 1; the sketch bins logits) or ``"score"`` (any finite real; the sketch bins relative
+            score).
+        exact: ``False`` (default): a bounded-memory sketch, whose ``bounds()`` contain the exact value;
+            ``True``: every distinct score is kept and the value is exact (memory grows with the number of
+            distinct scores).
+        resolution: Sketch bins are about ``2**-resolution`` wide (in logit or relative score): an int from 0
+            to 52, default 10. Accumulators of different resolutions merge at the coarser one.
+        max_bins: The most bins the sketch keeps before it coarsens (``None``: no cap); default 4000.
+        pos_label: The positive class of binary ``y_true`` (every other label is the negative one); default 1.
+        labels: The classes of the columns of a 2-D ``y_score``, in column order; ``None`` (default): ints
+            ``0..K-1``.
 
     Examples:
         >>> import streammetrics as sm

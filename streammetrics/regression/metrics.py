@@ -30,6 +30,10 @@ from .moments import CoMoments, ResidualMoments
 class MAE(ErrorMetric):
     """Mean absolute error ``sum w |y - ŷ| / sum w`` (:func:`sklearn.metrics.mean_absolute_error`).
 
+    Args:
+        multioutput: How the outputs of 2-D input combine: ``"uniform_average"`` (default; plain mean),
+            ``"raw_values"`` (an array, one value per output) or a list of non-negative output weights.
+
     Examples:
         >>> import streammetrics as sm
         >>> sm.MAE().update([3, -0.5, 2, 7], [2.5, 0.0, 2, 8]).compute()
@@ -43,6 +47,10 @@ class MAE(ErrorMetric):
 class MSE(ErrorMetric):
     """Mean squared error (:func:`sklearn.metrics.mean_squared_error`).
 
+    Args:
+        multioutput: How the outputs of 2-D input combine: ``"uniform_average"`` (default; plain mean),
+            ``"raw_values"`` (an array, one value per output) or a list of non-negative output weights.
+
     Examples:
         >>> import streammetrics as sm
         >>> sm.MSE().update([3, -0.5, 2, 7], [2.5, 0.0, 2, 8]).compute()
@@ -55,6 +63,10 @@ class MSE(ErrorMetric):
 
 class RMSE(ErrorMetric):
     """Root mean squared error, per output then averaged (:func:`sklearn.metrics.root_mean_squared_error`).
+
+    Args:
+        multioutput: How the outputs of 2-D input combine: ``"uniform_average"`` (default; plain mean),
+            ``"raw_values"`` (an array, one value per output) or a list of non-negative output weights.
 
     Examples:
         >>> import streammetrics as sm
@@ -73,6 +85,10 @@ class MSLE(ErrorMetric):
     :class:`~streammetrics.InputError` (scikit-learn >= 1.6 accepts values in (-1, 0); the seed
     and this library require non-negative values).
 
+    Args:
+        multioutput: How the outputs of 2-D input combine: ``"uniform_average"`` (default; plain mean),
+            ``"raw_values"`` (an array, one value per output) or a list of non-negative output weights.
+
     Examples:
         >>> import streammetrics as sm
         >>> round(sm.MSLE().update([3, 5, 2.5, 7], [2.5, 5, 4, 8]).compute(), 5)
@@ -87,6 +103,10 @@ class MSLE(ErrorMetric):
 
 class RMSLE(ErrorMetric):
     """Root mean squared logarithmic error (:func:`sklearn.metrics.root_mean_squared_log_error`).
+
+    Args:
+        multioutput: How the outputs of 2-D input combine: ``"uniform_average"`` (default; plain mean),
+            ``"raw_values"`` (an array, one value per output) or a list of non-negative output weights.
 
     Examples:
         >>> import streammetrics as sm
@@ -105,6 +125,10 @@ class MAPE(RegressionMetric):
 
     Matches :func:`sklearn.metrics.mean_absolute_percentage_error` (a fraction, not a percent).
 
+    Args:
+        multioutput: How the outputs of 2-D input combine: ``"uniform_average"`` (default; plain mean),
+            ``"raw_values"`` (an array, one value per output) or a list of non-negative output weights.
+
     Examples:
         >>> import streammetrics as sm
         >>> round(sm.MAPE().update([3, -0.5, 2, 7], [2.5, 0.0, 2, 8]).compute(), 6)
@@ -121,6 +145,10 @@ class MaxError(RegressionMetric):
     Mergeable but not revertible: :meth:`revert` raises ``TypeError``. Rows of zero weight are
     left out; other weights do not change a maximum. Unlike scikit-learn (single output only),
     multi-output input gives one maximum per output, averaged by ``multioutput``.
+
+    Args:
+        multioutput: How the outputs of 2-D input combine: ``"uniform_average"`` (default; plain mean),
+            ``"raw_values"`` (an array, one value per output) or a list of non-negative output weights.
 
     Examples:
         >>> import streammetrics as sm
@@ -146,6 +174,10 @@ class MeanError(ErrorMetric):
 
     No scikit-learn equivalent; it is ``np.average(y_pred - y_true, weights=w)``.
 
+    Args:
+        multioutput: How the outputs of 2-D input combine: ``"uniform_average"`` (default; plain mean),
+            ``"raw_values"`` (an array, one value per output) or a list of non-negative output weights.
+
     Examples:
         >>> import streammetrics as sm
         >>> sm.MeanError().update([1, 2, 3], [2, 2, 5]).compute()
@@ -167,6 +199,13 @@ class R2(FractionExplained):
     ``force_finite``), which keeps "integer weight = repetition" exact. Only an accumulator with no
     weight at all is undefined.
 
+    Args:
+        multioutput: How the outputs of 2-D input combine: ``"uniform_average"`` (default; plain mean),
+            ``"variance_weighted"`` (weighted by the variance of each ``y_true`` column), ``"raw_values"`` (an
+            array, one value per output) or a list of non-negative output weights.
+        force_finite: ``True`` (default): a constant ``y_true`` gives 1.0 (perfect predictions) or 0.0 instead
+            of NaN or -inf, as scikit-learn; ``False`` returns those.
+
     Examples:
         >>> import streammetrics as sm
         >>> round(sm.R2().update([3, -0.5, 2, 7], [2.5, 0.0, 2, 8]).compute(), 6)
@@ -187,6 +226,14 @@ class AdjustedR2(FractionExplained):
     as repetitions. With ``n <= n_features + 1`` the value is undefined: UndefinedMetricWarning
     and NaN. Per output, then averaged like R². No scikit-learn function; the reference is
     the formula applied to :func:`sklearn.metrics.r2_score`.
+
+    Args:
+        n_features: The number of features p of the model, an int >= 0 (required).
+        multioutput: How the outputs of 2-D input combine: ``"uniform_average"`` (default; plain mean),
+            ``"variance_weighted"`` (weighted by the variance of each ``y_true`` column), ``"raw_values"`` (an
+            array, one value per output) or a list of non-negative output weights.
+        force_finite: ``True`` (default): a constant ``y_true`` gives 1.0 (perfect predictions) or 0.0 instead
+            of NaN or -inf, as scikit-learn; ``False`` returns those.
 
     Examples:
         >>> import streammetrics as sm
@@ -210,6 +257,13 @@ class AdjustedR2(FractionExplained):
 class ExplainedVariance(FractionExplained):
     """Explained variance ``1 - Var(y - ŷ) / Var(y)`` (:func:`sklearn.metrics.explained_variance_score`).
 
+    Args:
+        multioutput: How the outputs of 2-D input combine: ``"uniform_average"`` (default; plain mean),
+            ``"variance_weighted"`` (weighted by the variance of each ``y_true`` column), ``"raw_values"`` (an
+            array, one value per output) or a list of non-negative output weights.
+        force_finite: ``True`` (default): a constant ``y_true`` gives 1.0 (perfect predictions) or 0.0 instead
+            of NaN or -inf, as scikit-learn; ``False`` returns those.
+
     Examples:
         >>> import streammetrics as sm
         >>> round(sm.ExplainedVariance().update([3, -0.5, 2, 7], [2.5, 0.0, 2, 8]).compute(), 6)
@@ -227,6 +281,10 @@ class PearsonR(RegressionMetric):
     UndefinedMetricWarning and NaN (SciPy warns and returns NaN too). Unlike every peer that
     keeps raw sums of y and y², it stays exact at large offsets and merges across shards.
 
+    Args:
+        multioutput: How the outputs of 2-D input combine: ``"uniform_average"`` (default; plain mean),
+            ``"raw_values"`` (an array, one value per output) or a list of non-negative output weights.
+
     Examples:
         >>> import streammetrics as sm
         >>> round(sm.PearsonR().update([1, 2, 3, 4], [1.2, 1.9, 3.4, 3.9]).compute(), 6)
@@ -243,6 +301,10 @@ class ConcordanceCorrelation(RegressionMetric):
     """Lin's concordance correlation coefficient ``2 s_yŷ / (s_y² + s_ŷ² + (ȳ - mean ŷ)²)``.
 
     Population (1/n) moments, as Lin (1989). No scikit-learn equivalent.
+
+    Args:
+        multioutput: How the outputs of 2-D input combine: ``"uniform_average"`` (default; plain mean),
+            ``"raw_values"`` (an array, one value per output) or a list of non-negative output weights.
 
     Examples:
         >>> import streammetrics as sm

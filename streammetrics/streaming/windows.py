@@ -225,6 +225,13 @@ class Rolling(OneRowMixin, Metric[WindowState]):
     stream that saw ``a``'s rows and then ``b``'s (not commutative once the window is full).
     ``metric`` is a template (a fresh metric, a name, or a ``{"type", "config"}`` dict).
 
+    Args:
+        metric: The metric to evaluate over the window: a fresh metric (used as a template), a name or a
+            ``{"type", "config"}`` dict.
+        window: The number of most recent rows the value covers, an int >= 1.
+        panes: ``None`` (default): exact for revertible metrics (the window's rows are kept), else 16 panes at
+            most; an int from 1 to ``window``: a ring of that many pane states.
+
     Examples:
         >>> import streammetrics as sm
         >>> r = sm.Rolling(sm.Accuracy(), window=3)
@@ -340,6 +347,13 @@ class Decayed(OneRowMixin, Metric[DecayedState]):
     so splitting a stream into batches does not change the value. Because age is counted in
     rows, an integer weight is not the same as repeating a row, and merging is concatenation
     (``a.merge(b)``: ``b``'s rows came after ``a``'s; not commutative).
+
+    Args:
+        metric: The metric to decay: a fresh metric (used as a template), a name or a ``{"type", "config"}``
+            dict; its state must be scalable (counts, moments, histograms).
+        half_life: Rows after which a row weighs one half, a number > 0; give it or ``decay``.
+        decay: The factor a row's weight is multiplied by for each newer row, in (0, 1); give it or
+            ``half_life``.
 
     Examples:
         >>> import streammetrics as sm

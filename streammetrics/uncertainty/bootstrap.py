@@ -367,6 +367,16 @@ class Bootstrap(Metric[BootstrapState]):
     ``seed`` and ``shard`` are not compared otherwise (shards of different seeds merge). Row
     weights multiply the Poisson weights (``w_i * P_ri``). Not revertible.
 
+    Args:
+        metric: The metric to bootstrap: a metric (used as a template), a name or a ``{"type", "config"}``
+            dict.
+        n_replicates: Number of Poisson-weighted replicates, an int >= 0; default 200.
+        seed: The root seed, an int >= 0; ``None`` (default) draws fresh entropy per accumulator (not
+            reproducible).
+        shard: An id, an int >= 0, that differs between accumulators of one seed that will be merged; default
+            ``None``.
+        level: Confidence level of the percentile interval, in (0, 1); default 0.95.
+
     Examples:
         >>> import numpy as np, streammetrics as sm
         >>> rng = np.random.default_rng(0)

@@ -135,6 +135,11 @@ class McNemar(Metric[PairedCorrectness]):
     (non-integer weighted counts always use the chi-square test).
     Counts merge exactly across shards and can be reverted.
 
+    Args:
+        exact: ``None`` (default): the exact binomial test when ``b + c < 25`` (whole counts), else the
+            chi-square test; ``True`` or ``False`` forces the choice.
+        correction: Whether the chi-square test uses the continuity correction; default ``True``.
+
     Examples:
         >>> import streammetrics as sm
         >>> y = [0, 1, 1, 0, 1, 0, 1, 1]
