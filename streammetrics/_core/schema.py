@@ -168,7 +168,7 @@ class Check(Field):
 
 @dataclass(frozen=True)
 class Array(Field):
-    """A numeric array, read as its wide dtype (int64, uint64, float64 or bool).
+    """A numeric array, read as ``dtype`` (default: its kind's wide dtype: int64, uint64, float64, bool).
 
     ``kinds`` are the accepted NumPy dtype kinds (``"i"``, ``"u"``, ``"f"``, ``"b"``);
     ``shape`` (see :data:`Shape`) or ``ndim`` constrain the shape; ``finite`` (for floats),
@@ -178,6 +178,7 @@ class Array(Field):
 
     kinds: str = "if"
     shape: Shape | None = None
+    dtype: str | None = None
     ndim: int | None = None
     finite: bool = True
     non_negative: bool = False
@@ -202,7 +203,9 @@ class Array(Field):
             )
         ):
             raise Invalid(self._expected(shape, ndim), f"{arr.dtype} array of shape {arr.shape}")
-        arr = arr.astype(_WIDE[arr.dtype.kind])  # a copy: the state never shares the dict's memory
+        arr = arr.astype(
+            self.dtype or _WIDE[arr.dtype.kind]
+        )  # a copy: the state never shares the dict's memory
         if self.finite and arr.dtype.kind == "f" and not np.isfinite(arr).all():
             raise Invalid("finite", f"non-finite {arr[~np.isfinite(arr)].flat[0]!r}")
         if self.non_negative and arr.dtype.kind in "if" and arr.size and arr.min() < 0:
@@ -220,7 +223,7 @@ class Array(Field):
         return tuple(None if s is None else _resolve(s, values) for s in self.shape)
 
     def _expected(self, shape: tuple[Any, ...] | None, ndim: int | None) -> str:
-        dtypes = " or ".join(_KIND_NAMES[k] for k in self.kinds)
+        dtypes = self.dtype or " or ".join(_KIND_NAMES[k] for k in self.kinds)
         text = f"{'an' if dtypes[0] in 'iu' else 'a'} {dtypes} array"
         if shape is not None:
             dims = ", ".join("any" if s is None else str(s) for s in shape)
