@@ -26,7 +26,7 @@ Examples:
     >>> fields = encode(arrays)
     >>> fields["bins"].tolist(), fields["counts"].tolist()
     ([5, 4], [1, 0, 0, 2])
-    >>> back = decode(fields, max_resolution=52, where="sketch")
+    >>> back = decode(fields, max_resolution=52)
     >>> back.ids.tolist(), back.counts.tolist(), back.kmin.tolist()[0]
     ([5, 9], [[1, 0], [0, 2]], [5, 18446744073709551615])
 """
@@ -37,25 +37,12 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .._core.state import require_keys
+from .._core.schema import Check, Flag, Int, Schema
 from ..errors import StateError
 from .keys import MANTISSA_BITS, OFFSET_SHIFT, cell_bits, offset_bits
 
 _U = np.uint64
 _UMAX = np.iinfo(np.uint64).max
-#: The fields of an encoded sketch, in the order :func:`encode` writes them.
-FIELDS = (
-    "layout",
-    "multilabel",
-    "resolution",
-    "loose",
-    "n_samples",
-    "bins",
-    "counts",
-    "multi",
-    "extremes",
-    "sums",
-)
 
 
 class SketchArrays(NamedTuple):
@@ -126,30 +113,44 @@ def encode(s: SketchArrays) -> dict[str, Any]:
     }
 
 
-def _scalars(data: Any, max_resolution: int, where: str) -> tuple[Any, int, int, bool]:
-    """The scalar fields, checked: layout, resolution, n_samples, loose (multilabel too)."""
-    require_keys(data, set(FIELDS), where)
-    layout, res, n = data["layout"], data["resolution"], data["n_samples"]
-    if layout is not None and (
-        not isinstance(layout, list)
-        or len(layout) != 2
-        or not all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in layout)
-    ):
-        raise StateError(f"{where}: layout must be None or two positive ints, found {layout!r}")
-    if not isinstance(res, int) or isinstance(res, bool) or not 0 <= res <= max_resolution:
-        raise StateError(f"{where}: resolution must be an int in [0, {max_resolution}], found {res!r}")
-    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-        raise StateError(f"{where}: n_samples must be a non-negative int, found {n!r}")
-    for name in ("multilabel", "loose"):
-        if not isinstance(data[name], bool):
-            raise StateError(f"{where}: {name} must be a bool, found {data[name]!r}")
-    return layout, res, n, data["loose"]
+def _is_layout(value: Any) -> bool:
+    return value is None or (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in value)
+    )
 
 
-def decode(data: Any, max_resolution: int, where: str) -> SketchArrays:
+def _is_bytes(value: Any) -> bool:
+    return isinstance(value, np.ndarray) and value.dtype == np.uint8 and value.ndim == 1
+
+
+def _is_counts(value: Any) -> bool:
+    return _is_bytes(value) or (isinstance(value, np.ndarray) and value.dtype == np.float64)
+
+
+#: The encoded fields, in the order :func:`encode` writes them; the varint arrays are read (and their lengths checked) by :func:`decode`.
+FIELDS = Schema(
+    "ScoreSketch state",
+    layout=Check("None or two positive ints", _is_layout),
+    multilabel=Flag(),
+    resolution=Int(low=0, high="max_resolution"),
+    loose=Flag(),
+    n_samples=Int(low=0),
+    bins=Check("varints (a 1-D uint8 array)", _is_bytes),
+    counts=Check("varints (a 1-D uint8 array) or a float64 array", _is_counts),
+    multi=Check("packed bits (a 1-D uint8 array)", _is_bytes),
+    extremes=Check("varints (a 1-D uint8 array)", _is_bytes),
+    sums=Check("varints (a 1-D uint8 array) or a float64 array", _is_counts),
+)
+
+
+def decode(data: Any, max_resolution: int) -> SketchArrays:
     """The arrays of a sketch from the fields :func:`encode` writes; :class:`StateError`, naming
     the field, for anything else (the resolution must lie in ``[0, max_resolution]``)."""
-    layout, res, n, loose = _scalars(data, max_resolution, where)
+    data = FIELDS.read(data, max_resolution=max_resolution)
+    where = FIELDS.where
+    layout, res, n, loose = data["layout"], data["resolution"], data["n_samples"], data["loose"]
     deltas = varint_decode(data["bins"], None, f"{where}: bins")
     b = len(deltas)
     if b and (np.any(deltas[1:] == 0)):
@@ -178,8 +179,6 @@ def decode(data: Any, max_resolution: int, where: str) -> SketchArrays:
         raise StateError(f"{where}: empty bins are not stored")
     n_occ = int(occupied.sum())
     multi_bits = data["multi"]
-    if not isinstance(multi_bits, np.ndarray) or multi_bits.dtype != np.uint8 or multi_bits.ndim != 1:
-        raise StateError(f"{where}: multi must be a 1-D uint8 array")
     if len(multi_bits) != (n_occ + 7) // 8:
         raise StateError(f"{where}: multi holds {len(multi_bits)} bytes, expected {(n_occ + 7) // 8}")
     multi_occ = np.unpackbits(multi_bits, count=n_occ).astype(bool)

@@ -29,6 +29,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .._core.schema import Array, Schema
 from .._core.state import State
 from ..errors import InputError, MergeError, StateError
 from . import codec
@@ -347,7 +348,7 @@ class ScoreSketch(State):
         where = "ScoreSketch state"
         if isinstance(data, dict) and set(data) == _V1_KEYS:
             data = _from_v1(data, where)
-        s = codec.decode(data, self._resolution, where)
+        s = codec.decode(data, self._resolution)
         # the codec reads what is stored; the canonical form of the extremes is the sketch's rule
         settled = _settle(s.resolution, s.ids, s.counts, s.sums, s.kmin, s.kmax, s.loose)
         if any(not np.array_equal(x, y) for x, y in zip(settled[3:], (s.kmin, s.kmax), strict=True)):
@@ -362,11 +363,11 @@ class ScoreSketch(State):
         self._n = s.n_samples
 
     def check(self) -> None:
-        where = "ScoreSketch state"
-        if self.ids.size > 1 and not np.all(self.ids[1:] > self.ids[:-1]):
-            raise StateError(f"{where}: bin ids must be strictly increasing")
-        if self.counts.size and (not np.isfinite(self.counts).all() or self.counts.min() < 0):
-            raise StateError(f"{where}: counts must be finite and non-negative")
+        where = _LIVE.where
+        _LIVE.check(
+            {"ids": self.ids, "counts": self.counts, "sums": self.sums, "kmin": self.kmin, "kmax": self.kmax},
+            n_groups=self.n_groups,
+        )
         if self.ids.size and not self.counts.any(axis=1).all():
             raise StateError(f"{where}: empty bins are not stored")
         if self.layout is None:
@@ -453,6 +454,18 @@ class ScoreSketch(State):
             ob,
             self.resolution,
         )
+
+
+#: The arrays of a sketch in memory (what :meth:`ScoreSketch.check` checks; the wire fields are
+#: :data:`streammetrics.ranking.codec.FIELDS`).
+_LIVE = Schema(
+    "ScoreSketch state",
+    ids=Array("u", ndim=1, increasing=True),
+    counts=Array("if", shape=("ids", "n_groups"), non_negative=True),
+    sums=Array("if", shape=("ids", "n_groups")),
+    kmin=Array("u", shape=("ids", "n_groups")),
+    kmax=Array("u", shape=("ids", "n_groups")),
+)
 
 
 # ---------------------------------------------------------------------- version 1 states

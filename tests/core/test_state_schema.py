@@ -127,7 +127,13 @@ def _cases():
     p = rng.random(40)
     acc = sm.Accuracy().update([0, 1, 2, 2], [0, 2, 2, 1])
     ml = sm.F1(average="samples").update([[0, 1], [1, 1]], [[1, 1], [0, 1]])
+    auc = sm.ROCAUC(resolution=10).update(y, p)
     return [
+        (auc, "resolution", 11, r"resolution must be an int in \[0, 10\], found 11"),
+        (auc, "loose", 1, "loose must be a bool, found 1"),
+        (auc, "layout", [1, 0], r"layout must be None or two positive ints, found list"),
+        (auc, "multi", [0], r"multi must be packed bits \(a 1-D uint8 array\), found list"),
+        (auc, "counts", np.zeros(3, np.float32), "counts must be varints"),
         (acc, "mode", "binary", "mode must be one of"),
         (
             acc,
