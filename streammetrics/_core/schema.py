@@ -234,7 +234,10 @@ class Array(Field):
 
 
 def _short(value: Any) -> str:
-    text = repr(value) if not isinstance(value, (dict, list, np.ndarray)) else type(value).__name__
+    """A found value, in a message: an array by its dtype and shape, anything else cut at 80."""
+    if isinstance(value, np.ndarray):
+        return f"{value.dtype} array of shape {value.shape}"
+    text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 
 

@@ -93,7 +93,7 @@ def test_a_good_dict_is_read_and_converted_to_wide_dtypes():
             np.zeros(3),
             r"sums must be a float64 array of shape \(4,\), found float64 array of shape \(3,\)",
         ),
-        ("tags", ["x", 1], "tags must be a list of strings, found list"),
+        ("tags", ["x", 1], "tags must be a list of strings, found \\['x', 1\\]"),
     ],
 )
 def test_each_constraint_names_the_field_the_expected_and_the_found(key, value, message):
@@ -131,9 +131,14 @@ def _cases():
     return [
         (auc, "resolution", 11, r"resolution must be an int in \[0, 10\], found 11"),
         (auc, "loose", 1, "loose must be a bool, found 1"),
-        (auc, "layout", [1, 0], r"layout must be None or two positive ints, found list"),
-        (auc, "multi", [0], r"multi must be packed bits \(a 1-D uint8 array\), found list"),
-        (auc, "counts", np.zeros(3, np.float32), "counts must be varints"),
+        (auc, "layout", [1, 0], r"layout must be None or two positive ints, found \[1, 0\]"),
+        (auc, "multi", [0], r"multi must be packed bits \(a 1-D uint8 array\), found \[0\]"),
+        (
+            auc,
+            "counts",
+            np.zeros(3, np.float32),
+            "counts must be varints .* found float32 array of shape \\(3,\\)",
+        ),
         (acc, "mode", "binary", "mode must be one of"),
         (
             acc,
