@@ -192,3 +192,77 @@ def test_corrupt_state_dicts_name_the_field(metric, key, value, message):
     d["state"] = {**d["state"], key: value}
     with pytest.raises(sm.StateError, match=message):
         sm.from_state_dict(d)
+
+
+def _rolling_exact():
+    return sm.Rolling(sm.Accuracy(), window=5).update([0, 1, 1], [0, 1, 0], sample_weight=[1.0, 2.0, 0.5])
+
+
+def _rolling_panes():
+    return sm.Rolling(sm.MaxError(), window=6, panes=3).update([0.0, 1.0, 2.0], [0.5, 1.0, 3.0])
+
+
+def _set_chunk(key, value):
+    def change(state):
+        state["rows"][0][key] = value
+
+    return change
+
+
+def _set_pane(key, value):
+    def change(state):
+        state["panes"][0][key] = value
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("make", "change", "message"),
+    [
+        (
+            _rolling_exact,
+            _set_chunk("args", []),
+            "Rolling state rows: args must be a non-empty list of arrays",
+        ),
+        (
+            _rolling_exact,
+            _set_chunk("args", [[0, 1, 1], [0, 1]]),
+            "args must be a non-empty list of arrays of equal lengths",
+        ),
+        (_rolling_exact, _set_chunk("weights", np.array([1.0, -2.0, 0.5])), "weights must be non-negative"),
+        (
+            _rolling_exact,
+            _set_chunk("weights", np.array([1.0, 2.0])),
+            r"weights must be None or a float64 array of shape \(3,\)",
+        ),
+        (
+            _rolling_exact,
+            lambda s: s.update(rows={}),
+            "Rolling state: rows must be a list of chunks, found {}",
+        ),
+        (_rolling_exact, lambda s: s["rows"].append(s["rows"][0]), "the stored rows do not match"),
+        (
+            _rolling_panes,
+            _set_pane("rows", 1),
+            "Rolling state pane: rows must be the pane state's 2 rows, found 1",
+        ),
+        (_rolling_panes, _set_pane("rows", 0), "Rolling state pane: rows must be a positive int, found 0"),
+        (
+            _rolling_panes,
+            _set_pane("state", None),
+            "Rolling state pane: state must be a state dict, found None",
+        ),
+        (
+            lambda: sm.Decayed(sm.MAE(), decay=0.5).update([1.0], [2.0]),
+            lambda s: s.update(state=[]),
+            "Decayed state: state must be a state dict",
+        ),
+    ],
+)
+def test_corrupt_window_states_name_the_field(make, change, message):
+    metric = make()
+    d = metric.state_dict()
+    np.testing.assert_array_equal(sm.from_state_dict(d).compute(), metric.compute())
+    change(d["state"])
+    with pytest.raises(sm.StateError, match=message):
+        sm.from_state_dict(d)
