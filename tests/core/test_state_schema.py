@@ -128,7 +128,16 @@ def _cases():
     acc = sm.Accuracy().update([0, 1, 2, 2], [0, 2, 2, 1])
     ml = sm.F1(average="samples").update([[0, 1], [1, 1]], [[1, 1], [0, 1]])
     auc = sm.ROCAUC(resolution=10).update(y, p)
+    mcnemar = sm.McNemar().update(y, y, 1 - y)
     return [
+        (
+            mcnemar,
+            "counts",
+            np.array([1, 2, 3]),
+            r"counts must be .* of shape \(4,\), found int64 array of shape \(3,\)",
+        ),
+        (mcnemar, "counts", np.array([40.0, 0.0, -1.0, 1.0]), "counts must be non-negative"),
+        (mcnemar, "counts", np.array([40, 0, 1, 0]), "counts do not sum to n_samples=40"),
         (auc, "resolution", 11, r"resolution must be an int in \[0, 10\], found 11"),
         (auc, "loose", 1, "loose must be a bool, found 1"),
         (auc, "layout", [1, 0], r"layout must be None or two positive ints, found \[1, 0\]"),
