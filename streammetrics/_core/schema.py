@@ -167,6 +167,30 @@ class Check(Field):
 
 
 @dataclass(frozen=True)
+class Nested(Field):
+    """A nested state dict (a list of them with ``many``), loaded into a fresh state made by the
+    context value named ``make`` and checked; read as that state (a list of states)."""
+
+    make: str = "make_state"
+    many: bool = False
+
+    def read(self, value: Any, values: Mapping[str, Any]) -> Any:
+        if self.many:
+            if not isinstance(value, list):
+                raise Invalid("a list of state dicts", _short(value))
+            return [self._load(v, values) for v in value]
+        return self._load(value, values)
+
+    def _load(self, value: Any, values: Mapping[str, Any]) -> Any:
+        if not isinstance(value, dict):
+            raise Invalid("a state dict", _short(value))
+        state = values[self.make]()
+        state.load_dict(value)  # its own errors name it
+        state.check()
+        return state
+
+
+@dataclass(frozen=True)
 class Array(Field):
     """A numeric array, read as ``dtype`` (default: its kind's wide dtype: int64, uint64, float64, bool).
 

@@ -12,7 +12,7 @@ from .._core import validation as v
 from .._core.metric import Metric
 from .._core.onerow import OneRowMixin
 from .._core.params import check_number
-from .._core.schema import Array, Check, Int, Schema
+from .._core.schema import Array, Check, Int, Nested, Schema
 from .._core.state import State
 from ..errors import InputError, MergeError, StateError
 from . import _spec
@@ -40,10 +40,9 @@ def _is_chunk(args: Any) -> bool:
     return all(a.ndim >= 1 and len(a) == len(arrays[0]) for a in arrays)
 
 
-_STATE = Check("a state dict", lambda v: isinstance(v, dict))
 #: A window in exact mode: the wrapped metric's state and the rows it holds, in chunks.
 _EXACT_FIELDS = Schema(
-    "Rolling state", state=_STATE, rows=Check("a list of chunks", lambda v: isinstance(v, list))
+    "Rolling state", state=Nested(), rows=Check("a list of chunks", lambda v: isinstance(v, list))
 )
 _CHUNK_FIELDS = Schema(
     "Rolling state rows",
@@ -54,8 +53,8 @@ _CHUNK_FIELDS = Schema(
 )
 #: A window in pane mode: a ring of per-pane states with their row counts.
 _PANES_FIELDS = Schema("Rolling state", panes=Check("a list of panes", lambda v: isinstance(v, list)))
-_PANE_FIELDS = Schema("Rolling state pane", state=_STATE, rows=Int(low=1))
-_DECAYED_FIELDS = Schema("Decayed state", state=_STATE)
+_PANE_FIELDS = Schema("Rolling state pane", state=Nested(), rows=Int(low=1))
+_DECAYED_FIELDS = Schema("Decayed state", state=Nested())
 
 
 # ---------------------------------------------------------------------------------------- Rolling
@@ -195,9 +194,8 @@ class WindowState(State):
 
     def load_dict(self, data: dict[str, Any]) -> None:
         if self.exact:
-            values = _EXACT_FIELDS.read(data)
-            state = self.metric._make_state()
-            state.load_dict(values["state"])
+            values = _EXACT_FIELDS.read(data, make_state=self.metric._make_state)
+            state = values["state"]
             chunks: deque[Rows] = deque()
             for chunk in values["rows"]:
                 fields = _CHUNK_FIELDS.read(chunk)
@@ -208,9 +206,8 @@ class WindowState(State):
             return
         ring: deque[list[Any]] = deque()
         for pane in _PANES_FIELDS.read(data)["panes"]:
-            fields = _PANE_FIELDS.read(pane)
-            state = self.metric._make_state()
-            state.load_dict(fields["state"])
+            fields = _PANE_FIELDS.read(pane, make_state=self.metric._make_state)
+            state = fields["state"]
             if fields["rows"] != state.n_samples:
                 raise StateError(
                     f"{_PANE_FIELDS.where}: rows must be the pane state's {state.n_samples} rows, "
@@ -337,9 +334,7 @@ class DecayedState(State):
         return {"state": self.state.to_dict()}
 
     def load_dict(self, data: dict[str, Any]) -> None:
-        state = self.metric._make_state()
-        state.load_dict(_DECAYED_FIELDS.read(data)["state"])
-        self.state = state
+        self.state = _DECAYED_FIELDS.read(data, make_state=self.metric._make_state)["state"]
 
     def check(self) -> None:
         self.state.check()

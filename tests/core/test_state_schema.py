@@ -129,7 +129,21 @@ def _cases():
     ml = sm.F1(average="samples").update([[0, 1], [1, 1]], [[1, 1], [0, 1]])
     auc = sm.ROCAUC(resolution=10).update(y, p)
     mcnemar = sm.McNemar().update(y, y, 1 - y)
+    boot = sm.Bootstrap(sm.F1(), n_replicates=8, seed=2).update(y, 1 - y)
+    generic = sm.Bootstrap(sm.MAE(), n_replicates=8, seed=2).update(p, y)
     return [
+        (boot, "engine", "fast", "BootstrapState: engine must be one of"),
+        (
+            boot,
+            "tensor",
+            np.zeros((8, 3, 3)),
+            r"tensor must be .* of shape \(8, 2, 2\), found float64 array of shape \(8, 3, 3\)",
+        ),
+        (boot, "tensor", -np.ones((8, 2, 2)), "tensor must be non-negative"),
+        (boot, "streams", [["x", 0]], "streams must be a list of \\[entropy, shard\\] pairs"),
+        (boot, "base", [], "BootstrapState: base must be a state dict, found \\[\\]"),
+        (generic, "reps", [], "expected 8 replicate states, found 0"),
+        (generic, "n_batches", -1, "n_batches must be a non-negative int"),
         (
             mcnemar,
             "counts",
