@@ -4,7 +4,12 @@ A state declares its fields once, each with its kind and its constraints, and re
 dict through the schema: the keys must be exactly the declared ones, each value is checked in
 declaration order and converted (arrays to int64, float64, uint64 or bool; numbers to float), and
 the first failure raises :class:`~streammetrics.StateError` naming the state, the field, what was
-expected and what was found. ``check()`` runs the same declarations over the live values.
+expected and what was found. A state's ``check()`` runs the same declarations over its live
+values (:meth:`Schema.check`), then checks what only it knows (counts adding up to ``n_samples``).
+
+The fields: :class:`Int`, :class:`Number`, :class:`Flag`, :class:`OneOf`, :class:`Array` (dtype
+kinds, shape, finite, non-negative, strictly increasing), :class:`Nested` (a state inside a state:
+windows, bootstrap replicates) and :class:`Check` (a predicate, for the odd field).
 
 A dimension, a bound or a shape may name another field (declared earlier) or a value passed as
 context (a configuration): an int is used as is, ``None`` counts as 0 (nothing seen yet) and a
@@ -285,7 +290,8 @@ class Schema:
         return out
 
     def check(self, values: Mapping[str, Any], /, **context: Any) -> None:
-        """Check live values (a subset of the fields, already converted) against their fields."""
+        """Check live values (a subset of the fields, in their dict form: numbers, arrays, lists;
+        not nested states) against their declarations."""
         known = {**context, **values}
         for name, value in values.items():
             self._read(name, self.fields[name], value, known)
