@@ -99,11 +99,11 @@ def _read_state(path: str) -> tuple[Any, dict[str, Any]]:
     except OSError as err:
         raise UsageError(f"cannot read {path!r}: {err.strerror or err}") from None
     try:
+        header = serialization.read_header(data)
         acc = from_state_dict(serialization.decode(data))
     except StateError as err:
         raise UsageError(f"{path}: {err}") from None
-    version = int.from_bytes(data[4:6], "little")
-    return acc, {"path": path, "bytes": len(data), "format_version": version}
+    return acc, {"path": path, "bytes": len(data), "format_version": header.format_version}
 
 
 def _value(acc: Any) -> tuple[Any, list[str]]:

@@ -16,6 +16,10 @@ Decoding checks the magic, the format version, that the lengths add up to the si
 (so no size read from the input can make it allocate more than the input holds), then the digest,
 and only then parses the JSON. Arrays are restricted to a whitelist of plain numeric dtypes; the
 header is parsed by :func:`json.loads`, so nothing in a state is ever executed.
+
+This module is the only one that knows the layout. Others read it through :func:`read_prefix`
+(the fixed prefix), :func:`read_header` (the checked header, no array decoded),
+:func:`looks_like_state` (the magic alone) and write it through :func:`encode` or :func:`frame`.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import hashlib
 import json
 import math
 import struct
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -49,6 +53,53 @@ _ALLOWED_DTYPES = {
     "<u4": np.uint32,
 }
 _KEPT_INTEGERS = (np.uint8, np.uint16, np.uint32, np.uint64)
+
+
+class Prefix(NamedTuple):
+    """The fixed prefix of a state, field by field (see the module docstring).
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> raw = sm.Accuracy().update([0, 1], [0, 1]).to_bytes()
+        >>> prefix = read_prefix(raw)
+        >>> prefix.version, prefix.flags, prefix.size == len(raw)
+        (1, 0, True)
+        >>> prefix.pack() == raw[:PREFIX_SIZE]
+        True
+    """
+
+    version: int
+    flags: int
+    header_length: int
+    payload_length: int
+    digest: bytes
+    magic: bytes = MAGIC
+
+    @property
+    def size(self) -> int:
+        """The size, in bytes, of the whole state this prefix announces."""
+        return PREFIX_SIZE + self.header_length + self.payload_length
+
+    def pack(self) -> bytes:
+        """The prefix as bytes (whatever its fields say: this is also how to forge a bad one)."""
+        return _PREFIX.pack(
+            self.magic, self.version, self.flags, self.header_length, self.payload_length, self.digest
+        )
+
+
+class Header(NamedTuple):
+    """What a state's bytes say about themselves, read without decoding any array.
+
+    ``type`` and ``version`` are the accumulator type and state version named in the state
+    dict (``None`` when the dict names none); ``tree`` is that dict with every array replaced
+    by a reference into ``arrays``, the table of dtype, shape and payload offset of each array.
+    """
+
+    format_version: int
+    type: Any
+    version: Any
+    tree: Any
+    arrays: Any
 
 
 def _digest(data: bytes | memoryview) -> bytes:
@@ -98,9 +149,25 @@ def encode(state_dict: dict[str, Any]) -> bytes:
         chunks.append(raw + b"\0" * padding)
         offset += len(raw) + padding
     header = json.dumps({"tree": tree, "arrays": table}, separators=(",", ":")).encode()
-    payload = b"".join(chunks)
+    return frame(header, b"".join(chunks))
+
+
+def frame(header: bytes, payload: bytes, *, version: int = FORMAT_VERSION, flags: int = 0) -> bytes:
+    """A state's bytes around a raw JSON ``header`` and ``payload``: the prefix, checksum included.
+
+    :func:`encode` writes every state through this; with other arguments it builds the well
+    checksummed but otherwise arbitrary inputs that decoding must refuse (a newer version, a
+    hostile header).
+
+    Examples:
+        >>> raw = frame(b'{"tree": {"a": 1}, "arrays": []}', b"")
+        >>> decode(raw)
+        {'a': 1}
+        >>> read_prefix(frame(b"{}", b"", version=7)).version
+        7
+    """
     body = header + payload
-    return _PREFIX.pack(MAGIC, FORMAT_VERSION, 0, len(header), len(payload), _digest(body)) + body
+    return Prefix(version, flags, len(header), len(payload), _digest(body)).pack() + body
 
 
 def _from_jsonable(obj: Any, arrays: list[np.ndarray]) -> Any:
@@ -142,8 +209,21 @@ def _read_arrays(table: Any, payload: memoryview) -> list[np.ndarray]:
     return arrays
 
 
-def decode(data: bytes | bytearray | memoryview) -> dict[str, Any]:
-    """Decode bytes made by :func:`encode`; raise :class:`StateError` on anything else."""
+def looks_like_state(data: bytes | bytearray | memoryview) -> bool:
+    """Whether ``data`` starts with the magic of a state (nothing else is checked).
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> looks_like_state(sm.Accuracy().to_bytes()), looks_like_state(b"PK\x03\x04")
+        (True, False)
+    """
+    return bytes(memoryview(data).cast("B")[: len(MAGIC)]) == MAGIC
+
+
+def read_prefix(data: bytes | bytearray | memoryview) -> Prefix:
+    """The fixed prefix of a state; :class:`StateError` unless ``data`` is bytes that start
+    with the magic and hold the whole prefix. The fields are returned as they are: use
+    :func:`read_header` to check them."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise StateError(f"expected bytes, found {type(data).__name__}")
     view = memoryview(data).cast("B")
@@ -154,6 +234,14 @@ def decode(data: bytes | bytearray | memoryview) -> dict[str, Any]:
     magic, version, flags, header_len, payload_len, digest = _PREFIX.unpack(view[:PREFIX_SIZE])
     if magic != MAGIC:
         raise StateError(f"not a streammetrics state: magic {bytes(magic)!r}, expected {MAGIC!r}")
+    return Prefix(version, flags, header_len, payload_len, digest, magic)
+
+
+def _read(data: bytes | bytearray | memoryview) -> tuple[Header, memoryview]:
+    """The checked header and the payload (every check but the arrays')."""
+    prefix = read_prefix(data)
+    view = memoryview(data).cast("B")
+    version, flags, header_len = prefix.version, prefix.flags, prefix.header_length
     if version > FORMAT_VERSION:
         raise StateError(
             f"state format version {version} is newer than this library reads ({FORMAT_VERSION})"
@@ -162,12 +250,12 @@ def decode(data: bytes | bytearray | memoryview) -> dict[str, Any]:
         raise StateError(f"corrupt state: format version {version}, flags {flags}")
     if header_len > MAX_HEADER_BYTES:
         raise StateError(f"corrupt state: header of {header_len} bytes exceeds the limit")
-    expected = PREFIX_SIZE + header_len + payload_len
+    expected = prefix.size
     if expected != len(view):
         kind = "truncated" if expected > len(view) else "corrupt"
         raise StateError(f"{kind} state: the prefix announces {expected} bytes, found {len(view)}")
     body = view[PREFIX_SIZE:]
-    if _digest(body) != digest:
+    if _digest(body) != prefix.digest:
         raise StateError("corrupt state: checksum mismatch")
     try:
         header = json.loads(bytes(body[:header_len]).decode("utf-8"))
@@ -175,8 +263,29 @@ def decode(data: bytes | bytearray | memoryview) -> dict[str, Any]:
         raise StateError(f"corrupt state header: {err}") from None
     if not isinstance(header, dict) or set(header) != {"tree", "arrays"}:
         raise StateError("corrupt state header: expected the keys 'tree' and 'arrays'")
-    arrays = _read_arrays(header["arrays"], body[header_len:])
-    tree = _from_jsonable(header["tree"], arrays)
+    tree = header["tree"]
+    named = tree if isinstance(tree, dict) else {}
+    return Header(version, named.get("type"), named.get("version"), tree, header["arrays"]), body[header_len:]
+
+
+def read_header(data: bytes | bytearray | memoryview) -> Header:
+    """Check a state's prefix, lengths, checksum and JSON header, and return what it says,
+    without decoding its arrays; raise :class:`StateError` as :func:`decode` does.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> header = read_header(sm.F1().update([0, 1], [1, 1]).to_bytes())
+        >>> header.format_version, header.type, header.version
+        (1, 'F1', 1)
+    """
+    return _read(data)[0]
+
+
+def decode(data: bytes | bytearray | memoryview) -> dict[str, Any]:
+    """Decode bytes made by :func:`encode`; raise :class:`StateError` on anything else."""
+    header, payload = _read(data)
+    arrays = _read_arrays(header.arrays, payload)
+    tree = _from_jsonable(header.tree, arrays)
     if not isinstance(tree, dict):
         raise StateError("corrupt state: the top level is not a dict")
     return tree

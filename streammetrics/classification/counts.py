@@ -14,10 +14,28 @@ from typing import Any
 import numpy as np
 
 from .._core.labels import LabelSet
-from .._core.state import State, require_keys
+from .._core.schema import Array, Check, Int, OneOf, Schema
+from .._core.state import State
 from ..errors import InputError, MergeError, StateError
 
 LabelCheck = Callable[[LabelSet], None]
+
+
+def _matrix_shape(values: Any) -> tuple[int, ...]:
+    k = len(values["labels"])
+    return (k, 2, 2) if values["mode"] == "multilabel" else (k, k)
+
+
+#: The fields of a state dict (labels are checked further by :meth:`LabelSet.from_list`).
+_FIELDS = Schema(
+    "ConfusionCounts state",
+    mode=OneOf(None, "multiclass", "multilabel"),
+    labels=Check("a list of labels", lambda v: isinstance(v, list)),
+    matrix=Array("if", shape=_matrix_shape, non_negative=True),
+    codes=Array("i", ndim=1),
+    code_weights=Array("if", shape=("codes",), non_negative=True),
+    n_samples=Int(low=0),
+)
 
 
 class ConfusionCounts(State):
@@ -243,38 +261,20 @@ class ConfusionCounts(State):
         }
 
     def load_dict(self, data: dict[str, Any]) -> None:
-        where = "ConfusionCounts state"
-        require_keys(data, {"mode", "labels", "matrix", "codes", "code_weights", "n_samples"}, where)
-        mode, n = data["mode"], data["n_samples"]
-        if mode not in (None, "multiclass", "multilabel"):
-            raise StateError(f"{where}: unknown mode {mode!r}")
-        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-            raise StateError(f"{where}: n_samples must be a non-negative int, found {n!r}")
-        labels = LabelSet.from_list(data["labels"], self._fixed_labels is not None, where)
+        values = _FIELDS.read(data)
+        mode, n = values["mode"], values["n_samples"]
+        labels = LabelSet.from_list(values["labels"], self._fixed_labels is not None, _FIELDS.where)
         if self._fixed_labels is not None and labels.to_list() != self.labels.to_list():
-            raise StateError(f"{where}: labels {labels.to_list()} differ from the configured ones")
-        matrix = _counts_array(data["matrix"], where, "matrix")
-        codes = _counts_array(data["codes"], where, "codes", allow_float=False)
-        code_weights = _counts_array(data["code_weights"], where, "code_weights")
-        k = len(labels)
-        expected_shape = (k, 2, 2) if mode == "multilabel" else (k, k)
-        if matrix.shape != expected_shape:
-            raise StateError(f"{where}: matrix of shape {matrix.shape}, expected {expected_shape}")
-        if codes.shape != code_weights.shape or codes.ndim != 1:
-            raise StateError(f"{where}: codes and code_weights must be 1-D of equal length")
-        self.mode, self.labels, self.matrix = mode, labels, matrix
-        self.codes, self.code_weights, self._n = codes, code_weights, n
+            raise StateError(f"{_FIELDS.where}: labels {labels.to_list()} differ from the configured ones")
+        self.mode, self.labels, self.matrix = mode, labels, values["matrix"]
+        self.codes, self.code_weights, self._n = values["codes"], values["code_weights"], n
 
     def check(self) -> None:
-        where = "ConfusionCounts state"
-        if self.matrix.size and self.matrix.min() < 0:
-            raise StateError(f"{where}: negative counts")
-        if self.code_weights.size and self.code_weights.min() < 0:
-            raise StateError(f"{where}: negative sample-wise counts")
+        _FIELDS.check(self.to_dict())
         if self.matrix.dtype == np.int64:
             totals = self.matrix.sum(axis=(1, 2)) if self.mode == "multilabel" else [self.matrix.sum()]
             if any(int(t) != self._n for t in totals):
-                raise StateError(f"{where}: unweighted counts do not sum to n_samples={self._n}")
+                raise StateError(f"{_FIELDS.where}: unweighted counts do not sum to n_samples={self._n}")
 
     # ------------------------------------------------------------------ views for formulas
     def one_vs_rest(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -327,14 +327,3 @@ def _compact(codes: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.nda
         summed = np.rint(summed).astype(np.int64)
     keep = summed != 0
     return uniq[keep], summed[keep]
-
-
-def _counts_array(value: Any, where: str, name: str, allow_float: bool = True) -> np.ndarray:
-    arr = np.asarray(value)
-    if arr.dtype.kind == "i" or (arr.dtype.kind == "f" and allow_float):
-        if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-            raise StateError(f"{where}: {name} holds non-finite values")
-        return arr.astype(np.int64 if arr.dtype.kind == "i" else np.float64)
-    raise StateError(
-        f"{where}: {name} must be {'int64 or float64' if allow_float else 'int64'}, found {arr.dtype}"
-    )

@@ -50,10 +50,10 @@ def dump(acc: Any) -> bytes:
 def load(blob: bytes) -> Any:
     """Inverse of :func:`dump` (only ever applied to bytes this process's workers made)."""
     blob = bytes(blob)
-    if blob[:4] == serialization.MAGIC:
+    if serialization.looks_like_state(blob):
         return from_bytes(blob)
-    if blob[:4] == _PICKLE_TAG:
-        return pickle.loads(blob[4:])
+    if blob[: len(_PICKLE_TAG)] == _PICKLE_TAG:
+        return pickle.loads(blob[len(_PICKLE_TAG) :])
     return from_bytes(blob)  # raises StateError naming the bad magic
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
 
-from .._core.state import State, require_keys
-from ..errors import InputError, MergeError, StateError
+from .._core.schema import Array, Int, Schema
+from .._core.state import State
+from ..errors import InputError, MergeError
 
 
 class SumTable(State):
@@ -71,23 +73,21 @@ class SumTable(State):
         return {"table": self.table, "n_samples": self._n}
 
     def load_dict(self, data: dict[str, Any]) -> None:
-        where = "SumTable state"
-        require_keys(data, {"table", "n_samples"}, where)
-        table, n = np.asarray(data["table"]), data["n_samples"]
-        if table.shape != self.shape or table.dtype not in (np.int64, np.float64):
-            raise StateError(
-                f"{where}: table must be int64/float64 of shape {self.shape}, found {table.dtype} "
-                f"{table.shape}"
-            )
-        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-            raise StateError(f"{where}: n_samples must be a non-negative int, found {n!r}")
-        if table.dtype.kind == "f" and not np.isfinite(table).all():
-            raise StateError(f"{where}: non-finite sums")
-        self.table, self._n = table, n
+        values = _table_fields(self.shape, self.integer).read(data)
+        self.table, self._n = values["table"], values["n_samples"]
 
     def check(self) -> None:
-        if self.integer and self.table.size and self.table.min() < 0:
-            raise StateError("SumTable state: negative counts")
+        _table_fields(self.shape, self.integer).check({"table": self.table, "n_samples": self._n})
+
+
+@functools.cache
+def _table_fields(shape: tuple[int, ...], integer: bool) -> Schema:
+    """The fields of a :class:`SumTable` dict: an integer table holds counts (never negative)."""
+    return Schema(
+        "SumTable state",
+        table=Array("if", shape=shape, non_negative=integer),
+        n_samples=Int(low=0),
+    )
 
 
 class KeyedSums(State):
@@ -140,20 +140,19 @@ class KeyedSums(State):
         return {"ids": self.ids, "sums": self.sums, "n_samples": self._n}
 
     def load_dict(self, data: dict[str, Any]) -> None:
-        where = "KeyedSums state"
-        require_keys(data, {"ids", "sums", "n_samples"}, where)
-        ids, sums, n = np.asarray(data["ids"]), np.asarray(data["sums"]), data["n_samples"]
-        if ids.dtype != np.uint64 or ids.ndim != 1 or sums.shape != (len(ids), self.width):
-            raise StateError(f"{where}: ids must be 1-D uint64 and sums of shape (len(ids), {self.width})")
-        if sums.dtype != np.float64 or not np.isfinite(sums).all():
-            raise StateError(f"{where}: sums must be finite float64")
-        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-            raise StateError(f"{where}: n_samples must be a non-negative int, found {n!r}")
-        self.ids, self.sums, self._n = ids, sums, n
+        values = _KEYED_FIELDS.read(data, width=self.width)
+        self.ids, self.sums, self._n = values["ids"], values["sums"], values["n_samples"]
 
     def check(self) -> None:
-        if self.ids.size > 1 and not np.all(self.ids[1:] > self.ids[:-1]):
-            raise StateError("KeyedSums state: ids must be strictly increasing")
+        _KEYED_FIELDS.check({"ids": self.ids, "sums": self.sums, "n_samples": self._n}, width=self.width)
+
+
+_KEYED_FIELDS = Schema(
+    "KeyedSums state",
+    ids=Array("u", ndim=1, increasing=True),
+    sums=Array("f", shape=("ids", "width")),
+    n_samples=Int(low=0),
+)
 
 
 def _union(ids_a, sums_a, ids_b, sums_b):

@@ -20,6 +20,8 @@ import numpy as np
 MANTISSA_BITS = 52
 #: The within-bin coordinate is kept at this absolute key quantization (24 mantissa bits).
 OFFSET_SHIFT = MANTISSA_BITS - 24
+#: Extremes of a sketch group holding several distinct scores are kept on this many bits per bin.
+EXTREME_BITS = 7
 _HALF_BITS = np.uint64(0x3FE0000000000000)  # bits of 0.5
 _SIGN = np.uint64(1 << 63)
 
@@ -27,6 +29,26 @@ _SIGN = np.uint64(1 << 63)
 def shift_of(resolution: int | None) -> int:
     """The number of low key bits dropped at ``resolution`` (``None``: exact, nothing dropped)."""
     return 0 if resolution is None else MANTISSA_BITS - resolution
+
+
+def offset_bits(resolution: int) -> int:
+    """Bits of the within-bin coordinate (quantized at :data:`OFFSET_SHIFT`) in a bin at ``resolution``.
+
+    Examples:
+        >>> offset_bits(10), offset_bits(40)
+        (14, 0)
+    """
+    return max(MANTISSA_BITS - resolution - OFFSET_SHIFT, 0)
+
+
+def cell_bits(resolution: int) -> int:
+    """log2 of the grid cell on which envelope extremes are kept at ``resolution``.
+
+    Examples:
+        >>> cell_bits(10), cell_bits(50)
+        (35, 0)
+    """
+    return max(MANTISSA_BITS - resolution - EXTREME_BITS, 0)
 
 
 def probability_keys(p: np.ndarray) -> np.ndarray:

@@ -29,13 +29,17 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .._core.state import State, require_keys
+from .._core.schema import Array, Schema
+from .._core.state import State
 from ..errors import InputError, MergeError, StateError
+from . import codec
+from .codec import SketchArrays, group_kinds
+from .keys import EXTREME_BITS as EXTREME_BITS
 from .keys import MANTISSA_BITS, OFFSET_SHIFT
+from .keys import cell_bits as _cell_bits
+from .keys import offset_bits as _offset_bits
 
 EXACT = MANTISSA_BITS
-#: Extremes of a group holding several distinct scores are kept on this many bits per bin.
-EXTREME_BITS = 7
 _UMAX = np.iinfo(np.uint64).max
 _U = np.uint64
 
@@ -55,15 +59,6 @@ class BinaryHistogram(NamedTuple):
     #: number of bits of the within-bin coordinate held in ``*_sum`` (0: none)
     offset_bits: int
     resolution: int
-
-
-def _offset_bits(resolution: int) -> int:
-    return max(MANTISSA_BITS - resolution - OFFSET_SHIFT, 0)
-
-
-def _cell_bits(resolution: int) -> int:
-    """log2 of the grid cell on which envelope extremes are kept at ``resolution``."""
-    return max(MANTISSA_BITS - resolution - EXTREME_BITS, 0)
 
 
 class ScoreSketch(State):
@@ -326,191 +321,53 @@ class ScoreSketch(State):
     # ------------------------------------------------------------------ serialization
     def _kinds(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Per group: occupied, single score, two exactly known samples, envelope extremes."""
-        occupied = self.counts > 0
-        single = occupied & (self.kmin == self.kmax)
-        multi = occupied & ~single
-        pair = (
-            multi & (self.counts == 2) if self.counts.dtype.kind == "i" and not self.loose else multi & False
+        return group_kinds(self.counts, self.kmin, self.kmax, self.loose)
+
+    def _arrays(self) -> SketchArrays:
+        return SketchArrays(
+            self.layout,
+            self.multilabel,
+            self.resolution,
+            self.loose,
+            self._n,
+            self.ids,
+            self.counts,
+            self.sums,
+            self.kmin,
+            self.kmax,
         )
-        return occupied, single, pair, multi & ~pair
 
     def to_dict(self) -> dict[str, Any]:
-        """The compact form (see the docs' state format page): delta-coded bin ids and LEB128
-        varints of counts, extremes (relative to their bin) and the sums that cannot be derived.
+        """The compact form of :mod:`streammetrics.ranking.codec` (see the docs' state format page):
+        delta-coded bin ids and LEB128 varints of counts, extremes (relative to their bin) and the
+        sums that cannot be derived.
         """
-        shift = MANTISSA_BITS - self.resolution
-        start = np.repeat(self.ids << _U(shift), self.n_groups) if self.n_groups else self.ids[:0]
-        occupied, _single, pair, env = (k.ravel() for k in self._kinds())
-        kmin, kmax = self.kmin.ravel(), self.kmax.ravel()
-        cell = _U(_cell_bits(self.resolution))
-        # per occupied group in order: single -> [kmin - start]; pair -> [kmin - start, kmax - kmin];
-        # envelope -> [(kmin - start) >> cell, ((kmax + 1 - kmin) >> cell) - 1]
-        first = np.where(env, (kmin - start) >> cell, kmin - start)
-        second = np.where(env, ((kmax - kmin + _U(1)) >> cell) - _U(1), kmax - kmin)
-        two = (pair | env)[occupied]
-        a, b = first[occupied], second[occupied]
-        extremes = np.empty(len(a) + int(two.sum()), np.uint64)
-        pos = np.arange(len(a)) + np.concatenate([[0], np.cumsum(two)[:-1]]).astype(np.intp)
-        extremes[pos] = a
-        extremes[pos[two] + 1] = b[two]
-        if self.counts.dtype.kind == "i":
-            counts: Any = varint_encode(self.counts.ravel().astype(np.uint64))
-            sums: Any = varint_encode(self.sums.ravel()[env].astype(np.uint64))
-        else:
-            counts, sums = self.counts, self.sums
-        return {
-            "layout": None if self.layout is None else list(self.layout),
-            "multilabel": self.multilabel,
-            "resolution": self.resolution,
-            "loose": self.loose,
-            "n_samples": self._n,
-            "bins": varint_encode(np.diff(self.ids, prepend=_U(0))),
-            "counts": counts,
-            "multi": np.packbits((pair | env)[occupied]),
-            "extremes": varint_encode(extremes),
-            "sums": sums,
-        }
+        return codec.encode(self._arrays())
 
     def load_dict(self, data: dict[str, Any]) -> None:
         where = "ScoreSketch state"
         if isinstance(data, dict) and set(data) == _V1_KEYS:
             data = _from_v1(data, where)
-        require_keys(
-            data,
-            {
-                "layout",
-                "multilabel",
-                "resolution",
-                "loose",
-                "n_samples",
-                "bins",
-                "counts",
-                "multi",
-                "extremes",
-                "sums",
-            },
-            where,
-        )
-        layout, res, n = data["layout"], data["resolution"], data["n_samples"]
-        if layout is not None and (
-            not isinstance(layout, list)
-            or len(layout) != 2
-            or not all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in layout)
-        ):
-            raise StateError(f"{where}: layout must be None or two positive ints, found {layout!r}")
-        if not isinstance(res, int) or isinstance(res, bool) or not 0 <= res <= self._resolution:
-            raise StateError(f"{where}: resolution must be an int in [0, {self._resolution}], found {res!r}")
-        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-            raise StateError(f"{where}: n_samples must be a non-negative int, found {n!r}")
-        for name in ("multilabel", "loose"):
-            if not isinstance(data[name], bool):
-                raise StateError(f"{where}: {name} must be a bool, found {data[name]!r}")
-        loose = data["loose"]
-        deltas = varint_decode(data["bins"], None, f"{where}: bins")
-        b = len(deltas)
-        if b and (np.any(deltas[1:] == 0)):
-            raise StateError(f"{where}: bin ids must be strictly increasing")
-        with np.errstate(over="ignore"):
-            ids = np.cumsum(deltas, dtype=np.uint64)
-        if b > 1 and np.any(ids[1:] <= ids[:-1]):
-            raise StateError(f"{where}: bin ids overflow")
-        if b and ids[-1] >> _U(64 - (MANTISSA_BITS - res)) != 0:
-            raise StateError(f"{where}: bin id {ids[-1]} out of range at resolution {res}")
-        if layout is None and b:
-            raise StateError(f"{where}: an empty layout holds no bins, found {b}")
-        g = 0 if layout is None else layout[0] * layout[1]
-        raw_counts = data["counts"]
-        if isinstance(raw_counts, np.ndarray) and raw_counts.dtype == np.float64:
-            counts = raw_counts
-            if counts.shape != (b, g) or not np.isfinite(counts).all() or np.any(counts < 0):
-                raise StateError(f"{where}: weighted counts must be finite, >= 0, of shape {(b, g)}")
-        else:
-            counts = varint_decode(raw_counts, b * g, f"{where}: counts").reshape(b, g)
-            if np.any(counts >= _U(1 << 62)):
-                raise StateError(f"{where}: counts too large")
-            counts = counts.astype(np.int64)
-        occupied = counts > 0
-        if b and not occupied.any(axis=1).all():
-            raise StateError(f"{where}: empty bins are not stored")
-        n_occ = int(occupied.sum())
-        multi_bits = data["multi"]
-        if not isinstance(multi_bits, np.ndarray) or multi_bits.dtype != np.uint8 or multi_bits.ndim != 1:
-            raise StateError(f"{where}: multi must be a 1-D uint8 array")
-        if len(multi_bits) != (n_occ + 7) // 8:
-            raise StateError(f"{where}: multi holds {len(multi_bits)} bytes, expected {(n_occ + 7) // 8}")
-        multi_occ = np.unpackbits(multi_bits, count=n_occ).astype(bool)
-        if np.any(np.unpackbits(multi_bits)[n_occ:]):
-            raise StateError(f"{where}: multi has stray bits")
-        multi = np.zeros((b, g), bool)
-        multi[occupied] = multi_occ
-        pair = multi & (counts == 2) if counts.dtype.kind == "i" and not loose else multi & False
-        env = multi & ~pair
-        if counts.dtype.kind == "i" and not loose and np.any(multi & (counts < 2)):
-            raise StateError(f"{where}: a group of one sample holds one score")
-        two = (pair | env)[occupied]
-        extremes = varint_decode(data["extremes"], n_occ + int(two.sum()), f"{where}: extremes")
-        pos = np.arange(n_occ) + np.concatenate([[0], np.cumsum(two)[:-1]]).astype(np.intp)
-        a = extremes[pos]
-        second = np.zeros(n_occ, np.uint64)
-        second[two] = extremes[pos[two] + 1]
-        shift = MANTISSA_BITS - res
-        span = _U(1) << _U(shift) if shift < 64 else _U(0)
-        cell = _cell_bits(res)
-        start = np.repeat(ids << _U(shift), g)[occupied.ravel()] if shift < 64 else np.zeros(n_occ, np.uint64)
-        env_occ = env[occupied]
-        cells_per_bin = 1 << (shift - cell)
-        with np.errstate(over="ignore"):
-            if np.any(np.where(env_occ, a >= _U(cells_per_bin), a >= span)):
-                raise StateError(f"{where}: an extreme lies outside its bin")
-            if np.any(np.where(env_occ, second >= _U(cells_per_bin) - a, second >= span - a) & two) or np.any(
-                multi_occ & ~env_occ & (second == 0)
-            ):
-                raise StateError(f"{where}: an extreme lies outside its bin")
-            lo = np.where(env_occ, start + (a << _U(cell)), start + a)
-            hi = np.where(
-                env_occ, lo + ((second + _U(1)) << _U(cell)) - _U(1), np.where(two, lo + second, lo)
-            )
-        kmin = np.full((b, g), _UMAX, np.uint64)
-        kmax = np.zeros((b, g), np.uint64)
-        kmin[occupied], kmax[occupied] = lo, hi
-        ob = _offset_bits(res)
-        raw_sums = data["sums"]
-        if counts.dtype.kind == "f":
-            sums = raw_sums
-            if not isinstance(sums, np.ndarray) or sums.dtype != np.float64 or sums.shape != (b, g):
-                raise StateError(f"{where}: weighted sums must be a float64 array of shape {(b, g)}")
-            if not np.isfinite(sums).all() or np.any(sums < 0) or np.any(sums > counts * float(1 << ob)):
-                raise StateError(f"{where}: weighted sums out of range")
-        else:
-            zero = np.zeros((b, g), np.int64)
-            off_lo = ((kmin >> _U(OFFSET_SHIFT)) & _U((1 << ob) - 1)).astype(np.int64) if ob else zero
-            off_hi = ((kmax >> _U(OFFSET_SHIFT)) & _U((1 << ob) - 1)).astype(np.int64) if ob else zero
-            sums = np.zeros((b, g), np.int64)
-            single = occupied & ~multi
-            sums[single] = counts[single] * off_lo[single]
-            sums[pair] = off_lo[pair] + off_hi[pair]
-            stored = varint_decode(raw_sums, int(env.sum()), f"{where}: sums")
-            if np.any(stored >= _U(1 << 62)):
-                raise StateError(f"{where}: sums too large")
-            sums[env] = stored.astype(np.int64)
-            if np.any(sums[env] < counts[env] * off_lo[env]) or np.any(sums[env] > counts[env] * off_hi[env]):
-                raise StateError(f"{where}: sums out of the range of their extremes")
-        settled = _settle(res, ids, counts, sums, kmin, kmax, loose)
-        if any(not np.array_equal(x, y) for x, y in zip(settled[3:], (kmin, kmax), strict=True)):
+        s = codec.decode(data, self._resolution)
+        # the codec reads what is stored; the canonical form of the extremes is the sketch's rule
+        settled = _settle(s.resolution, s.ids, s.counts, s.sums, s.kmin, s.kmax, s.loose)
+        if any(not np.array_equal(x, y) for x, y in zip(settled[3:], (s.kmin, s.kmax), strict=True)):
             raise StateError(f"{where}: extremes not in canonical form")
-        self.multilabel = data["multilabel"]
-        self.layout = None if layout is None else (layout[0], layout[1])
-        self.resolution = res
-        self.loose = loose
-        self._set(ids, counts, sums, kmin, kmax)
-        self._n = n
+        self.multilabel, self.layout, self.resolution, self.loose = (
+            s.multilabel,
+            s.layout,
+            s.resolution,
+            s.loose,
+        )
+        self._set(s.ids, s.counts, s.sums, s.kmin, s.kmax)
+        self._n = s.n_samples
 
     def check(self) -> None:
-        where = "ScoreSketch state"
-        if self.ids.size > 1 and not np.all(self.ids[1:] > self.ids[:-1]):
-            raise StateError(f"{where}: bin ids must be strictly increasing")
-        if self.counts.size and (not np.isfinite(self.counts).all() or self.counts.min() < 0):
-            raise StateError(f"{where}: counts must be finite and non-negative")
+        where = _LIVE.where
+        _LIVE.check(
+            {"ids": self.ids, "counts": self.counts, "sums": self.sums, "kmin": self.kmin, "kmax": self.kmax},
+            n_groups=self.n_groups,
+        )
         if self.ids.size and not self.counts.any(axis=1).all():
             raise StateError(f"{where}: empty bins are not stored")
         if self.layout is None:
@@ -599,6 +456,18 @@ class ScoreSketch(State):
         )
 
 
+#: The arrays of a sketch in memory (what :meth:`ScoreSketch.check` checks; the wire fields are
+#: :data:`streammetrics.ranking.codec.FIELDS`).
+_LIVE = Schema(
+    "ScoreSketch state",
+    ids=Array("u", ndim=1, increasing=True),
+    counts=Array("if", shape=("ids", "n_groups"), non_negative=True),
+    sums=Array("if", shape=("ids", "n_groups")),
+    kmin=Array("u", shape=("ids", "n_groups")),
+    kmax=Array("u", shape=("ids", "n_groups")),
+)
+
+
 # ---------------------------------------------------------------------- version 1 states
 _V1_KEYS = {"layout", "multilabel", "resolution", "ids", "counts", "sums", "kmin", "kmax", "n_samples"}
 
@@ -622,11 +491,19 @@ def _from_v1(data: dict[str, Any], where: str) -> dict[str, Any]:
         _, counts, sums, gk_min, gk_max = _settle(res, ids, counts, sums, gk_min, gk_max, True)
     except (ValueError, TypeError, IndexError) as err:
         raise StateError(f"{where}: malformed version-1 state") from err
-    sketch = ScoreSketch.__new__(ScoreSketch)
-    sketch.layout = None if layout is None else (int(layout[0]), int(layout[1]))
-    sketch.multilabel, sketch.resolution, sketch.loose, sketch._n = data["multilabel"], res, True, 0
-    sketch._set(ids, counts, sums, gk_min, gk_max)
-    out = sketch.to_dict()
+    current = SketchArrays(
+        None if layout is None else (int(layout[0]), int(layout[1])),
+        data["multilabel"],
+        res,
+        True,
+        0,
+        ids,
+        counts,
+        sums,
+        gk_min,
+        gk_max,
+    )
+    out = codec.encode(current)
     out["layout"], out["n_samples"] = layout, data["n_samples"]
     return out
 
@@ -777,50 +654,3 @@ def _coarsen(res_from: int, res_to: int, ids, counts, sums, kmin, kmax) -> tuple
         np.minimum.reduceat(kmin, starts, axis=0),
         np.maximum.reduceat(kmax, starts, axis=0),
     )
-
-
-# ---------------------------------------------------------------------- varints
-def varint_encode(values: np.ndarray) -> np.ndarray:
-    """LEB128: each unsigned value as 7-bit groups, low first, high bit set on all but the last.
-
-    Examples:
-        >>> varint_encode(np.array([0, 127, 128, 300], np.uint64)).tolist()
-        [0, 127, 128, 1, 172, 2]
-    """
-    v = np.ascontiguousarray(values, dtype=np.uint64).ravel()
-    if not v.size:
-        return np.zeros(0, np.uint8)
-    nb = np.ones(len(v), np.int64)
-    for k in range(1, 10):
-        nb += (v >> _U(7 * k)) > 0
-    starts = np.cumsum(nb) - nb
-    j = np.arange(int(nb.sum())) - np.repeat(starts, nb)
-    out = (np.repeat(v, nb) >> (7 * j).astype(np.uint64)) & _U(0x7F)
-    out |= np.where(j < np.repeat(nb, nb) - 1, _U(0x80), _U(0))
-    return out.astype(np.uint8)
-
-
-def varint_decode(data: Any, count: int | None, where: str) -> np.ndarray:
-    """Inverse of :func:`varint_encode`; ``count`` values expected (``None``: any), else StateError.
-
-    Examples:
-        >>> varint_decode(np.array([0, 127, 128, 1, 172, 2], np.uint8), 4, "x").tolist()
-        [0, 127, 128, 300]
-    """
-    if not isinstance(data, np.ndarray) or data.dtype != np.uint8 or data.ndim != 1:
-        raise StateError(f"{where}: expected a 1-D uint8 array")
-    ends = (data & 0x80) == 0
-    if data.size and not ends[-1]:
-        raise StateError(f"{where}: truncated varint")
-    end = np.flatnonzero(ends)
-    if count is not None and len(end) != count:
-        raise StateError(f"{where}: expected {count} values, found {len(end)}")
-    if not len(end):
-        return np.zeros(0, np.uint64)
-    starts = np.concatenate([[0], end[:-1] + 1])
-    nb = end - starts + 1
-    if nb.max() > 10 or np.any(data[end[nb > 1]] == 0) or np.any(data[end[nb == 10]] > 1):
-        raise StateError(f"{where}: malformed varint")
-    j = np.arange(len(data)) - np.repeat(starts, nb)
-    parts = (data & 0x7F).astype(np.uint64) << (7 * j).astype(np.uint64)
-    return np.add.reduceat(parts, starts)

@@ -6,7 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from .._core.state import State, require_keys
+from .._core.schema import Array, Int, Number, Schema
+from .._core.state import State
 from ..errors import InputError, MergeError, StateError
 
 
@@ -90,30 +91,20 @@ class MaxAbsError(State):
         }
 
     def load_dict(self, data: dict[str, Any]) -> None:
-        where = "MaxAbsError state"
-        require_keys(data, {"n_samples", "n_outputs", "weight", "max_abs"}, where)
-        n, k, weight = data["n_samples"], data["n_outputs"], data["weight"]
-        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-            raise StateError(f"{where}: n_samples must be a non-negative int, found {n!r}")
-        if k is not None and (not isinstance(k, int) or isinstance(k, bool) or k < 1):
-            raise StateError(f"{where}: n_outputs must be None or a positive int, found {k!r}")
-        if (
-            isinstance(weight, bool)
-            or not isinstance(weight, (int, float))
-            or not np.isfinite(weight)
-            or weight < 0
-        ):
-            raise StateError(f"{where}: weight must be a finite non-negative number, found {weight!r}")
-        arr = np.asarray(data["max_abs"])
-        if arr.dtype.kind not in "fi" or arr.shape != (k or 0,):
-            raise StateError(
-                f"{where}: max_abs must be a float64 array of shape ({k or 0},), found {arr.shape}"
-            )
-        arr = arr.astype(np.float64)
-        if not np.isfinite(arr).all() or (arr < 0).any():
-            raise StateError(f"{where}: max_abs must hold finite non-negative values")
-        self._n, self.n_outputs, self.weight, self.max_abs = n, k, float(weight), arr
+        values = _FIELDS.read(data)
+        self._n, self.n_outputs, self.weight = values["n_samples"], values["n_outputs"], values["weight"]
+        self.max_abs = values["max_abs"]
 
     def check(self) -> None:
+        _FIELDS.check(self.to_dict())
         if self._n == 0 and (self.weight != 0 or self.n_outputs is not None):
-            raise StateError("MaxAbsError state: no rows but a weight or an output count")
+            raise StateError(f"{_FIELDS.where}: no rows but a weight or an output count")
+
+
+_FIELDS = Schema(
+    "MaxAbsError state",
+    n_samples=Int(low=0),
+    n_outputs=Int(low=1, optional=True),
+    weight=Number(low=0),
+    max_abs=Array("if", dtype="float64", shape=("n_outputs",), non_negative=True),
+)

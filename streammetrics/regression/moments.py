@@ -23,12 +23,14 @@ backwards (exact up to rounding).
 
 from __future__ import annotations
 
+import functools
 import threading
 from typing import Any
 
 import numpy as np
 
-from .._core.state import State, require_keys
+from .._core.schema import Array, Int, Number, Schema
+from .._core.state import State
 from ..errors import InputError, MergeError, StateError
 
 #: scikit-learn's MAPE epsilon.
@@ -199,44 +201,40 @@ class Moments(State):
         }
 
     def load_dict(self, data: dict[str, Any]) -> None:
-        where = f"{type(self).__name__} state"
-        require_keys(data, {"n_samples", "n_outputs", "weight", *self.arrays()}, where)
-        n, k, weight = data["n_samples"], data["n_outputs"], data["weight"]
-        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-            raise StateError(f"{where}: n_samples must be a non-negative int, found {n!r}")
-        if k is not None and (not isinstance(k, int) or isinstance(k, bool) or k < 1):
-            raise StateError(f"{where}: n_outputs must be None or a positive int, found {k!r}")
-        if (
-            isinstance(weight, bool)
-            or not isinstance(weight, (int, float))
-            or not np.isfinite(weight)
-            or weight < 0
-        ):
-            raise StateError(f"{where}: weight must be a finite non-negative number, found {weight!r}")
-        arrays = {}
+        values = _schema_of(type(self)).read(data)
+        self._n, self.n_outputs, self.weight = values["n_samples"], values["n_outputs"], values["weight"]
         for name in self.arrays():
-            arr = np.asarray(data[name])
-            shape = self._shape(name, k or 0)
-            if arr.dtype.kind not in "fi" or arr.shape != shape:
-                raise StateError(
-                    f"{where}: {name} must be a float64 array of shape {shape}, found {arr.dtype} {arr.shape}"
-                )
-            arr = arr.astype(np.float64)
-            if not np.isfinite(arr).all():
-                raise StateError(f"{where}: {name} holds non-finite values")
-            arrays[name] = arr
-        self._n, self.n_outputs, self.weight = n, k, float(weight)
-        for name, arr in arrays.items():
-            setattr(self, name, arr)
+            setattr(self, name, values[name])
 
     def check(self) -> None:
-        where = f"{type(self).__name__} state"
+        fields = _schema_of(type(self))
+        fields.check(self.to_dict())
         if self._n == 0 and (self.weight != 0 or self.n_outputs is not None):
-            raise StateError(f"{where}: no rows but a weight or an output count")
-        if self.weight < 0 or (self.m2 < 0).any() or any((getattr(self, s) < 0).any() for s in self.SUMS):
-            raise StateError(f"{where}: negative weight, sum of squares or sum of absolute values")
+            raise StateError(f"{fields.where}: no rows but a weight or an output count")
         if self._n and self.n_outputs is None:
-            raise StateError(f"{where}: rows but no output count")
+            raise StateError(f"{fields.where}: rows but no output count")
+
+
+@functools.cache
+def _schema_of(cls: type[Moments]) -> Schema:
+    """The fields of a moment state's dict: per output, a moment row for each of ``cls.ROWS``."""
+    rows = len(cls.ROWS)
+    moments = {
+        "shift": Array("if", dtype="float64", shape=(rows, "n_outputs")),
+        "mean": Array("if", dtype="float64", shape=(rows, "n_outputs")),
+        "m2": Array("if", dtype="float64", shape=(rows, "n_outputs"), non_negative=True),
+        "cross": Array("if", dtype="float64", shape=("n_outputs",)),
+    }
+    return Schema(
+        f"{cls.__name__} state",
+        n_samples=Int(low=0),
+        n_outputs=Int(low=1, optional=True),
+        weight=Number(low=0),
+        **{
+            name: moments.get(name) or Array("if", dtype="float64", shape=("n_outputs",), non_negative=True)
+            for name in cls.arrays()
+        },
+    )
 
 
 class CoMoments(Moments):

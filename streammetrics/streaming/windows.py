@@ -12,7 +12,8 @@ from .._core import validation as v
 from .._core.metric import Metric
 from .._core.onerow import OneRowMixin
 from .._core.params import check_number
-from .._core.state import State, require_keys
+from .._core.schema import Array, Check, Int, Nested, Schema
+from .._core.state import State
 from ..errors import InputError, MergeError, StateError
 from . import _spec
 from .scaling import can_scale, scale_state
@@ -28,6 +29,32 @@ def _slice(rows: Rows, start: int, stop: int | None = None) -> Rows:
 
 def _n_rows(rows: Rows) -> int:
     return len(rows[0][0]) if rows[0] else 0
+
+
+# ---------------------------------------------------------------------------------------- schemas
+def _is_chunk(args: Any) -> bool:
+    """A chunk's arguments: a non-empty list of arrays (each at least 1-D) of equal lengths."""
+    if not isinstance(args, list) or not args:
+        return False
+    arrays = [np.asarray(a) for a in args]
+    return all(a.ndim >= 1 and len(a) == len(arrays[0]) for a in arrays)
+
+
+#: A window in exact mode: the wrapped metric's state and the rows it holds, in chunks.
+_EXACT_FIELDS = Schema(
+    "Rolling state", state=Nested(), rows=Check("a list of chunks", lambda v: isinstance(v, list))
+)
+_CHUNK_FIELDS = Schema(
+    "Rolling state rows",
+    args=Check("a non-empty list of arrays of equal lengths", _is_chunk),
+    weights=Array(
+        "if", dtype="float64", shape=lambda v: (len(v["args"][0]),), non_negative=True, optional=True
+    ),
+)
+#: A window in pane mode: a ring of per-pane states with their row counts.
+_PANES_FIELDS = Schema("Rolling state", panes=Check("a list of panes", lambda v: isinstance(v, list)))
+_PANE_FIELDS = Schema("Rolling state pane", state=Nested(), rows=Int(low=1))
+_DECAYED_FIELDS = Schema("Decayed state", state=Nested())
 
 
 # ---------------------------------------------------------------------------------------- Rolling
@@ -166,41 +193,27 @@ class WindowState(State):
         return {"panes": [{"state": state.to_dict(), "rows": rows} for state, rows in self.ring]}
 
     def load_dict(self, data: dict[str, Any]) -> None:
-        where = "Rolling state"
         if self.exact:
-            require_keys(data, {"state", "rows"}, where)
-            state = self.metric._make_state()
-            state.load_dict(data["state"])
-            if not isinstance(data["rows"], list):
-                raise StateError(f"{where}: 'rows' must be a list")
+            values = _EXACT_FIELDS.read(data, make_state=self.metric._make_state)
+            state = values["state"]
             chunks: deque[Rows] = deque()
-            for chunk in data["rows"]:
-                require_keys(chunk, {"args", "weights"}, f"{where} rows")
-                if not isinstance(chunk["args"], list) or not chunk["args"]:
-                    raise StateError(f"{where}: each chunk needs a non-empty list of arrays")
-                args = tuple(np.asarray(a) for a in chunk["args"])
-                weights = None if chunk["weights"] is None else np.asarray(chunk["weights"], dtype=np.float64)
-                if any(a.ndim == 0 or len(a) != len(args[0]) for a in args) or (
-                    weights is not None and weights.shape != (len(args[0]),)
-                ):
-                    raise StateError(f"{where}: the arrays of a chunk must have equal lengths")
-                chunks.append((args, weights))
+            for chunk in values["rows"]:
+                fields = _CHUNK_FIELDS.read(chunk)
+                chunks.append((tuple(np.asarray(a) for a in fields["args"]), fields["weights"]))
             if sum(_n_rows(c) for c in chunks) != state.n_samples or state.n_samples > self.window:
-                raise StateError(f"{where}: the stored rows do not match the window's state")
+                raise StateError(f"{_EXACT_FIELDS.where}: the stored rows do not match the window's state")
             self.state, self.chunks = state, chunks
             return
-        require_keys(data, {"panes"}, where)
-        if not isinstance(data["panes"], list):
-            raise StateError(f"{where}: 'panes' must be a list")
         ring: deque[list[Any]] = deque()
-        for pane in data["panes"]:
-            require_keys(pane, {"state", "rows"}, f"{where} pane")
-            state = self.metric._make_state()
-            state.load_dict(pane["state"])
-            rows = pane["rows"]
-            if not isinstance(rows, int) or isinstance(rows, bool) or rows != state.n_samples or rows < 1:
-                raise StateError(f"{where}: a pane's row count {rows!r} does not match its state")
-            ring.append([state, rows])
+        for pane in _PANES_FIELDS.read(data)["panes"]:
+            fields = _PANE_FIELDS.read(pane, make_state=self.metric._make_state)
+            state = fields["state"]
+            if fields["rows"] != state.n_samples:
+                raise StateError(
+                    f"{_PANE_FIELDS.where}: rows must be the pane state's {state.n_samples} rows, "
+                    f"found {fields['rows']}"
+                )
+            ring.append([state, fields["rows"]])
         self.ring = ring
 
     def check(self) -> None:
@@ -328,10 +341,7 @@ class DecayedState(State):
         return {"state": self.state.to_dict()}
 
     def load_dict(self, data: dict[str, Any]) -> None:
-        require_keys(data, {"state"}, "Decayed state")
-        state = self.metric._make_state()
-        state.load_dict(data["state"])
-        self.state = state
+        self.state = _DECAYED_FIELDS.read(data, make_state=self.metric._make_state)["state"]
 
     def check(self) -> None:
         self.state.check()

@@ -42,7 +42,8 @@ from .._core import registry
 from .._core.labels import LabelSet
 from .._core.metric import Metric
 from .._core.params import check_number
-from .._core.state import State, canonical_json, describe_difference, require_keys
+from .._core.schema import Array, Check, Int, Nested, OneOf, Schema
+from .._core.state import State, canonical_json, describe_difference
 from ..classification.base import ConfusionMetric
 from ..classification.counts import ConfusionCounts
 from ..errors import MergeError, StateError
@@ -292,58 +293,59 @@ class BootstrapState(State):
         }
 
     def load_dict(self, data: dict[str, Any]) -> None:
-        where = "BootstrapState"
-        require_keys(data, {"base", "engine", "tensor", "reps", "entropy", "n_batches", "streams"}, where)
-        base = self._metric._make_state()
-        base.load_dict(data["base"])
-        base.check()
-        engine = data["engine"] or None
-        if engine not in (None, "counts", "generic"):
-            raise StateError(f"{where}: unknown engine {engine!r}")
-        tensor = np.asarray(data["tensor"])
-        if tensor.dtype.kind not in "if" or tensor.ndim != 3:
-            raise StateError(f"{where}: tensor must be a 3-D int64 or float64 array")
-        r = self._n_replicates
-        k = len(base.labels) if engine == "counts" else 0
-        if tensor.shape != (r, k, k):
-            raise StateError(f"{where}: tensor of shape {tensor.shape}, expected {(r, k, k)}")
-        if tensor.size and (not np.isfinite(tensor).all() or tensor.min() < 0):
-            raise StateError(f"{where}: tensor holds negative or non-finite counts")
-        reps_data = data["reps"]
-        if not isinstance(reps_data, list) or len(reps_data) not in ((r,) if engine == "generic" else (0,)):
-            raise StateError(f"{where}: expected {r if engine == 'generic' else 0} replicate states")
-        reps = []
-        for item in reps_data:
-            state = self._metric._make_state()
-            state.load_dict(item)
-            state.check()
-            reps.append(state)
-        entropy = _parse_int(data["entropy"], where, "entropy", allow_empty=True)
-        n_batches = data["n_batches"]
-        if not isinstance(n_batches, int) or isinstance(n_batches, bool) or n_batches < 0:
-            raise StateError(f"{where}: n_batches must be a non-negative int, found {n_batches!r}")
-        streams = data["streams"]
-        if not isinstance(streams, list) or not all(
-            isinstance(s, list) and len(s) == 2 and isinstance(s[1], int) for s in streams
-        ):
-            raise StateError(f"{where}: streams must be a list of [entropy, shard] pairs")
-        tensor = tensor.astype(np.int64 if tensor.dtype.kind == "i" else np.float64)
-        self.base, self.engine, self.tensor = base, engine, tensor
-        self.reps, self.entropy, self.n_batches = reps, entropy, n_batches
-        self.streams = sorted((_parse_int(e, where, "streams"), s) for e, s in streams)
+        values = _FIELDS.read(data, make_state=self._metric._make_state, n_replicates=self._n_replicates)
+        engine = values["engine"] or None
+        reps = values["reps"]
+        if len(reps) != (self._n_replicates if engine == "generic" else 0):
+            raise StateError(
+                f"{_FIELDS.where}: expected {self._n_replicates if engine == 'generic' else 0} "
+                f"replicate states, found {len(reps)}"
+            )
+        self.base, self.engine, self.tensor = values["base"], engine, values["tensor"]
+        self.reps, self.entropy, self.n_batches = reps, _parse_int(values["entropy"]), values["n_batches"]
+        self.streams = sorted((_parse_int(e), s) for e, s in values["streams"])
 
     def check(self) -> None:
+        context = {"base": self.base, "engine": self.engine or "", "n_replicates": self._n_replicates}
+        _FIELDS.check({"tensor": self.tensor, "n_batches": self.n_batches}, **context)
         self.base.check()
         for state in self.reps:
             state.check()
 
 
-def _parse_int(value: Any, where: str, name: str, allow_empty: bool = False) -> Any:
-    if allow_empty and value == "":
-        return None
-    if isinstance(value, str) and value.isdigit():
-        return int(value)
-    raise StateError(f"{where}: {name} must be a decimal string, found {value!r}")
+def _is_decimal(value: Any) -> bool:
+    return isinstance(value, str) and value.isdigit()
+
+
+def _parse_int(value: str) -> int | None:
+    return int(value) if value else None
+
+
+def _tensor_shape(values: Any) -> tuple[int, int, int]:
+    k = len(values["base"].labels) if values["engine"] == "counts" else 0
+    return (values["n_replicates"], k, k)
+
+
+#: A bootstrap state: the metric's state on all the data, then the replicates, either as a
+#: tensor of confusion matrices (``engine="counts"``) or one state each (``"generic"``).
+_FIELDS = Schema(
+    "BootstrapState",
+    base=Nested(),
+    engine=OneOf("", "counts", "generic"),
+    tensor=Array("if", shape=_tensor_shape, non_negative=True),
+    reps=Nested(many=True),
+    entropy=Check("a decimal string or ''", lambda v: v == "" or _is_decimal(v)),
+    n_batches=Int(low=0),
+    streams=Check(
+        "a list of [entropy, shard] pairs",
+        lambda v: (
+            isinstance(v, list)
+            and all(
+                isinstance(s, list) and len(s) == 2 and _is_decimal(s[0]) and isinstance(s[1], int) for s in v
+            )
+        ),
+    ),
+)
 
 
 def _rows(batch: Any, args: tuple[Any, ...]) -> int:

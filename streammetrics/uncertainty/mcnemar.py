@@ -10,7 +10,8 @@ import numpy as np
 from .._core import validation as v
 from .._core.inputs import TRUTH_AND_TWO_PREDICTIONS
 from .._core.metric import Metric
-from .._core.state import State, require_keys
+from .._core.schema import Array, Int, Schema
+from .._core.state import State
 from ..errors import InputError, StateError
 from ._stats import binom_two_sided_half, chi2_1_sf
 from .results import McNemarResult
@@ -73,21 +74,19 @@ class PairedCorrectness(State):
         return {"counts": self.counts, "n_samples": self._n}
 
     def load_dict(self, data: dict[str, Any]) -> None:
-        where = "PairedCorrectness state"
-        require_keys(data, {"counts", "n_samples"}, where)
-        counts, n = np.asarray(data["counts"]), data["n_samples"]
-        if counts.shape != (4,) or counts.dtype.kind not in "if":
-            raise StateError(f"{where}: counts must be 4 int64 or float64 values, found {counts!r}")
-        if not np.isfinite(counts).all() or counts.min() < 0:
-            raise StateError(f"{where}: counts must be finite and non-negative")
-        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-            raise StateError(f"{where}: n_samples must be a non-negative int, found {n!r}")
-        self.counts = counts.astype(np.int64 if counts.dtype.kind == "i" else np.float64)
-        self._n = n
+        values = _FIELDS.read(data)
+        self.counts, self._n = values["counts"], values["n_samples"]
 
     def check(self) -> None:
+        _FIELDS.check(self.to_dict())
         if self.counts.dtype.kind == "i" and int(self.counts.sum()) != self._n:
-            raise StateError(f"PairedCorrectness state: counts do not sum to n_samples={self._n}")
+            raise StateError(f"{_FIELDS.where}: counts do not sum to n_samples={self._n}")
+
+
+#: Counts of (both right, only A right, only B right, both wrong), int64 until weighted.
+_FIELDS = Schema(
+    "PairedCorrectness state", counts=Array("if", shape=(4,), non_negative=True), n_samples=Int(low=0)
+)
 
 
 def mcnemar_test(b: float, c: float, exact: bool | None = None, correction: bool = True) -> McNemarResult:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import struct
 
 import numpy as np
 import pytest
@@ -53,11 +52,7 @@ def test_truncated_input_raises_state_error(cut):
 def _forge(tree: dict, arrays_table: list | None = None, payload: bytes = b"", version: int = 1) -> bytes:
     """Build a well-checksummed blob around an arbitrary header (an attacker can do this too)."""
     header = json.dumps({"tree": tree, "arrays": arrays_table or []}).encode()
-    body = header + payload
-    prefix = struct.pack(
-        "<4sHHIQ16s", b"SMST", version, 0, len(header), len(payload), serialization._digest(body)
-    )
-    return prefix + body
+    return serialization.frame(header, payload, version=version)
 
 
 def test_unknown_type_newer_version_and_bad_dtypes_are_refused():
@@ -78,7 +73,7 @@ def test_absurd_sizes_are_refused_before_allocating():
     huge = [{"dtype": "<f8", "shape": [2**40, 2**20], "offset": 0}]
     with pytest.raises(sm.StateError, match="exceeds"):
         sm.from_bytes(_forge({"x": {"__ndarray__": 0}}, huge, b"\0" * 8))
-    prefix = struct.pack("<4sHHIQ16s", b"SMST", 1, 0, 10, 2**60, b"\0" * 16)
+    prefix = serialization.Prefix(1, 0, 10, 2**60, b"\0" * 16).pack()
     with pytest.raises(sm.StateError, match="truncated"):
         sm.from_bytes(prefix + b"\0" * 10)
 
@@ -111,3 +106,48 @@ def test_save_and_load(tmp_path):
     path = tmp_path / "f1.smstate"
     m.save(path)
     assert sm.load(path).to_bytes() == m.to_bytes()
+
+
+def test_read_header_peeks_without_decoding_arrays():
+    m = sample_metric()
+    raw = m.to_bytes()
+    header = serialization.read_header(raw)
+    d = m.state_dict()
+    assert (header.format_version, header.type, header.version) == (1, d["type"], d["version"])
+    assert header.tree["config"] == d["config"]
+    # The arrays are not read: a table naming a forbidden dtype still peeks, and only decodes fail.
+    bad_table = _forge({**d, "state": {}}, [{"dtype": "|O", "shape": [1], "offset": 0}], b"\0" * 8)
+    assert serialization.read_header(bad_table).type == d["type"]
+    with pytest.raises(sm.StateError, match="not allowed"):
+        sm.from_bytes(bad_table)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda raw: raw[:20], "truncated"),
+        (lambda raw: raw[:-1], "truncated"),
+        (lambda raw: raw + b"\0", "corrupt"),
+        (lambda raw: b"PK\x03\x04" + raw[4:], "magic"),
+        (lambda raw: raw[:-1] + bytes([raw[-1] ^ 1]), "checksum"),
+        (lambda raw: serialization.read_prefix(raw)._replace(version=2).pack() + raw[36:], "newer"),
+        (lambda raw: serialization.read_prefix(raw)._replace(flags=1).pack() + raw[36:], "flags"),
+    ],
+)
+def test_read_header_refuses_what_decode_refuses(change, message):
+    bad = change(sample_metric().to_bytes())
+    with pytest.raises(sm.StateError, match=message):
+        serialization.read_header(bad)
+    with pytest.raises(sm.StateError, match=message):
+        sm.from_bytes(bad)
+
+
+def test_the_prefix_reads_back_what_frame_writes():
+    raw = serialization.frame(b'{"tree": {}, "arrays": []}', b"\1" * 8, version=3)
+    prefix = serialization.read_prefix(raw)
+    assert (prefix.magic, prefix.version, prefix.flags) == (serialization.MAGIC, 3, 0)
+    assert (prefix.header_length, prefix.payload_length, prefix.size) == (26, 8, len(raw))
+    assert prefix.pack() + raw[serialization.PREFIX_SIZE :] == raw
+    assert serialization.looks_like_state(raw) and not serialization.looks_like_state(raw[1:])
+    with pytest.raises(sm.StateError, match="expected bytes"):
+        serialization.read_prefix("SMST")  # type: ignore[arg-type]

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import streammetrics as sm
+from streammetrics._core import serialization
 
 from .engine_cases import CASES, assert_engine_equal, make_data, single_process
 
@@ -39,11 +40,15 @@ def test_the_file_layout_is_as_documented(tmp_path):
     path = tmp_path / "cm.state"
     m.save(path)
     raw = path.read_bytes()
+    # The one place that reads the prefix by hand, from the layout docs/format.md documents, so
+    # that the library's reader (``read_prefix`` / ``read_header``) is checked against the spec.
     magic, version, flags, header_len, payload_len, digest = PREFIX.unpack_from(raw)
+    assert serialization.read_prefix(raw) == (version, flags, header_len, payload_len, digest, magic)
     assert (magic, version, flags) == (b"SMST", 1, 0)
     assert PREFIX.size == 36 and len(raw) == 36 + header_len + payload_len
     assert digest == hashlib.blake2b(raw[36:], digest_size=16).digest()
     header = json.loads(raw[36 : 36 + header_len])
+    assert serialization.read_header(raw)[1:] == ("ConfusionMatrix", 1, header["tree"], header["arrays"])
     assert header["tree"]["type"] == "ConfusionMatrix" and header["tree"]["version"] == 1
     assert header["tree"]["state"]["n_samples"] == 4
     (matrix_ref,) = [e for e in header["arrays"] if e["shape"] == [3, 3]]
@@ -82,9 +87,9 @@ def test_other_bad_files(tmp_path):
     path.write_bytes(b"PK\x03\x04 this is a zip file, not a state")
     with pytest.raises(sm.StateError, match="not a streammetrics state: magic"):
         sm.load(path)
-    raw = bytearray(_state_bytes())
-    raw[4:6] = (2).to_bytes(2, "little")
-    path.write_bytes(bytes(raw))
+    raw = _state_bytes()
+    newer = serialization.read_prefix(raw)._replace(version=2)
+    path.write_bytes(newer.pack() + raw[serialization.PREFIX_SIZE :])
     with pytest.raises(sm.StateError, match="newer"):
         sm.load(path)
     with pytest.raises(FileNotFoundError):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import streammetrics as sm
-from streammetrics.ranking.sketch import varint_encode
+from streammetrics.ranking.codec import varint_encode
 from tests.helpers import assert_same
 
 CASES = [
