@@ -159,7 +159,9 @@ class Metric(abc.ABC, Generic[S]):
         Raises :class:`~streammetrics.InputError` on a malformed batch, leaving the accumulator
         unchanged.
         """
-        if args and type(args[0]) in SCALAR_TYPES:  # one sample: a batch of one row
+        if args and (
+            type(args[0]) in SCALAR_TYPES or _zero_dimensional(args[0])
+        ):  # one sample: a one-row batch
             args = tuple([a] for a in args)
             sample_weight = None if sample_weight is None else [sample_weight]
         batch = self._validate(*args, sample_weight=sample_weight)
@@ -348,6 +350,14 @@ class Metric(abc.ABC, Generic[S]):
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={_short_repr(v)}" for k, v in self.get_config().items())
         return f"{type(self).__name__}({args})"
+
+
+def _zero_dimensional(value: Any) -> bool:
+    """A 0-d array or tensor, or a missing value (``pd.NA``, ``None``): one sample, not a batch."""
+    if isinstance(value, (list, tuple, dict)):
+        return False
+    ndim = getattr(value, "ndim", None)
+    return ndim == 0 if ndim is not None else value is None or np.ndim(value) == 0
 
 
 def _short_repr(value: Any) -> str:

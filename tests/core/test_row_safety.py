@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
+import os
+
 import numpy as np
 import pytest
 from sklearn.metrics import accuracy_score, adjusted_rand_score, mean_absolute_error
@@ -92,3 +95,21 @@ def test_an_interrupt_in_a_long_row_loop_loses_nothing(monkeypatch):
     assert trap.calls >= 2
     assert m.n_samples == seen == 1000
     assert m.compute() == pytest.approx(sm.F1().update(y, p).compute())
+
+
+def test_zero_dimensional_arrays_and_tensors_are_one_sample_and_missing_values_are_named():
+    # CI installs both (torch from the machine's CPU wheel): there, a missing one fails
+    torch = (
+        importlib.import_module("torch") if os.environ.get("CI") == "true" else pytest.importorskip("torch")
+    )
+    pd = importlib.import_module("pandas")
+    m = sm.Accuracy()
+    m.update(torch.tensor(1), torch.tensor(1)).update(np.array(0), np.array(1)).update(np.int64(1), 1)
+    assert m.n_samples == 3
+    assert m.compute() == pytest.approx(accuracy_score([1, 0, 1], [1, 1, 1]))
+    assert sm.MAE().update(torch.tensor(1.5), torch.tensor(1.0)).compute() == pytest.approx(0.5)
+    before = m.to_bytes()
+    for bad in [(pd.NA, 1), (None, 1), (1, pd.NA)]:
+        with pytest.raises(sm.InputError, match="missing value"):
+            m.update(*bad)
+    assert m.to_bytes() == before
