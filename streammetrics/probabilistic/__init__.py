@@ -1,15 +1,9 @@
 """Probabilistic and decision-theoretic metrics: log loss, Brier, calibration, expected cost (issue 3)."""
 
-from .metrics import BrierDecomposition as BrierDecomposition
-from .metrics import (
-    BrierScore,
-    CalibrationError,
-    ExpectedCost,
-    LogLoss,
-    bayes_decisions,
-    expected_cost,
-)
-from .metrics import ReliabilityCurve as ReliabilityCurve
+from .formulas import BrierDecomposition as BrierDecomposition
+from .formulas import ReliabilityCurve as ReliabilityCurve
+from .formulas import bayes_decisions, expected_cost
+from .metrics import BrierScore, CalibrationError, ExpectedCost, LogLoss
 from .states import KeyedSums as KeyedSums
 from .states import SumTable as SumTable
 

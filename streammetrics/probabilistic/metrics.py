@@ -2,154 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, NamedTuple
+import warnings
+from typing import Any, ClassVar
 
 import numpy as np
 
 from .._core import validation as v
-from .._core.inputs import TRUTH_AND_PREDICTION, Inputs
-from .._core.metric import Metric
-from .._core.onerow import OneRowMixin
-from .._core.params import check_number, check_option, plain
-from ..errors import InputError
-from ..ranking.keys import probability_keys
-from ..ranking.rows import ScoreRows
+from .._core.inputs import Inputs
+from .._core.params import check_number, check_option
+from ..errors import InputError, UndefinedMetricWarning
+from ..ranking.keys import probability_keys, values_of
+from . import formulas as f
+from .base import _class_index, _ProbabilityMetric, _softmax, _wsum
+from .formulas import BrierDecomposition, ReliabilityCurve, _cost_matrix, expected_cost
 from .rows import DecisionRows
 from .states import KeyedSums, SumTable
-
-INPUTS = ("probability", "score")
-
-
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    return np.where(x >= 0, 1.0 / (1.0 + np.exp(-np.abs(x))), np.exp(-np.abs(x)) / (1.0 + np.exp(-np.abs(x))))
-
-
-def _softmax(x: np.ndarray) -> np.ndarray:
-    z = np.exp(x - x.max(axis=1, keepdims=True))
-    return z / z.sum(axis=1, keepdims=True)
-
-
-class _ProbabilityMetric(OneRowMixin, Metric[Any]):
-    """Shared input handling: ``update(y_true, y_proba, sample_weight=None)``.
-
-    Binary: 1-D ``y_true`` (``pos_label`` positive, one other label negative) and 1-D
-    probabilities of the positive class. Multiclass: 1-D ``y_true`` with labels in ``labels``
-    (or ints ``0..K-1``) and a 2-D ``(n, K)`` array of class probabilities whose rows sum to 1.
-    ``input="score"`` takes logits instead (sigmoid for 1-D, softmax for 2-D).
-    """
-
-    roles: ClassVar[tuple[str, ...]] = ("y_true", "y_proba")
-    convention: ClassVar[str | None] = TRUTH_AND_PREDICTION
-    prediction: ClassVar[str | None] = "scores"
-
-    def __init__(self, *, input: str = "probability", pos_label: Any = 1, labels: Any = None) -> None:
-        self.input = check_option("input", input, INPUTS)
-        self.pos_label = plain(pos_label)
-        self.labels = None if labels is None else plain(list(labels))
-        if self.labels is not None and len(set(map(repr, self.labels))) != len(self.labels):
-            raise ValueError(f"labels: expected distinct labels, found {self.labels!r}")
-        super().__init__()
-
-    def _base_config(self) -> dict[str, Any]:
-        return {"input": self.input, "pos_label": self.pos_label, "labels": self.labels}
-
-    def get_config(self) -> dict[str, Any]:
-        return self._base_config()
-
-    def _validate(self, y_true: Any, y_proba: Any, sample_weight: Any = None) -> tuple[Any, ...]:
-        return self._parse(Inputs((y_true, y_proba), sample_weight))
-
-    def _row_checker(self, state: Any) -> Any:
-        return ScoreRows(self, state)
-
-    def _probabilities(self, inputs: Inputs) -> tuple[Any, ...]:
-        """(one-hot truth (n, K) float, probabilities (n, K), weights or None, n, binary?).
-
-        Kept per batch under the options that decide it, so the members of a collection with
-        the same ``input``, ``pos_label`` and ``labels`` derive them once.
-        """
-        labels = None if self.labels is None else tuple(map(repr, self.labels))
-        key = ("probabilities", self.input, repr(self.pos_label), labels)
-        onehot, p, n, binary = inputs.derived(key, lambda: self._derive_probabilities(inputs))
-        return onehot, p, inputs.weights(n), n, binary
-
-    def _derive_probabilities(self, inputs: Inputs) -> tuple[Any, ...]:
-        yt = inputs.labels(0, "y_true")
-        if self.input == "probability":
-            p = inputs.probabilities(1, "y_proba")
-        else:
-            p = inputs.floats(1, "y_proba")
-        v.check_length(p, len(yt), "y_proba")
-        if p.ndim == 1:
-            if self.input == "score":
-                p = _sigmoid(p)
-            positive = self._positive(yt)
-            n = len(yt)
-            onehot, both = np.empty((n, 2)), np.empty((n, 2))  # columns: negative, positive
-            onehot[:, 1] = positive
-            np.subtract(1.0, onehot[:, 1], out=onehot[:, 0])
-            both[:, 1] = p
-            np.subtract(1.0, p, out=both[:, 0])
-            return onehot, both, n, True
-        k = p.shape[1]
-        if self.input == "score":
-            p = _softmax(p)
-        elif len(p):
-            sums = inputs.derived((1, "row sums"), lambda: p.sum(axis=1))
-            if not np.allclose(sums, 1.0):
-                bad = sums[~np.isclose(sums, 1.0)][0]
-                raise InputError(
-                    f"y_proba: expected probability rows summing to 1, found a row summing to {bad}"
-                )
-        idx = _class_index(yt, k, self.labels)
-        onehot = np.zeros((len(yt), k))
-        onehot[np.arange(len(yt)), idx] = 1.0
-        return onehot, p, len(yt), False
-
-    def _positive(self, yt: np.ndarray) -> np.ndarray:
-        if yt.dtype.kind == "U" and not isinstance(self.pos_label, str):
-            raise InputError(
-                f"y_true: expected labels comparable to pos_label={self.pos_label!r}, found strings"
-            )
-        positive = yt == self.pos_label
-        negatives = yt[~positive]
-        if negatives.size and (
-            negatives.min() != negatives.max()
-            if negatives.dtype.kind != "U"
-            else np.unique(negatives).size > 1
-        ):
-            raise InputError(
-                f"y_true: expected binary labels (pos_label={self.pos_label!r} and one other), found "
-                f"{np.unique(yt)[:6].tolist()}; pass 2-D y_proba for multiclass"
-            )
-        return positive
-
-
-def _class_index(yt: np.ndarray, k: int, labels: list[Any] | None) -> np.ndarray:
-    if labels is not None:
-        if len(labels) != k:
-            raise InputError(f"y_proba: expected {len(labels)} columns (one per label), found {k}")
-        lab = np.asarray(labels)
-        order = np.argsort(lab, kind="stable")
-        idx = (
-            order[np.minimum(np.searchsorted(lab, yt, sorter=order), k - 1)] if len(yt) else np.zeros(0, int)
-        )
-        bad = lab[idx] != yt
-        if bad.any():
-            raise InputError(f"y_true: expected labels in {labels}, found {yt[bad][:5].tolist()}")
-        return idx
-    if yt.dtype.kind != "i":
-        raise InputError(
-            "y_true: expected integer classes 0..K-1 for 2-D probabilities, found strings; pass labels="
-        )
-    if yt.size and (yt.min() < 0 or yt.max() >= k):
-        bad = yt[(yt < 0) | (yt >= k)][0]
-        raise InputError(f"y_true: expected classes in 0..{k - 1} (one per column), found {bad}")
-    return yt
-
-
-def _wsum(values: np.ndarray, w: np.ndarray | None) -> float:
-    return float(values.sum() if w is None else np.dot(w, values))
 
 
 class LogLoss(_ProbabilityMetric):
@@ -203,22 +70,7 @@ class LogLoss(_ProbabilityMetric):
         return state.table[1] == 0
 
     def _compute(self, state: SumTable) -> float:
-        return float(state.table[0] / state.table[1])
-
-
-class BrierDecomposition(NamedTuple):
-    """Murphy's decomposition on the configured bins (Stephenson et al. 2008 form).
-
-    ``brier = reliability - resolution + uncertainty + within_bin_variance - within_bin_covariance``
-    holds exactly; the last two terms vanish when every forecast in a bin is equal.
-    """
-
-    brier: float
-    reliability: float
-    resolution: float
-    uncertainty: float
-    within_bin_variance: float
-    within_bin_covariance: float
+        return f.mean_loss(state.table)
 
 
 class BrierScore(_ProbabilityMetric):
@@ -290,36 +142,12 @@ class BrierScore(_ProbabilityMetric):
         return state.table[0, 1] == 0
 
     def _compute(self, state: SumTable) -> float:
-        return float(state.table[0, 0] / state.table[0, 1])
+        return f.mean_loss(state.table[0])
 
     def decomposition(self) -> BrierDecomposition:
         """Reliability, resolution, uncertainty (and within-bin terms) of binary forecasts."""
-        t = self._state.table[1:].astype(np.float64)
-        total = t[:, 0].sum()
-        if total == 0:
-            nan = float("nan")
-            return BrierDecomposition(nan, nan, nan, nan, nan, nan)
-        nb = t[:, 0]
-        ok = nb > 0
-        fbar = np.divide(t[:, 1], nb, out=np.zeros_like(nb), where=ok)
-        obar = np.divide(t[:, 2], nb, out=np.zeros_like(nb), where=ok)
-        o_all = t[:, 2].sum() / total
-        rel = float(np.sum(nb * (fbar - obar) ** 2) / total)
-        res = float(np.sum(nb * (obar - o_all) ** 2) / total)
-        unc = float(o_all * (1 - o_all))
-        wbv = float(np.sum(t[:, 3] - nb * fbar**2) / total)
-        wbc = float(2 * np.sum(t[:, 4] - nb * fbar * obar) / total)
-        brier = float(np.sum(t[:, 3] - 2 * t[:, 4] + t[:, 2]) / total)
-        return BrierDecomposition(brier, rel, res, unc, wbv, wbc)
-
-
-class ReliabilityCurve(NamedTuple):
-    """Per non-empty bin: observed frequency, mean forecast, total weight; and the bin edges."""
-
-    prob_true: np.ndarray
-    prob_pred: np.ndarray
-    weights: np.ndarray
-    edges: np.ndarray
+        with self._lock:
+            return f.brier_decomposition(self._state.table[1:])
 
 
 class CalibrationError(_ProbabilityMetric):
@@ -426,8 +254,6 @@ class CalibrationError(_ProbabilityMetric):
             else np.zeros(len(sums), np.int64)
         )
         out = np.stack([np.bincount(group, weights=sums[:, j], minlength=self.n_bins) for j in range(3)], 1)
-        from ..ranking.keys import values_of
-
         starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]]) if len(group) else np.zeros(0, int)
         lower = values_of(state.ids[starts] << np.uint64(52 - self.resolution), "probability")
         return out, np.r_[lower, 1.0]
@@ -438,89 +264,19 @@ class CalibrationError(_ProbabilityMetric):
         return state.sums[:, 0].sum() == 0 if len(state.sums) else True
 
     def _compute(self, state: Any) -> float:
-        sums, _ = self._bins(state)
-        nb = sums[:, 0]
-        ok = nb > 0
-        gap = np.abs(sums[ok, 2] / nb[ok] - sums[ok, 1] / nb[ok])
-        w = nb[ok] / nb.sum()
-        if self.norm == "l1":
-            return float(np.sum(w * gap))
-        if self.norm == "l2":
-            return float(np.sqrt(np.sum(w * gap**2)))
-        return float(gap.max())
+        return f.calibration_error(self._bins(state)[0], self.norm)
 
     def curve(self) -> ReliabilityCurve:
         """Reliability-diagram data, as :func:`sklearn.calibration.calibration_curve` (plus weights)."""
         with self._lock:
             sums, edges = self._bins(self._state)
-        ok = sums[:, 0] > 0
-        return ReliabilityCurve(sums[ok, 2] / sums[ok, 0], sums[ok, 1] / sums[ok, 0], sums[ok, 0], edges)
+        return f.reliability_curve(sums, edges)
 
     def plot(self, ax: Any = None, **kwargs: Any) -> Any:
         """Draw the reliability diagram with matplotlib (the ``plot`` extra); returns the figure."""
         from ..plotting import plot_calibration  # lazy: matplotlib is optional
 
         return plot_calibration(self, error=self.compute(), ax=ax, **kwargs)
-
-
-# ---------------------------------------------------------------------- decision theory
-def _cost_matrix(costs: Any) -> np.ndarray:
-    c = np.asarray(costs, dtype=np.float64) if not isinstance(costs, np.ndarray) else costs.astype(np.float64)
-    if c.ndim != 2 or c.shape[0] < 2 or c.shape[1] < 1 or not np.isfinite(c).all():
-        raise ValueError(
-            f"costs: expected a finite 2-D matrix costs[class, decision] with >= 2 classes, "
-            f"found shape {c.shape}"
-        )
-    return c
-
-
-def bayes_decisions(posteriors: Any, costs: Any) -> np.ndarray:
-    """Bayes decisions ``argmin_d sum_c costs[c, d] * q_c`` for each row of posteriors ``q``.
-
-    ``costs`` is K classes x M decisions (decisions may include e.g. a reject option).
-
-    Examples:
-        >>> costs = [[0, 10, 1000], [500, 20, 0]]   # tumour / no tumour x operate / test / home
-        >>> bayes_decisions([[0.999, 0.001], [0.001, 0.999], [0.3, 0.7]], costs).tolist()
-        [0, 2, 1]
-    """
-    c = _cost_matrix(costs)
-    q = v.as_float(posteriors, "posteriors", (2,))
-    if q.shape[1] != c.shape[0]:
-        raise InputError(
-            f"posteriors: expected {c.shape[0]} columns (one per class of costs), found {q.shape[1]}"
-        )
-    return np.argmin(q @ c, axis=1)
-
-
-def expected_cost(counts: Any, costs: Any, priors: Any = None, normalize: bool = False) -> float:
-    """Empirical expected cost ``sum_c sum_d C[c,d] P_c R_cd`` from a class x decision count table.
-
-    ``P_c`` are the empirical class frequencies, or ``priors`` when given; ``R_cd = n_cd / n_c``.
-    ``normalize=True`` divides by the cost of the best decision made without looking at the
-    data, ``min_d sum_c C[c,d] P_c`` (Ferrer's normalized expected cost).
-
-    Examples:
-        >>> expected_cost([[8, 2], [1, 9]], [[0, 1], [1, 0]])
-        0.15
-    """
-    n = np.asarray(counts, dtype=np.float64)
-    c = _cost_matrix(costs)
-    if n.shape != c.shape:
-        raise ValueError(f"costs: expected shape {n.shape} (classes x decisions), found {c.shape}")
-    n_c = n.sum(axis=1)
-    if priors is None:
-        p = n_c / n_c.sum()
-    else:
-        p = np.asarray(priors, dtype=np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = np.where(n_c[:, None] > 0, n / np.where(n_c > 0, n_c, 1.0)[:, None], 0.0)
-    if priors is not None and np.any((p > 0) & (n_c == 0)):
-        return float("nan")
-    ec = float(np.sum(c * p[:, None] * r))
-    if normalize:
-        return ec / float(np.min(p @ c))
-    return ec
 
 
 class ExpectedCost(_ProbabilityMetric):
@@ -652,10 +408,6 @@ class ExpectedCost(_ProbabilityMetric):
     def _compute(self, state: SumTable) -> float:
         value = expected_cost(state.table, self._c, self.priors, self.normalize)
         if np.isnan(value):
-            import warnings
-
-            from ..errors import UndefinedMetricWarning
-
             warnings.warn(
                 "ExpectedCost: a class with a prior has no samples; returning NaN",
                 UndefinedMetricWarning,

@@ -1,0 +1,156 @@
+"""Base of the probabilistic family: how probabilities enter (binary, multiclass, logits).
+
+``update(y_true, y_proba, sample_weight=None)``: the truth and class probabilities (or logits
+with ``input="score"``); the family derives one-hot truth and a probability matrix once per
+batch (kept in the batch's :class:`~streammetrics._core.inputs.Inputs`, so a collection's members
+with the same options share them), and a binary row is a label and one score
+(:class:`~streammetrics.ranking.rows.ScoreRows`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .._core import validation as v
+from .._core.inputs import TRUTH_AND_PREDICTION, Inputs
+from .._core.metric import Metric
+from .._core.onerow import OneRowMixin
+from .._core.params import check_option, plain
+from ..errors import InputError
+from ..ranking.rows import ScoreRows
+
+INPUTS = ("probability", "score")
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return np.where(x >= 0, 1.0 / (1.0 + np.exp(-np.abs(x))), np.exp(-np.abs(x)) / (1.0 + np.exp(-np.abs(x))))
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    z = np.exp(x - x.max(axis=1, keepdims=True))
+    return z / z.sum(axis=1, keepdims=True)
+
+
+class _ProbabilityMetric(OneRowMixin, Metric[Any]):
+    """Shared input handling: ``update(y_true, y_proba, sample_weight=None)``.
+
+    Binary: 1-D ``y_true`` (``pos_label`` positive, one other label negative) and 1-D
+    probabilities of the positive class. Multiclass: 1-D ``y_true`` with labels in ``labels``
+    (or ints ``0..K-1``) and a 2-D ``(n, K)`` array of class probabilities whose rows sum to 1.
+    ``input="score"`` takes logits instead (sigmoid for 1-D, softmax for 2-D).
+    """
+
+    roles: ClassVar[tuple[str, ...]] = ("y_true", "y_proba")
+    convention: ClassVar[str | None] = TRUTH_AND_PREDICTION
+    prediction: ClassVar[str | None] = "scores"
+
+    def __init__(self, *, input: str = "probability", pos_label: Any = 1, labels: Any = None) -> None:
+        self.input = check_option("input", input, INPUTS)
+        self.pos_label = plain(pos_label)
+        self.labels = None if labels is None else plain(list(labels))
+        if self.labels is not None and len(set(map(repr, self.labels))) != len(self.labels):
+            raise ValueError(f"labels: expected distinct labels, found {self.labels!r}")
+        super().__init__()
+
+    def _base_config(self) -> dict[str, Any]:
+        return {"input": self.input, "pos_label": self.pos_label, "labels": self.labels}
+
+    def get_config(self) -> dict[str, Any]:
+        return self._base_config()
+
+    def _validate(self, y_true: Any, y_proba: Any, sample_weight: Any = None) -> tuple[Any, ...]:
+        return self._parse(Inputs((y_true, y_proba), sample_weight))
+
+    def _row_checker(self, state: Any) -> Any:
+        return ScoreRows(self, state)
+
+    def _probabilities(self, inputs: Inputs) -> tuple[Any, ...]:
+        """(one-hot truth (n, K) float, probabilities (n, K), weights or None, n, binary?).
+
+        Kept per batch under the options that decide it, so the members of a collection with
+        the same ``input``, ``pos_label`` and ``labels`` derive them once.
+        """
+        labels = None if self.labels is None else tuple(map(repr, self.labels))
+        key = ("probabilities", self.input, repr(self.pos_label), labels)
+        onehot, p, n, binary = inputs.derived(key, lambda: self._derive_probabilities(inputs))
+        return onehot, p, inputs.weights(n), n, binary
+
+    def _derive_probabilities(self, inputs: Inputs) -> tuple[Any, ...]:
+        yt = inputs.labels(0, "y_true")
+        if self.input == "probability":
+            p = inputs.probabilities(1, "y_proba")
+        else:
+            p = inputs.floats(1, "y_proba")
+        v.check_length(p, len(yt), "y_proba")
+        if p.ndim == 1:
+            if self.input == "score":
+                p = _sigmoid(p)
+            positive = self._positive(yt)
+            n = len(yt)
+            onehot, both = np.empty((n, 2)), np.empty((n, 2))  # columns: negative, positive
+            onehot[:, 1] = positive
+            np.subtract(1.0, onehot[:, 1], out=onehot[:, 0])
+            both[:, 1] = p
+            np.subtract(1.0, p, out=both[:, 0])
+            return onehot, both, n, True
+        k = p.shape[1]
+        if self.input == "score":
+            p = _softmax(p)
+        elif len(p):
+            sums = inputs.derived((1, "row sums"), lambda: p.sum(axis=1))
+            if not np.allclose(sums, 1.0):
+                bad = sums[~np.isclose(sums, 1.0)][0]
+                raise InputError(
+                    f"y_proba: expected probability rows summing to 1, found a row summing to {bad}"
+                )
+        idx = _class_index(yt, k, self.labels)
+        onehot = np.zeros((len(yt), k))
+        onehot[np.arange(len(yt)), idx] = 1.0
+        return onehot, p, len(yt), False
+
+    def _positive(self, yt: np.ndarray) -> np.ndarray:
+        if yt.dtype.kind == "U" and not isinstance(self.pos_label, str):
+            raise InputError(
+                f"y_true: expected labels comparable to pos_label={self.pos_label!r}, found strings"
+            )
+        positive = yt == self.pos_label
+        negatives = yt[~positive]
+        if negatives.size and (
+            negatives.min() != negatives.max()
+            if negatives.dtype.kind != "U"
+            else np.unique(negatives).size > 1
+        ):
+            raise InputError(
+                f"y_true: expected binary labels (pos_label={self.pos_label!r} and one other), found "
+                f"{np.unique(yt)[:6].tolist()}; pass 2-D y_proba for multiclass"
+            )
+        return positive
+
+
+def _class_index(yt: np.ndarray, k: int, labels: list[Any] | None) -> np.ndarray:
+    if labels is not None:
+        if len(labels) != k:
+            raise InputError(f"y_proba: expected {len(labels)} columns (one per label), found {k}")
+        lab = np.asarray(labels)
+        order = np.argsort(lab, kind="stable")
+        idx = (
+            order[np.minimum(np.searchsorted(lab, yt, sorter=order), k - 1)] if len(yt) else np.zeros(0, int)
+        )
+        bad = lab[idx] != yt
+        if bad.any():
+            raise InputError(f"y_true: expected labels in {labels}, found {yt[bad][:5].tolist()}")
+        return idx
+    if yt.dtype.kind != "i":
+        raise InputError(
+            "y_true: expected integer classes 0..K-1 for 2-D probabilities, found strings; pass labels="
+        )
+    if yt.size and (yt.min() < 0 or yt.max() >= k):
+        bad = yt[(yt < 0) | (yt >= k)][0]
+        raise InputError(f"y_true: expected classes in 0..{k - 1} (one per column), found {bad}")
+    return yt
+
+
+def _wsum(values: np.ndarray, w: np.ndarray | None) -> float:
+    return float(values.sum() if w is None else np.dot(w, values))
