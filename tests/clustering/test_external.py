@@ -14,8 +14,8 @@ from sklearn.metrics import cluster as skc
 
 import streammetrics as sm
 from streammetrics.clustering import external as f
-from streammetrics.clustering.contingency import contingency
-from streammetrics.clustering.emi import expected_mutual_information
+from streammetrics.clustering.external.contingency import contingency
+from streammetrics.clustering.external.emi import expected_mutual_information
 
 T, P = [0, 0, 0, 1, 1, 1], [0, 0, 1, 1, 2, 2]
 
