@@ -20,9 +20,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ..._core.inputs import Inputs
 from ..._core.params import check_number, check_option
 from ...errors import InputError
-from ..inputs import validate_labelings
 from . import information, matching, pairs
 from .base import ExternalMetric
 from .contingency import ContingencyState
@@ -164,8 +164,9 @@ class AdjustedMutualInfo(NormalizedMutualInfo):
         0.22504
     """
 
-    def _validate(self, labels_true: Any, labels_pred: Any, sample_weight: Any = None) -> Any:
-        t, p, w = validate_labelings(labels_true, labels_pred, sample_weight)
+    def _parse(self, inputs: Inputs) -> Any:
+        # _parse, not _validate: a collection hands its members the shared Inputs directly
+        t, p, w = super()._parse(inputs)
         if w is not None and w.size and not np.array_equal(w, np.round(w)):
             bad = w[w != np.round(w)][0]
             raise InputError(
