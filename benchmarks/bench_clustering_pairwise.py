@@ -82,9 +82,9 @@ def _timing_table(n: int, sizes: tuple[int, ...]) -> str:
 
 def _exact_profile_values(X: np.ndarray, y: np.ndarray) -> dict[str, float]:
     """Every profile-based index on all rows, from one shared O(N^2) pass."""
-    from streammetrics.clustering.internal import _prepare
+    from streammetrics.clustering.internal.distances import prepare_points
 
-    x, idx, w, k = _prepare(X, y, None)
+    x, idx, w, k = prepare_points(X, y, None)
     exact = pw.exact_parts(x, idx, w, k)
     prof = pw.row_profiles(x, idx, w, k, need="min max sum")
     out = {}

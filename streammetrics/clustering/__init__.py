@@ -1,13 +1,24 @@
 """Clustering indices on a mergeable contingency table and per-cluster moments (issue 5).
 
-External indices compare a clustering with ground truth through a sparse, weighted
-:class:`ContingencyState`; internal indices judge a clustering from the data through exact
-per-cluster moments (:class:`ClusterMoments`) or a mergeable bottom-k sample.
-Pure formula functions live in :mod:`streammetrics.clustering.external`.
+One sub-package per sub-family, each with its states, formulas and metric classes:
+
+* :mod:`~streammetrics.clustering.external`: a clustering compared with ground truth through a
+  sparse, weighted :class:`ContingencyState` (Rand, ARI, mutual information, purity, ...);
+* :mod:`~streammetrics.clustering.internal`: a clustering judged from the data, exact in
+  streaming on per-cluster moments (:class:`ClusterMoments`: Calinski-Harabasz, ...) or estimated
+  on a mergeable bottom-k sample (:class:`Silhouette`);
+* :mod:`~streammetrics.clustering.pairwise`: the pairwise-distance indices (Dunn, C-index, ...);
+* :mod:`~streammetrics.clustering.centroid`: the centroid-based indices (Davies-Bouldin, DB*,
+  S_Dbw, ...) and their exact two-pass mode.
+
+:mod:`~streammetrics.clustering.inputs` parses the batches of both kinds. The sampled indices
+report an :class:`Estimate` (``estimate()``: value, standard error, interval).
 """
 
-from .centroid import Centroids, cluster_centroids
-from .centroid_metrics import (
+from .._core.approximate import Estimate
+from .centroid import (
+    Centroids,
+    DaviesBouldin,
     DaviesBouldinStar,
     OSIndex,
     ScoreFunction,
@@ -18,15 +29,16 @@ from .centroid_metrics import (
     SymDB,
     SymDunn,
     SymIndex,
+    cluster_centroids,
     two_pass,
 )
-from .contingency import ContingencyState
-from .external_metrics import (
+from .external import (
     AdjustedMutualInfo,
     AdjustedRandIndex,
     ClusteringEntropy,
     ClusteringFMeasure,
     Completeness,
+    ContingencyState,
     ContingencyTable,
     FowlkesMallowsIndex,
     GoodmanKruskal,
@@ -42,18 +54,24 @@ from .external_metrics import (
     VariationOfInformation,
     VMeasure,
 )
-from .internal_metrics import (
+from .internal import (
     BetweenClusterSS,
+    BottomKSample,
     CalinskiHarabasz,
+    ClusterMoments,
     ClusterSample,
-    DaviesBouldin,
-    Estimate,
     NegentropyIncrement,
     Silhouette,
     WithinClusterSS,
 )
-from .moments import ClusterMoments
 from .pairwise import (
+    CIndex,
+    COPIndex,
+    CSIndex,
+    DunnIndex,
+    GammaIndex,
+    GeneralizedDunn,
+    HubertGamma,
     c_index,
     cop_index,
     cs_index,
@@ -62,8 +80,6 @@ from .pairwise import (
     generalized_dunn_index,
     hubert_gamma,
 )
-from .pairwise_metrics import CIndex, COPIndex, CSIndex, DunnIndex, GammaIndex, GeneralizedDunn, HubertGamma
-from .sample import BottomKSample
 
 __all__ = [
     "Centroids",

@@ -8,6 +8,7 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 
 from .._core import validation as v
+from .._core.approximate import Estimate, bounded
 from .._core.inputs import TRUTH_AND_PREDICTION, Inputs
 from .._core.metric import Metric
 from .._core.onerow import OneRowMixin
@@ -463,12 +464,22 @@ class ROCAUC(RankingMetric):
     def _compute(self, state: ScoreSketch) -> Any:
         return self._estimate(state).value
 
-    def bounds(self) -> tuple[Any, Any]:
-        """Guaranteed ``(low, high)`` around the exact value over the same data."""
+    def estimate(self) -> Estimate:
+        """The value inside guaranteed bounds: ``low <= exact value <= high`` (``guaranteed=True``).
+
+        ``exact`` when the sketch is at full resolution or the bounds pin the value (to a rounding
+        slack); no standard error (``stderr`` NaN: the error comes from binning, not sampling).
+        """
         with self._lock:
             if self._is_empty(self._state):
-                return (np.nan, np.nan)
+                return bounded(self.compute(), np.nan, np.nan)
             e = self._estimate(self._state)
+            exact = self._state.is_exact or bool(np.all(np.subtract(e.high, e.low) <= 4 * f.ROUNDING_SLACK))
+        return bounded(e.value, e.low, e.high, exact=exact)
+
+    def bounds(self) -> tuple[Any, Any]:
+        """Guaranteed ``(low, high)`` around the exact value over the same data (see :meth:`estimate`)."""
+        e = self.estimate()
         return e.low, e.high
 
 
@@ -546,12 +557,22 @@ class AveragePrecision(RankingMetric):
     def _compute(self, state: ScoreSketch) -> Any:
         return self._estimate(state).value
 
-    def bounds(self) -> tuple[Any, Any]:
-        """Guaranteed ``(low, high)`` around the exact value over the same data."""
+    def estimate(self) -> Estimate:
+        """The value inside guaranteed bounds: ``low <= exact value <= high`` (``guaranteed=True``).
+
+        ``exact`` when the sketch is at full resolution or the bounds pin the value (to a rounding
+        slack); no standard error (``stderr`` NaN: the error comes from binning, not sampling).
+        """
         with self._lock:
             if self._is_empty(self._state):
-                return (np.nan, np.nan)
+                return bounded(self.compute(), np.nan, np.nan)
             e = self._estimate(self._state)
+            exact = self._state.is_exact or bool(np.all(np.subtract(e.high, e.low) <= 4 * f.ROUNDING_SLACK))
+        return bounded(e.value, e.low, e.high, exact=exact)
+
+    def bounds(self) -> tuple[Any, Any]:
+        """Guaranteed ``(low, high)`` around the exact value over the same data (see :meth:`estimate`)."""
+        e = self.estimate()
         return e.low, e.high
 
 
@@ -659,6 +680,16 @@ class ROCCurve(_BinaryCurve):
             )
         return f.roc_curve(h, self.input, self.drop_intermediate)
 
+    def estimate(self) -> Estimate:
+        """The curve with the two staircases of :meth:`bounds` as ``low`` and ``high``.
+
+        ``exact`` when the sketch is at full resolution (``exact=True``: every distinct score its
+        own point); ``guaranteed``: the exact curve lies on or between the staircases.
+        """
+        with self._lock:
+            low, high = self.bounds()
+            return bounded(self.compute(), low, high, exact=self._state.is_exact)
+
     def bounds(self) -> tuple[f.ROCCurveResult, f.ROCCurveResult]:
         """Two staircase curves: the exact curve lies on or between them (negatives first / positives first)."""
         with self._lock:
@@ -737,6 +768,12 @@ class PRCurve(_BinaryCurve):
                 stacklevel=3,
             )
         return f.pr_curve(h, self.input, self.drop_intermediate)
+
+    def estimate(self) -> Estimate:
+        """The curve with the two staircases of :meth:`bounds` as ``low`` and ``high`` (as :meth:`ROCCurve.estimate`)."""
+        with self._lock:
+            low, high = self.bounds()
+            return bounded(self.compute(), low, high, exact=self._state.is_exact)
 
     def bounds(self) -> tuple[f.PRCurveResult, f.PRCurveResult]:
         """Two staircases: the exact curve lies on or between them."""

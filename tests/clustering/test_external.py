@@ -14,8 +14,8 @@ from sklearn.metrics import cluster as skc
 
 import streammetrics as sm
 from streammetrics.clustering import external as f
-from streammetrics.clustering.contingency import contingency
-from streammetrics.clustering.emi import expected_mutual_information
+from streammetrics.clustering.external.contingency import contingency
+from streammetrics.clustering.external.emi import expected_mutual_information
 
 T, P = [0, 0, 0, 1, 1, 1], [0, 0, 1, 1, 2, 2]
 
@@ -212,6 +212,13 @@ def test_many_labels_stay_sparse():
 def test_fractional_weights_rejected_by_ami_only():
     with pytest.raises(sm.InputError, match="sample_weight"):
         sm.AdjustedMutualInfo().update([0, 1], [0, 1], sample_weight=[0.5, 1.0])
+    # in a collection too (members parse the collection's shared inputs), leaving it unchanged
+    c = sm.MetricCollection({"ami": sm.AdjustedMutualInfo(), "ari": sm.AdjustedRandIndex()})
+    c.update([0, 1, 1], [0, 1, 0])
+    before = c.state_dict()
+    with pytest.raises(sm.InputError, match="whole-number"):
+        c.update([0, 1], [0, 1], sample_weight=[0.5, 1.0])
+    assert repr(c.state_dict()) == repr(before)
     assert np.isfinite(
         sm.NormalizedMutualInfo().update([0, 1, 1], [0, 1, 0], sample_weight=[0.5, 1.0, 2.0]).compute()
     )

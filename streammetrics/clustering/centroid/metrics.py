@@ -1,17 +1,17 @@
 """Centroid-based internal indices as streaming metrics: ``update(X, labels, sample_weight=None)``.
 
-Every class here is a :class:`~streammetrics.clustering.internal_metrics.SampledMetric`: exact
+Every class here is a :class:`~streammetrics.clustering.internal.base.SampledMetric`: exact
 per-cluster moments (so the centroids, cluster weights and, for :class:`SDbw`, the per-feature
 variances are exact) plus a mergeable bottom-k sample of the distinct rows for the quantities
 that need the points (spreads, farthest points, densities, nearest neighbours). While at most
-``sample_size`` distinct rows were seen the value is exact; beyond, ``compute_with_error()``
-gives the estimate with a delete-a-group jackknife standard error.
+``sample_size`` distinct rows were seen the value is exact; beyond, ``estimate()`` gives the
+estimate with a delete-a-group jackknife standard error and interval.
 
-The centroid-based ones (:class:`SimplifiedSilhouette`, :class:`DaviesBouldinStar`,
-:class:`ScoreFunction`, and :class:`~streammetrics.DaviesBouldin`) also have an exact two-pass
-mode: ``Cls(centroids=pass1)`` where ``pass1`` holds exact centroids (e.g. a
-``sm.CalinskiHarabasz()`` fed the same data); :func:`two_pass` runs both passes over re-iterable
-batches.
+The centroid-based ones (:class:`DaviesBouldin`, :class:`SimplifiedSilhouette`,
+:class:`DaviesBouldinStar`, :class:`ScoreFunction`) also have an exact two-pass mode:
+``Cls(centroids=pass1)`` where ``pass1`` holds exact centroids (e.g. a ``sm.CalinskiHarabasz()``
+fed the same data); :func:`~streammetrics.two_pass` runs both passes over re-iterable batches
+(:mod:`~streammetrics.clustering.centroid.two_pass`).
 
 Examples:
     >>> import numpy as np, streammetrics as sm
@@ -25,31 +25,25 @@ Examples:
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Callable, Iterable, Iterator
 from typing import Any, ClassVar
 
 import numpy as np
 
-from .._core.metric import Metric
-from . import centroid as c
-from .base import validate_points
-from .centroid import FixedCentroidSums, TwoPassMixin
-from .internal_metrics import ClusterSample, Estimate, SampledMetric
-from .moments import ClusterMoments
-
-
-def _jackknife(fn: Callable[[np.ndarray], float], groups: np.ndarray) -> tuple[float, np.ndarray]:
-    """``fn`` on every sampled row, and with each jackknife group left out."""
-    value = fn(np.ones(len(groups), dtype=bool))
-    return value, np.array([fn(groups != g) for g in np.unique(groups)])
+from ..._core.approximate import Estimate, sampled
+from ..internal.base import SampledMetric, jackknife
+from ..internal.cluster_sample import ClusterSample
+from ..internal.functions import davies_bouldin_from
+from ..internal.moments import ClusterMoments
+from . import density, fixed, geometry, spread, symmetry
+from .fixed import FixedCentroidSums
+from .two_pass import TwoPassMixin
 
 
 def _spread(
     moments: ClusterMoments, dist: np.ndarray, idx: np.ndarray, w: np.ndarray, mask: np.ndarray
 ) -> np.ndarray:
     """Sampled ``S_k``; a cluster with no sampled row uses ``sqrt(WSS_k / w_k)`` (as DaviesBouldin)."""
-    spread = c._per_cluster_mean(dist[mask], idx[mask], w[mask], moments.n_clusters)
+    spread = geometry.per_cluster_mean(dist[mask], idx[mask], w[mask], moments.n_clusters)
     fallback = np.sqrt(moments.scatter / moments.weight)
     return np.where(np.isnan(spread), fallback, spread)
 
@@ -58,11 +52,57 @@ def _top(
     moments: ClusterMoments, dist: np.ndarray, idx: np.ndarray, w: np.ndarray, mask: np.ndarray
 ) -> np.ndarray:
     """Sampled mean distance of the 10% farthest rows; ``sqrt(WSS_k / w_k)`` for unsampled clusters."""
-    top = c.top_share_means(dist[mask], idx[mask], w[mask], moments.n_clusters)
+    top = spread.top_share_means(dist[mask], idx[mask], w[mask], moments.n_clusters)
     return np.where(np.isnan(top), np.sqrt(moments.scatter / moments.weight), top)
 
 
 # ---------------------------------------------------------------------- two-pass capable
+class DaviesBouldin(TwoPassMixin, SampledMetric):
+    """Davies-Bouldin index (lower is better); exact centroids, sampled spreads. Seed 004.
+
+    :func:`sklearn.metrics.davies_bouldin_score`. The centroids come from exact per-cluster
+    moments; the spreads ``S_k`` (mean distance to the centroid) from the mergeable sample —
+    exact while at most ``sample_size`` distinct rows were seen. A cluster with no sampled row
+    uses its root-mean-square distance ``sqrt(WSS_k / w_k)``, an upper bound of ``S_k``.
+
+    Exact two-pass mode: ``DaviesBouldin(centroids=pass1)`` with ``pass1`` any state or metric
+    with exact centroids (e.g. ``sm.CalinskiHarabasz()`` updated with the same data); its state
+    is the per-cluster sums of distances to those fixed centroids (exact, mergeable, revertible;
+    see :class:`~streammetrics.clustering.centroid.two_pass.TwoPassMixin` and
+    :func:`~streammetrics.two_pass`).
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> X, labels = [[0.0], [2.0], [10.0], [12.0]], [0, 0, 1, 1]
+        >>> sm.DaviesBouldin().update(X, labels).compute()
+        0.2
+        >>> pass1 = sm.CalinskiHarabasz().update(X, labels)
+        >>> sm.DaviesBouldin(centroids=pass1).update(X, labels).compute()
+        0.2
+    """
+
+    higher_is_better: ClassVar[bool | None] = False
+
+    def _fixed_formula(self, state: FixedCentroidSums) -> float:
+        return fixed.fixed_davies_bouldin(state)
+
+    def _on_sample(self, moments, x, idx, w, groups):
+        k = moments.n_clusters
+        centroids = moments.mean
+        d = np.sqrt(np.einsum("ij,ij->i", x - centroids[idx], x - centroids[idx]))
+        fallback = np.sqrt(moments.scatter / moments.weight)
+
+        def spread(mask: np.ndarray) -> np.ndarray:
+            num = np.bincount(idx[mask], weights=(w * d)[mask], minlength=k)
+            den = np.bincount(idx[mask], weights=w[mask], minlength=k)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return np.where(den > 0, num / den, fallback)
+
+        value = davies_bouldin_from(centroids, spread(np.ones(len(x), dtype=bool)))
+        reps = np.array([davies_bouldin_from(centroids, spread(groups != g)) for g in np.unique(groups)])
+        return value, reps
+
+
 class SimplifiedSilhouette(TwoPassMixin, SampledMetric):
     """Simplified silhouette (higher is better; seed 004): ``a`` and ``b`` are distances to centroids.
 
@@ -70,7 +110,7 @@ class SimplifiedSilhouette(TwoPassMixin, SampledMetric):
     ``b_i`` to the nearest other centroid; the weighted mean over rows. Exact centroids from the
     moments, the rows from the sample (exact while the sample holds every distinct row); exact
     two-pass mode with ``centroids=``. In memory:
-    :func:`~streammetrics.clustering.internal.simplified_silhouette_score` (which, unlike this
+    :func:`~streammetrics.clustering.internal.functions.simplified_silhouette_score` (which, unlike this
     metric, does not return NaN when every row is its own cluster). No scikit-learn equivalent.
 
     Examples:
@@ -87,11 +127,11 @@ class SimplifiedSilhouette(TwoPassMixin, SampledMetric):
     _needs_silhouette = True
 
     def _on_sample(self, moments, x, idx, w, groups):
-        s = c.simplified_silhouettes(x, idx, moments.mean)
-        return _jackknife(lambda m: float(np.sum(w[m] * s[m]) / np.sum(w[m])), groups)
+        s = geometry.simplified_silhouettes(x, idx, moments.mean)
+        return jackknife(lambda m: float(np.sum(w[m] * s[m]) / np.sum(w[m])), groups)
 
     def _fixed_formula(self, state: FixedCentroidSums) -> float:
-        return c.fixed_simplified_silhouette(state)
+        return fixed.fixed_simplified_silhouette(state)
 
 
 class DaviesBouldinStar(TwoPassMixin, SampledMetric):
@@ -99,7 +139,7 @@ class DaviesBouldinStar(TwoPassMixin, SampledMetric):
     sum over the smallest centroid distance, ``mean_k max_l(S_k + S_l) / min_l ||c_k - c_l||``.
 
     Exact centroids, sampled spreads (as :class:`~streammetrics.DaviesBouldin`); exact two-pass
-    mode with ``centroids=``. In memory: :func:`~streammetrics.clustering.centroid.davies_bouldin_star`.
+    mode with ``centroids=``. In memory: :func:`~streammetrics.clustering.centroid.spread.davies_bouldin_star`.
     No scikit-learn equivalent.
 
     Examples:
@@ -112,13 +152,13 @@ class DaviesBouldinStar(TwoPassMixin, SampledMetric):
     higher_is_better: ClassVar[bool | None] = False
 
     def _on_sample(self, moments, x, idx, w, groups):
-        dist = c._distances_to_own(x, idx, moments.mean)
-        return _jackknife(
-            lambda m: c.davies_bouldin_star_from(moments.mean, _spread(moments, dist, idx, w, m)), groups
+        dist = geometry.distances_to_own(x, idx, moments.mean)
+        return jackknife(
+            lambda m: spread.davies_bouldin_star_from(moments.mean, _spread(moments, dist, idx, w, m)), groups
         )
 
     def _fixed_formula(self, state: FixedCentroidSums) -> float:
-        return c.fixed_davies_bouldin_star(state)
+        return fixed.fixed_davies_bouldin_star(state)
 
 
 class ScoreFunction(TwoPassMixin, SampledMetric):
@@ -128,7 +168,7 @@ class ScoreFunction(TwoPassMixin, SampledMetric):
     of the centroids to the grand mean over ``N K``, ``wcd`` the sum of the spreads ``S_k``
     (sampled; exact in the two-pass mode with ``centroids=``). Seed 004's ``bcd + wcd`` is a typo
     corrected to the paper's ``bcd - wcd``. In memory:
-    :func:`~streammetrics.clustering.centroid.score_function`. No scikit-learn equivalent.
+    :func:`~streammetrics.clustering.centroid.spread.score_function`. No scikit-learn equivalent.
 
     Examples:
         >>> import streammetrics as sm
@@ -139,14 +179,16 @@ class ScoreFunction(TwoPassMixin, SampledMetric):
     higher_is_better: ClassVar[bool | None] = True
 
     def _on_sample(self, moments, x, idx, w, groups):
-        dist = c._distances_to_own(x, idx, moments.mean)
-        return _jackknife(
-            lambda m: c.score_function_from(moments.mean, moments.weight, _spread(moments, dist, idx, w, m)),
+        dist = geometry.distances_to_own(x, idx, moments.mean)
+        return jackknife(
+            lambda m: spread.score_function_from(
+                moments.mean, moments.weight, _spread(moments, dist, idx, w, m)
+            ),
             groups,
         )
 
     def _fixed_formula(self, state: FixedCentroidSums) -> float:
-        return c.fixed_score_function(state)
+        return fixed.fixed_score_function(state)
 
 
 # ---------------------------------------------------------------------- sampled only
@@ -170,8 +212,8 @@ class SDbw(SampledMetric):
     counted on the sample (ratios of weights). When the radius is small against the clusters'
     spread (e.g. many features) few sampled rows fall inside it and the density term is poorly
     estimated: if fewer than ``MIN_NEAR_ROWS`` sampled rows lie within the radius of some
-    centroid, ``compute_with_error()`` reports a NaN standard error. In memory:
-    :func:`~streammetrics.clustering.centroid.s_dbw`. No scikit-learn equivalent.
+    centroid, ``estimate()`` reports a NaN standard error. In memory:
+    :func:`~streammetrics.clustering.centroid.density.s_dbw`. No scikit-learn equivalent.
 
     Examples:
         >>> import streammetrics as sm
@@ -195,9 +237,16 @@ class SDbw(SampledMetric):
         moments, sample = state.moments, state.sample
         idx, _ = moments.labels.encode(sample.labels, "labels")
         var_k = np.diagonal(moments.matrix, axis1=1, axis2=2) / moments.weight[:, None]
-        near = c._distances_to_own(sample.x, idx, moments.mean) <= c.sdbw_radius(var_k)
+        near = geometry.distances_to_own(sample.x, idx, moments.mean) <= density.sdbw_radius(var_k)
         if np.bincount(idx[near], minlength=moments.n_clusters).min() < self.MIN_NEAR_ROWS:
-            return est._replace(stderr=float("nan"))  # rare-event densities: no reliable error
+            # rare-event densities: no reliable error
+            return sampled(
+                est.value,
+                float("nan"),
+                exact=False,
+                sample_rows=est.sample_rows,
+                distinct_rows=est.distinct_rows,
+            )
         return est
 
     def _on_sample(self, moments, x, idx, w, groups):
@@ -205,13 +254,13 @@ class SDbw(SampledMetric):
         diff = moments.mean - moments.grand_mean()
         total = np.diagonal(moments.matrix, axis1=1, axis2=2).sum(axis=0) + moments.weight @ diff**2
         var_x = total / moments.total_weight()
-        radius = c.sdbw_radius(var_k)
+        radius = density.sdbw_radius(var_k)
 
         def value(m: np.ndarray) -> float:
-            den, pair = c.sdbw_densities(x[m], idx[m], w[m], moments.mean, radius)
-            return c.s_dbw_from(var_k, var_x, den, pair)
+            den, pair = density.sdbw_densities(x[m], idx[m], w[m], moments.mean, radius)
+            return density.s_dbw_from(var_k, var_x, den, pair)
 
-        return _jackknife(value, groups)
+        return jackknife(value, groups)
 
 
 class SVIndex(SampledMetric):
@@ -220,7 +269,7 @@ class SVIndex(SampledMetric):
     Separation ``sum_k min_l ||c_k - c_l||`` (exact) over compactness ``sum_k T_k``, ``T_k`` the
     mean distance to the centroid of the 10% farthest points of cluster ``k`` (sampled; a
     cluster with no sampled row uses ``sqrt(WSS_k / w_k)``). In memory:
-    :func:`~streammetrics.clustering.centroid.sv_index`. No scikit-learn equivalent.
+    :func:`~streammetrics.clustering.centroid.spread.sv_index`. No scikit-learn equivalent.
 
     Examples:
         >>> import streammetrics as sm
@@ -231,14 +280,14 @@ class SVIndex(SampledMetric):
     higher_is_better: ClassVar[bool | None] = True
 
     def _on_sample(self, moments, x, idx, w, groups):
-        dist = c._distances_to_own(x, idx, moments.mean)
-        return _jackknife(lambda m: c.sv_from(moments.mean, _top(moments, dist, idx, w, m)), groups)
+        dist = geometry.distances_to_own(x, idx, moments.mean)
+        return jackknife(lambda m: spread.sv_from(moments.mean, _top(moments, dist, idx, w, m)), groups)
 
 
 class OSIndex(SampledMetric):
     """OS index (higher is better; seed 004, Zalik and Zalik 2011): overlap over compactness.
 
-    ``sum_i ov(x_i) / sum_k T_k`` (see :func:`~streammetrics.clustering.centroid.overlap_sum`;
+    ``sum_i ov(x_i) / sum_k T_k`` (see :func:`~streammetrics.clustering.centroid.spread.overlap_sum`;
     ``T_k`` as :class:`SVIndex`). The overlap sum is that of the sample scaled by
     ``N / N_sample``, its ``a`` and ``b`` computed among the sampled rows (``b`` over the
     nearest ``|c_k|`` sampled outside rows, the same share of the outside as in the data).
@@ -253,14 +302,14 @@ class OSIndex(SampledMetric):
     higher_is_better: ClassVar[bool | None] = True
 
     def _on_sample(self, moments, x, idx, w, groups):
-        dist = c._distances_to_own(x, idx, moments.mean)
+        dist = geometry.distances_to_own(x, idx, moments.mean)
         total, k = moments.total_weight(), moments.n_clusters
 
         def value(m: np.ndarray) -> float:
-            overlap = c.overlap_sum(x[m], idx[m], w[m], k) * total / w[m].sum()
-            return c.os_from(overlap, _top(moments, dist, idx, w, m))
+            overlap = spread.overlap_sum(x[m], idx[m], w[m], k) * total / w[m].sum()
+            return spread.os_from(overlap, _top(moments, dist, idx, w, m))
 
-        return _jackknife(value, groups)
+        return jackknife(value, groups)
 
 
 class _SymSampled(SampledMetric):
@@ -273,8 +322,8 @@ class _SymSampled(SampledMetric):
     """
 
     def _on_sample(self, moments, x, idx, w, groups):
-        dps = c.point_symmetry_distances(x, idx, w, moments.mean)
-        return _jackknife(lambda m: self._sym(moments, x[m], idx[m], w[m], dps[m]), groups)
+        dps = symmetry.point_symmetry_distances(x, idx, w, moments.mean)
+        return jackknife(lambda m: self._sym(moments, x[m], idx[m], w[m], dps[m]), groups)
 
     def _sym(self, moments, x, idx, w, dps) -> float:
         raise NotImplementedError  # pragma: no cover
@@ -285,7 +334,7 @@ class SymIndex(_SymSampled):
 
     ``max_{k,l} ||c_k - c_l|| / (K sum_i d*_ps(x_i, c_k))``: the largest centroid distance
     (exact) over ``K`` times the total point-symmetry distance (the sample's, scaled by
-    ``N / N_sample``). See :func:`~streammetrics.clustering.centroid.point_symmetry_distances`
+    ``N / N_sample``). See :func:`~streammetrics.clustering.centroid.symmetry.point_symmetry_distances`
     for ``d*_ps``. Exact while the sample holds every distinct row; beyond, a biased estimate
     (nearest neighbours in a sample are farther). No scikit-learn equivalent.
 
@@ -298,7 +347,7 @@ class SymIndex(_SymSampled):
     higher_is_better: ClassVar[bool | None] = True
 
     def _sym(self, moments, x, idx, w, dps):
-        return c.sym_from(moments.mean, float(np.sum(w * dps)) * moments.total_weight() / w.sum())
+        return symmetry.sym_from(moments.mean, float(np.sum(w * dps)) * moments.total_weight() / w.sum())
 
 
 class SymDB(_SymSampled):
@@ -317,11 +366,11 @@ class SymDB(_SymSampled):
     higher_is_better: ClassVar[bool | None] = False
 
     def _sym(self, moments, x, idx, w, dps):
-        spread = c._per_cluster_mean(dps, idx, w, moments.n_clusters)
+        spread = geometry.per_cluster_mean(dps, idx, w, moments.n_clusters)
         present = ~np.isnan(spread)
         if present.sum() < 2:
             return float("nan")
-        return c.davies_bouldin_from(moments.mean[present], spread[present])
+        return davies_bouldin_from(moments.mean[present], spread[present])
 
 
 class SymDunn(_SymSampled):
@@ -340,7 +389,7 @@ class SymDunn(_SymSampled):
     higher_is_better: ClassVar[bool | None] = True
 
     def _sym(self, moments, x, idx, w, dps):
-        return c.dunn_from(c.single_linkage(x, idx, moments.n_clusters), dps)
+        return symmetry.dunn_from(symmetry.single_linkage(x, idx, moments.n_clusters), dps)
 
 
 class Sym33(_SymSampled):
@@ -361,101 +410,8 @@ class Sym33(_SymSampled):
 
     def _sym(self, moments, x, idx, w, dps):
         k = moments.n_clusters
-        sep = c.mean_linkage(x, idx, w, k)
-        diam = 2.0 * c._per_cluster_mean(dps, idx, w, k)
+        sep = symmetry.mean_linkage(x, idx, w, k)
+        diam = 2.0 * geometry.per_cluster_mean(dps, idx, w, k)
         if np.isnan(diam).all():
             return float("nan")
-        return c.dunn_from(np.where(np.isnan(sep), np.inf, sep), diam[~np.isnan(diam)])
-
-
-# ---------------------------------------------------------------------- the two-pass driver
-def _batches(batches: Any) -> Callable[[], Iterator[Any]]:
-    if callable(batches) and not isinstance(batches, Iterable):
-        return batches
-    if not isinstance(batches, Iterable):
-        raise ValueError(
-            f"batches: expected a re-iterable of (X, labels[, sample_weight]) or a zero-argument "
-            f"callable returning an iterator, found {type(batches).__name__}"
-        )
-    if iter(batches) is batches:
-        raise ValueError(
-            "batches: expected a re-iterable (a list, a dataset object) or a zero-argument callable "
-            "returning a fresh iterator, found a one-shot iterator (two passes need to read it twice)"
-        )
-    return lambda: iter(batches)
-
-
-def _unpack(batch: Any) -> tuple[tuple[Any, Any], Any]:
-    if not isinstance(batch, (tuple, list)) or len(batch) not in (2, 3):
-        raise ValueError(
-            f"batches: expected tuples (X, labels) or (X, labels, sample_weight), found {type(batch).__name__}"
-        )
-    return (batch[0], batch[1]), (batch[2] if len(batch) == 3 else None)
-
-
-def two_pass(metrics: Any, batches: Any) -> Any:
-    """Exact centroid indices in two passes over the data: centroids, then distances to them.
-
-    Pass 1 accumulates exact per-cluster moments; pass 2 feeds the metric(s) constructed with
-    those centroids fixed (``Cls(centroids=...)``, configuration otherwise kept from an
-    instance). ``metrics``: a class or an instance of :class:`~streammetrics.DaviesBouldin`,
-    :class:`SimplifiedSilhouette`, :class:`DaviesBouldinStar` or :class:`ScoreFunction`, or a
-    list of them (then a list is returned). ``batches``: a re-iterable of ``(X, labels)`` or
-    ``(X, labels, sample_weight)`` tuples, or a zero-argument callable returning a fresh
-    iterator. Warns if pass 2 saw another number of rows than pass 1.
-
-    Examples:
-        >>> import numpy as np, streammetrics as sm
-        >>> rng = np.random.default_rng(0)
-        >>> X = rng.normal(size=(1000, 3)); labels = (X[:, 0] > 0).astype(int)
-        >>> shards = [(X[i:i + 250], labels[i:i + 250]) for i in range(0, 1000, 250)]
-        >>> db, sf = sm.two_pass([sm.DaviesBouldin, sm.ScoreFunction], shards)
-        >>> from sklearn.metrics import davies_bouldin_score
-        >>> abs(db.compute() - davies_bouldin_score(X, labels)) < 1e-12
-        True
-    """
-    get = _batches(batches)
-    single = not isinstance(metrics, (list, tuple))
-    items = [metrics] if single else list(metrics)
-    pass1 = ClusterMoments()
-    for batch in get():
-        (X, labels), w = _unpack(batch)
-        pass1.add(*validate_points(X, labels, w, pass1.n_features))
-    centroids = c.cluster_centroids(pass1)
-    built: list[Metric[Any]] = []
-    for item in items:
-        cls = item if isinstance(item, type) else type(item)
-        config = {} if isinstance(item, type) else item.get_config()
-        if not (isinstance(cls, type) and issubclass(cls, TwoPassMixin)):
-            raise ValueError(
-                "metrics: expected DaviesBouldin, SimplifiedSilhouette, DaviesBouldinStar or "
-                f"ScoreFunction (classes or instances), found {getattr(cls, '__name__', cls)!r}"
-            )
-        built.append(cls(**{**config, "centroids": centroids}))
-    for batch in get():
-        (X, labels), w = _unpack(batch)
-        for m in built:
-            m.update(X, labels, sample_weight=w)
-    if built and built[0].n_samples != pass1.n_samples:
-        warnings.warn(
-            f"two_pass: pass 2 saw {built[0].n_samples} rows, pass 1 {pass1.n_samples}: the batches "
-            "changed between passes, the centroids are not those of the data measured",
-            UserWarning,
-            stacklevel=2,
-        )
-    return built[0] if single else built
-
-
-__all__ = [
-    "DaviesBouldinStar",
-    "OSIndex",
-    "ScoreFunction",
-    "SDbw",
-    "SimplifiedSilhouette",
-    "SVIndex",
-    "Sym33",
-    "SymDB",
-    "SymDunn",
-    "SymIndex",
-    "two_pass",
-]
+        return symmetry.dunn_from(np.where(np.isnan(sep), np.inf, sep), diam[~np.isnan(diam)])

@@ -1,4 +1,4 @@
-"""Base classes of the clustering family: input handling for external and internal indices."""
+"""The base class of the external indices: a formula on the shared contingency table."""
 
 from __future__ import annotations
 
@@ -9,43 +9,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._core import validation as v
-from .._core.inputs import TRUTH_AND_PREDICTION, Inputs
-from .._core.metric import Metric
-from .._core.onerow import OneRowMixin
-from ..errors import InputError, UndefinedMetricWarning
+from ..._core import validation as v
+from ..._core.inputs import TRUTH_AND_PREDICTION, Inputs
+from ..._core.metric import Metric
+from ..._core.onerow import OneRowMixin
+from ...errors import UndefinedMetricWarning
 from .contingency import ContingencyState
 from .rows import ContingencyRows
-
-
-def validate_labelings(
-    labels_true: Any, labels_pred: Any, sample_weight: Any
-) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """Two 1-D labelings of equal length (ints, bools or strings) and optional weights."""
-    t = v.as_labels(labels_true, "labels_true")
-    p = v.as_labels(labels_pred, "labels_pred")
-    v.check_length(p, len(t), "labels_pred", "labels_true")
-    w = v.as_weights(sample_weight, len(t))
-    return t, p, w
-
-
-def validate_points(
-    X: Any, labels: Any, sample_weight: Any, n_features: int | None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """A finite 2-D float64 ``X`` (``n_features`` columns if already fixed), labels and weights."""
-    x = v.to_array(X, "X")
-    if x.ndim != 2:
-        raise InputError(f"X: expected a 2-D array (n_samples, n_features), found shape {x.shape}")
-    if x.dtype.kind not in "biuf":
-        raise InputError(f"X: expected numbers, found values of dtype {x.dtype}")
-    x = x.astype(np.float64, copy=False)
-    v.check_finite(x, "X")
-    if n_features is not None and x.shape[1] != n_features:
-        raise InputError(f"X: expected {n_features} features like earlier batches, found {x.shape[1]}")
-    labels_arr = v.as_labels(labels, "labels")
-    v.check_length(labels_arr, x.shape[0], "labels", "X")
-    w = v.as_weights(sample_weight, x.shape[0])
-    return x, labels_arr, w
 
 
 class ExternalMetric(OneRowMixin, Metric[ContingencyState]):
@@ -71,7 +41,13 @@ class ExternalMetric(OneRowMixin, Metric[ContingencyState]):
         return ContingencyState()
 
     def _share_key(self) -> Hashable:
-        """Every external index parses the same two labelings into the same table."""
+        """Every external index parses the same two labelings into the same table.
+
+        Examples:
+            >>> import streammetrics as sm
+            >>> sm.AdjustedRandIndex()._share_key() == sm.VMeasure(beta=2.0)._share_key()
+            True
+        """
         code = (type(self)._validate, type(self)._parse, type(self)._apply)
         return ("contingency", self._state.share_key(), code)
 

@@ -4,10 +4,10 @@
 :class:`HubertGamma`, :class:`COPIndex`, :class:`CSIndex` keep exact per-cluster moments and a
 mergeable bottom-k sample of the distinct rows (the state of
 :class:`~streammetrics.Silhouette`). They are exact (equal to the functions of
-:mod:`streammetrics.clustering.pairwise`) while at most ``sample_size`` distinct rows were seen;
+:mod:`streammetrics.clustering.pairwise.functions`) while at most ``sample_size`` distinct rows were seen;
 beyond, the index is computed on the sample, with the parts that only need cluster sizes and
 centroids (centroid distances, cluster weights, total scatter) taken from the exact moments,
-and ``compute_with_error()`` reports a delete-a-group jackknife standard error. Compute costs
+and ``estimate()`` reports a delete-a-group jackknife standard error and interval. Compute costs
 ``O(sample_size^2)``.
 
 Indices built on extremes (the Dunn diameter and single-linkage separation, COP's farthest
@@ -32,20 +32,22 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._core.params import check_option
-from . import pairwise as pw
-from .internal_metrics import ClusterSample, Estimate, SampledMetric
-from .moments import ClusterMoments
+from ..._core.approximate import Estimate
+from ..._core.params import check_option
+from ..internal.base import SampledMetric
+from ..internal.cluster_sample import ClusterSample
+from ..internal.moments import ClusterMoments
+from . import pairs, profiles
 
 #: The sampling fraction ``m / D`` of the sample being evaluated (1 while exact): a row's own
 #: ``w (w - 1) / 2`` zero-distance pairs are kept at that rate relative to pairs of two rows.
 _SELF_SCALE: contextvars.ContextVar[float] = contextvars.ContextVar("_SELF_SCALE", default=1.0)
 
 
-def _exact_from_moments(moments: ClusterMoments) -> pw.Exact:
+def _exact_from_moments(moments: ClusterMoments) -> profiles.Exact:
     with np.errstate(invalid="ignore", divide="ignore"):
         fallback = np.sqrt(moments.scatter / moments.weight)
-    return pw.Exact(moments.mean, moments.weight, fallback)
+    return profiles.Exact(moments.mean, moments.weight, fallback)
 
 
 class PairwiseMetric(SampledMetric):
@@ -69,7 +71,7 @@ class _ProfileMetric(PairwiseMetric):
         return {}
 
     def _on_sample(self, moments, x, idx, w, groups):
-        return pw.profile_index(
+        return profiles.profile_index(
             self._name,
             x,
             idx,
@@ -86,7 +88,7 @@ class _PairMetric(PairwiseMetric):
     _name: ClassVar[str]
 
     def _on_sample(self, moments, x, idx, w, groups):
-        return pw.pair_index(self._name, x, idx, w, groups, _SELF_SCALE.get())
+        return pairs.pair_index(self._name, x, idx, w, groups, _SELF_SCALE.get())
 
 
 class GeneralizedDunn(_ProfileMetric):
@@ -111,8 +113,8 @@ class GeneralizedDunn(_ProfileMetric):
     _name = "dunn"
 
     def __init__(self, separation: int = 3, compactness: int = 3, sample_size: int = 1000, seed: int = 0):
-        self.separation = check_option("separation", separation, pw.SEPARATIONS)
-        self.compactness = check_option("compactness", compactness, pw.COMPACTNESS)
+        self.separation = check_option("separation", separation, profiles.SEPARATIONS)
+        self.compactness = check_option("compactness", compactness, profiles.COMPACTNESS)
         super().__init__(sample_size, seed)
 
     def get_config(self) -> dict[str, Any]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .._core.rowvalues import LABEL_TYPES, innermost_state, label_of
-from ..errors import InputError
+from ..._core.rowvalues import LABEL_TYPES, innermost_state, label_of
+from ...errors import InputError
 
 
 class ContingencyRows:

@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from .._core.state import State, require_keys
-from ..errors import InputError, MergeError, StateError
+from ..._core.state import State, require_keys
+from ...errors import InputError, MergeError, StateError
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)

@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from .._core.labels import LabelSet
-from .._core.state import State, require_keys
-from ..errors import InputError, MergeError, StateError
+from ..._core.labels import LabelSet
+from ..._core.state import State, require_keys
+from ...errors import InputError, MergeError, StateError
 
 
 class ClusterMoments(State):

@@ -16,9 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from .._core.labels import LabelSet
-from .._core.state import State, require_keys
-from ..errors import InputError, MergeError, StateError
+from ..._core.labels import LabelSet
+from ..._core.state import State, require_keys
+from ...errors import InputError, MergeError, StateError
+from ..inputs import validate_labelings
 
 #: Count a batch with a dense ``np.bincount`` while the table has at most this many cells
 #: beyond ``16 * batch rows`` (else ``np.unique``, whose cost does not grow with the table).
@@ -300,8 +301,6 @@ def contingency(labels_true: Any, labels_pred: Any, sample_weight: Any = None) -
         >>> contingency([0, 0, 1], [1, 1, 1]).dense().tolist()
         [[2], [1]]
     """
-    from .base import validate_labelings
-
     t, p, w = validate_labelings(labels_true, labels_pred, sample_weight)
     state = ContingencyState()
     state.add(t, p, w)

@@ -20,10 +20,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._core.params import check_number, check_option
-from ..errors import InputError
-from . import external as f
-from .base import ExternalMetric, validate_labelings
+from ..._core.inputs import Inputs
+from ..._core.params import check_number, check_option
+from ...errors import InputError
+from . import information, matching, pairs
+from .base import ExternalMetric
 from .contingency import ContingencyState
 
 
@@ -75,7 +76,7 @@ class PairConfusionMatrix(ExternalMetric):
     higher_is_better: ClassVar[bool | None] = None
 
     def _formula(self, state: ContingencyState) -> np.ndarray:
-        return f.pair_confusion_matrix(state)
+        return pairs.pair_confusion_matrix(state)
 
 
 class RandIndex(ExternalMetric):
@@ -90,7 +91,7 @@ class RandIndex(ExternalMetric):
     """
 
     def _formula(self, state: ContingencyState) -> float:
-        return f.rand_index(state)
+        return pairs.rand_index(state)
 
 
 class AdjustedRandIndex(ExternalMetric):
@@ -106,7 +107,7 @@ class AdjustedRandIndex(ExternalMetric):
     """
 
     def _formula(self, state: ContingencyState) -> float:
-        return f.adjusted_rand_index(state)
+        return pairs.adjusted_rand_index(state)
 
 
 class MutualInfo(ExternalMetric):
@@ -119,7 +120,7 @@ class MutualInfo(ExternalMetric):
     """
 
     def _formula(self, state: ContingencyState) -> float:
-        return f.mutual_info(state)
+        return information.mutual_info(state)
 
 
 class NormalizedMutualInfo(ExternalMetric):
@@ -136,14 +137,14 @@ class NormalizedMutualInfo(ExternalMetric):
     """
 
     def __init__(self, average_method: str = "arithmetic") -> None:
-        self.average_method = check_option("average_method", average_method, f.AVERAGE_METHODS)
+        self.average_method = check_option("average_method", average_method, information.AVERAGE_METHODS)
         super().__init__()
 
     def get_config(self) -> dict[str, Any]:
         return {"average_method": self.average_method}
 
     def _formula(self, state: ContingencyState) -> float:
-        return f.normalized_mutual_info(state, self.average_method)
+        return information.normalized_mutual_info(state, self.average_method)
 
 
 class AdjustedMutualInfo(NormalizedMutualInfo):
@@ -163,8 +164,9 @@ class AdjustedMutualInfo(NormalizedMutualInfo):
         0.22504
     """
 
-    def _validate(self, labels_true: Any, labels_pred: Any, sample_weight: Any = None) -> Any:
-        t, p, w = validate_labelings(labels_true, labels_pred, sample_weight)
+    def _parse(self, inputs: Inputs) -> Any:
+        # _parse, not _validate: a collection hands its members the shared Inputs directly
+        t, p, w = super()._parse(inputs)
         if w is not None and w.size and not np.array_equal(w, np.round(w)):
             bad = w[w != np.round(w)][0]
             raise InputError(
@@ -174,7 +176,7 @@ class AdjustedMutualInfo(NormalizedMutualInfo):
         return t, p, w
 
     def _formula(self, state: ContingencyState) -> float:
-        return f.adjusted_mutual_info(state, self.average_method)
+        return information.adjusted_mutual_info(state, self.average_method)
 
 
 class Homogeneity(ExternalMetric):
@@ -189,7 +191,7 @@ class Homogeneity(ExternalMetric):
     """
 
     def _formula(self, state: ContingencyState) -> float:
-        return f.homogeneity(state)
+        return information.homogeneity(state)
 
 
 class Completeness(ExternalMetric):
@@ -204,7 +206,7 @@ class Completeness(ExternalMetric):
     """
 
     def _formula(self, state: ContingencyState) -> float:
-        return f.completeness(state)
+        return information.completeness(state)
 
 
 class VMeasure(ExternalMetric):
@@ -229,7 +231,7 @@ class VMeasure(ExternalMetric):
         return {"beta": self.beta}
 
     def _formula(self, state: ContingencyState) -> float:
-        return f.v_measure(state, self.beta)
+        return information.v_measure(state, self.beta)
 
 
 class FowlkesMallowsIndex(ExternalMetric):
@@ -245,7 +247,7 @@ class FowlkesMallowsIndex(ExternalMetric):
     """
 
     def _formula(self, state: ContingencyState) -> float:
-        return f.fowlkes_mallows_index(state)
+        return pairs.fowlkes_mallows_index(state)
 
 
 class PairJaccard(ExternalMetric):
@@ -260,7 +262,7 @@ class PairJaccard(ExternalMetric):
     """
 
     def _formula(self, state: ContingencyState) -> float:
-        return f.pair_jaccard(state)
+        return pairs.pair_jaccard(state)
 
 
 class PhiIndex(ExternalMetric):
@@ -273,7 +275,7 @@ class PhiIndex(ExternalMetric):
     """
 
     def _formula(self, state: ContingencyState) -> float:
-        return f.phi_index(state)
+        return pairs.phi_index(state)
 
 
 class MinkowskiScore(ExternalMetric):
@@ -291,7 +293,7 @@ class MinkowskiScore(ExternalMetric):
     higher_is_better: ClassVar[bool | None] = False
 
     def _formula(self, state: ContingencyState) -> float:
-        return f.minkowski_score(state)
+        return pairs.minkowski_score(state)
 
 
 class GoodmanKruskal(ExternalMetric):
@@ -306,7 +308,7 @@ class GoodmanKruskal(ExternalMetric):
     higher_is_better: ClassVar[bool | None] = False
 
     def _formula(self, state: ContingencyState) -> float:
-        return f.goodman_kruskal(state)
+        return matching.goodman_kruskal(state)
 
 
 class ClusteringEntropy(ExternalMetric):
@@ -321,7 +323,7 @@ class ClusteringEntropy(ExternalMetric):
     higher_is_better: ClassVar[bool | None] = False
 
     def _formula(self, state: ContingencyState) -> float:
-        return f.conditional_entropy(state)
+        return information.conditional_entropy(state)
 
 
 class Purity(ExternalMetric):
@@ -334,7 +336,7 @@ class Purity(ExternalMetric):
     """
 
     def _formula(self, state: ContingencyState) -> float:
-        return f.purity(state)
+        return matching.purity(state)
 
 
 class ClusteringFMeasure(ExternalMetric):
@@ -347,7 +349,7 @@ class ClusteringFMeasure(ExternalMetric):
     """
 
     def _formula(self, state: ContingencyState) -> float:
-        return f.clustering_f_measure(state)
+        return matching.clustering_f_measure(state)
 
 
 class VariationOfInformation(ExternalMetric):
@@ -362,4 +364,4 @@ class VariationOfInformation(ExternalMetric):
     higher_is_better: ClassVar[bool | None] = False
 
     def _formula(self, state: ContingencyState) -> float:
-        return f.variation_of_information(state)
+        return information.variation_of_information(state)

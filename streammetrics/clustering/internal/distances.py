@@ -1,0 +1,63 @@
+"""The geometry every distance-based internal index starts from: rows, clusters, distances.
+
+:func:`prepare_points` turns an in-memory batch into validated rows, cluster indices and
+weights; :func:`cluster_means` gives the weighted centroids; :func:`pairwise_distances` the
+Euclidean distances between two sets of rows, by direct coordinate differences (never
+``|a|^2 + |b|^2 - 2ab``, whose cancellation loses the small distances).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..inputs import validate_points
+
+
+def prepare_points(X: Any, labels: Any, sample_weight: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Validated rows of an in-memory batch without their weight-0 rows: ``(x, idx, w, K)``.
+
+    ``idx`` are the cluster indices ``0 .. K-1`` of the sorted labels, ``w`` the weights (ones
+    when none were given).
+
+    Examples:
+        >>> x, idx, w, k = prepare_points([[0.0], [1.0], [2.0]], ["b", "a", "b"], [1.0, 0.0, 2.0])
+        >>> x.ravel().tolist(), idx.tolist(), w.tolist(), k
+        ([0.0, 2.0], [0, 0], [1.0, 2.0], 1)
+    """
+    x, lab, w = validate_points(X, labels, sample_weight, None)
+    w = np.ones(len(x)) if w is None else w
+    keep = w > 0
+    x, lab, w = x[keep], lab[keep], w[keep]
+    _, idx = np.unique(lab, return_inverse=True)
+    idx = idx.ravel().astype(np.int64)
+    return x, idx, w, int(idx.max()) + 1 if idx.size else 0
+
+
+def pairwise_distances(a: np.ndarray, b: np.ndarray, chunk: int = 256) -> np.ndarray:
+    """Euclidean distances from the rows of ``a`` to those of ``b`` (direct differences, chunked).
+
+    Examples:
+        >>> pairwise_distances(np.array([[0.0, 0.0]]), np.array([[3.0, 4.0], [0.0, 0.0]])).tolist()
+        [[5.0, 0.0]]
+    """
+    out = np.empty((len(a), len(b)))
+    step = max(1, chunk * 16 // max(a.shape[1], 1))
+    for start in range(0, len(a), step):
+        diff = a[start : start + step, None, :] - b[None, :, :]
+        out[start : start + step] = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
+    return out
+
+
+def cluster_means(x: np.ndarray, idx: np.ndarray, w: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted means (K x d) and weights (K,) of the clusters ``idx`` of the rows ``x``.
+
+    Examples:
+        >>> means, cw = cluster_means(np.array([[0.0], [2.0], [5.0]]), np.array([0, 0, 1]), np.ones(3), 2)
+        >>> means.ravel().tolist(), cw.tolist()
+        ([1.0, 5.0], [2.0, 1.0])
+    """
+    cw = np.bincount(idx, weights=w, minlength=k)
+    sums = np.stack([np.bincount(idx, weights=x[:, j] * w, minlength=k) for j in range(x.shape[1])], axis=1)
+    return sums / cw[:, None], cw

@@ -1,0 +1,136 @@
+"""The internal indices as metrics: ``update(X, labels, sample_weight=None)``.
+
+Exact in streaming (per-cluster moments, revertible): :class:`CalinskiHarabasz`,
+:class:`WithinClusterSS`, :class:`BetweenClusterSS`, :class:`NegentropyIncrement`.
+A bounded-memory estimate (exact moments plus a mergeable bottom-k sample of the distinct
+rows): :class:`Silhouette` — exact while at most ``sample_size`` distinct rows were seen, else
+an estimate whose standard error and interval ``estimate()`` reports. The other sampled indices
+are in :mod:`streammetrics.clustering.pairwise` and :mod:`streammetrics.clustering.centroid`
+(:class:`~streammetrics.DaviesBouldin` among them).
+
+Examples:
+    >>> import numpy as np, streammetrics as sm
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [5.0, 5.0], [5.0, 6.0]])
+    >>> labels = [0, 0, 1, 1]
+    >>> round(sm.CalinskiHarabasz().update(X, labels).compute(), 4)
+    100.0
+    >>> round(sm.Silhouette().update(X[:2], labels[:2]).update(X[2:], labels[2:]).compute(), 4)
+    0.8586
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from . import formulas as f
+from .base import MomentsMetric, SampledMetric
+from .distances import pairwise_distances
+from .functions import silhouette_values
+from .moments import ClusterMoments
+
+
+class CalinskiHarabasz(MomentsMetric):
+    """Calinski-Harabasz index (variance ratio criterion); exact in streaming. Seeds 000, 004.
+
+    :func:`sklearn.metrics.calinski_harabasz_score`. Seed 004 writes the dispersions with plain
+    norms; the index uses squared norms (a typo corrected, as scikit-learn).
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> sm.CalinskiHarabasz().update([[0.0], [2.0], [5.0], [7.0]], [0, 0, 1, 1]).compute()
+        12.5
+    """
+
+    higher_is_better: ClassVar[bool | None] = True
+
+    def _formula(self, state: ClusterMoments) -> float:
+        return f.calinski_harabasz(state)
+
+
+class WithinClusterSS(MomentsMetric):
+    """Within-cluster sum of squares (cohesion, seed 004 WSS); exact in streaming. Defined for one cluster.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> sm.WithinClusterSS().update([[0.0], [2.0], [5.0], [7.0]], [0, 0, 1, 1]).compute()
+        4.0
+    """
+
+    higher_is_better: ClassVar[bool | None] = False
+
+    def _formula(self, state: ClusterMoments) -> float:
+        return f.within_ss(state)
+
+
+class BetweenClusterSS(MomentsMetric):
+    """Between-cluster sum of squares (separation, seed 004 BSS; its ``n`` corrected to ``|C_k|``).
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> sm.BetweenClusterSS().update([[0.0], [2.0], [5.0], [7.0]], [0, 0, 1, 1]).compute()
+        25.0
+    """
+
+    higher_is_better: ClassVar[bool | None] = True
+
+    def _formula(self, state: ClusterMoments) -> float:
+        return f.between_ss(state)
+
+
+class NegentropyIncrement(MomentsMetric):
+    """Negentropy increment (seed 004); lower is better; exact in streaming (full scatter matrices).
+
+    Examples:
+        >>> import numpy as np, streammetrics as sm
+        >>> rng = np.random.default_rng(0)
+        >>> X = np.concatenate([rng.normal(0, 1, (50, 2)), rng.normal(8, 1, (50, 2))])
+        >>> sm.NegentropyIncrement().update(X, np.repeat([0, 1], 50)).compute() < 0
+        True
+    """
+
+    higher_is_better: ClassVar[bool | None] = False
+    full: ClassVar[bool] = True
+
+    def _formula(self, state: ClusterMoments) -> float:
+        return f.negentropy_increment(state)
+
+
+class Silhouette(SampledMetric):
+    """Mean silhouette coefficient (Euclidean); a mergeable bounded-memory estimate. Seeds 000, 001, 004.
+
+    :func:`sklearn.metrics.silhouette_score`. Exact (equal to scikit-learn) while at most
+    ``sample_size`` distinct rows were seen; beyond, the silhouette of a uniform sample of the
+    distinct rows (each with its total weight) with a jackknife standard error
+    (:meth:`compute_with_error`). Exact in memory: :func:`~streammetrics.clustering.internal.silhouette_score`.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> m = sm.Silhouette().update([[0.0], [1.0], [10.0], [11.0]], [0, 0, 1, 1])
+        >>> round(m.compute(), 4), m.compute_with_error().exact
+        (0.8997, True)
+    """
+
+    higher_is_better: ClassVar[bool | None] = True
+
+    def _on_sample(self, moments, x, idx, w, groups):
+        k = moments.n_clusters
+        ow = np.zeros((len(x), k))
+        ow[np.arange(len(x)), idx] = w
+        dist = pairwise_distances(x, x)
+        dsum = dist @ ow
+        cw = ow.sum(axis=0)
+        if (cw > 0).sum() < 2:
+            return float("nan"), np.empty(0)
+        value = float(np.sum(w * silhouette_values(dsum, idx, cw)) / w.sum())
+        reps = []
+        for g in np.unique(groups):
+            out = groups == g
+            keep = ~out
+            if (cw - ow[out].sum(axis=0) > 0).sum() < 2:
+                continue
+            d_rest = dsum[keep] - dist[np.ix_(keep, out)] @ ow[out]
+            s = silhouette_values(d_rest, idx[keep], cw - ow[out].sum(axis=0))
+            reps.append(np.sum(w[keep] * s) / w[keep].sum())
+        return value, np.asarray(reps)
