@@ -9,12 +9,15 @@ batch when it is full or before anything reads the state: :class:`OneRowMixin` m
 metric's ``_state`` a property that applies the buffered rows first, so no reader (the base
 class, a family's own ``compute`` arguments, formulas, serialization, copies) can miss one.
 
-Label rows (confusion family, contingency table) are buffered as codes of admitted
-``(y_true, y_pred)`` pairs: one dict look-up and one ``array.append`` per row. Number rows
-(regression moments) are one ``list.extend`` per row. Both appends are atomic, so concurrent
-callers need no lock; flushes take the metric's lock. Families give their row checker through
-:meth:`~streammetrics.Metric._row_checker` (``classification/rows.py``, ``regression/rows.py``,
-``clustering/rows.py``); metrics without one take a one-row batch.
+This module knows no family: it keeps the generic buffer of one state and the
+flush-before-read. Each family's row parser (``<family>/rows.py``, returned by
+:meth:`~streammetrics.Metric._row_checker`) checks a row and says how it is stored: as the code
+of an admitted ``(y_true, y_pred)`` label pair (one dict look-up and one ``array.append``: the
+confusion family, the contingency table, decisions) or as flat values (one ``list.extend``: real
+values, residuals, a label and a score), with its own inlined per-row function for the common
+case. Both appends are atomic, so concurrent callers need no lock; flushes take the metric's
+lock, and rows leave the buffer only once applied. Metrics without a row parser take a one-row
+batch.
 
 Examples:
     >>> import streammetrics as sm

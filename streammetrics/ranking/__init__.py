@@ -1,12 +1,12 @@
 """Ranking metrics (ROC/PR/AUC/AP) on a mergeable score sketch with guaranteed bounds (issue 3)."""
 
+from .base import BestThreshold as BestThreshold
+from .base import RankingMetric as RankingMetric
 from .formulas import ConfusionAtThreshold as ConfusionAtThreshold
 from .formulas import Estimate as Estimate
 from .formulas import PRCurveResult as PRCurveResult
 from .formulas import ROCCurveResult as ROCCurveResult
 from .metrics import ROCAUC, AveragePrecision, PRCurve, ROCCurve
-from .metrics import BestThreshold as BestThreshold
-from .metrics import RankingMetric as RankingMetric
 from .sketch import BinaryHistogram as BinaryHistogram
 from .sketch import ScoreSketch as ScoreSketch
 

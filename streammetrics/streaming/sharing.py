@@ -5,7 +5,7 @@ Equal keys promise that both metrics (1) build states of the same kind and confi
 (``State.share_key()``) and (2) turn every batch into the same validated batch and accept or
 reject it identically. Each family declares its key with :meth:`~streammetrics.Metric._share_key`
 (the confusion family in ``classification/base.py``, the moments in ``regression/base.py``, the
-contingency table in ``clustering/base.py``); nothing here knows the families.
+contingency table in ``clustering/external/base.py``); nothing here knows the families.
 """
 
 from __future__ import annotations
