@@ -41,6 +41,7 @@ import numpy as np
 from .._core import registry
 from .._core.labels import LabelSet
 from .._core.metric import Metric
+from .._core.onerow import OneRowMixin
 from .._core.params import check_number
 from .._core.schema import Array, Check, Int, Nested, OneOf, Schema
 from .._core.state import State, canonical_json, describe_difference
@@ -89,6 +90,11 @@ class BootstrapState(State):
     """
 
     revertible = False
+
+    @property
+    def state(self) -> State:
+        """The state of the data itself (row parsers read its labels and layout)."""
+        return self.base
 
     def __init__(self, metric: Metric[Any], n_replicates: int, seed: int | None, shard: int) -> None:
         self._metric = metric
@@ -352,7 +358,7 @@ def _rows(batch: Any, args: tuple[Any, ...]) -> int:
     return len(np.asarray(args[0])) if args else 0
 
 
-class Bootstrap(Metric[BootstrapState]):
+class Bootstrap(OneRowMixin, Metric[BootstrapState]):
     """A Poisson-bootstrap confidence interval around any metric, streaming and mergeable.
 
     ``update(*args, sample_weight=None)`` takes what the wrapped ``metric`` takes. ``compute()``

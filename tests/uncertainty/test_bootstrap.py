@@ -264,3 +264,28 @@ def test_coverage_generic_engine_across_shards():
         s1 = sm.Bootstrap(sm.PearsonR(), 80, seed=i, shard=1).update(a[70:], b[70:])
         covered += (s0 + s1).compute().contains(rho)
     assert 0.88 <= covered / reps <= 0.995  # 120 repetitions: 2 binomial SDs below 0.95 is 0.91
+
+
+@pytest.mark.parametrize(
+    "make, pred",
+    [
+        (lambda: sm.Bootstrap(sm.Accuracy(), n_replicates=50, seed=3), "labels"),
+        (lambda: sm.Bootstrap(sm.MAE(), n_replicates=50, seed=3), "values"),
+        (lambda: sm.Bootstrap(sm.ROCAUC(exact=True), n_replicates=20, seed=3), "scores"),
+    ],
+    ids=["counts-engine", "residual-rows", "score-rows"],
+)
+def test_rows_are_buffered_and_equal_one_batch(make, pred):
+    rng = np.random.default_rng(8)
+    y = rng.integers(0, 2, 400)
+    p = rng.integers(0, 2, 400) if pred == "labels" else rng.random(400)
+    b = make()
+    for t, q in zip(y.tolist(), p.tolist(), strict=True):
+        b.update(t, q)
+    whole = make().update(y, p)
+    assert b.compute() == whole.compute()  # same Poisson stream: the rows are one batch
+    assert b.to_bytes() == whole.to_bytes()
+    before = b.to_bytes()
+    with pytest.raises(sm.InputError):
+        b.update(1, float("nan"))
+    assert b.to_bytes() == before
