@@ -225,19 +225,25 @@ class MetricCollection(OneRowMixin, Metric[CollectionState]):
         return batches
 
     def _apply(self, state: CollectionState, batch: dict[str, Any], sign: int = 1) -> None:
+        """Apply every group's batch, all or nothing (whatever is raised, a Ctrl-C included).
+
+        Groups whose state reverts exactly go first; a group that cannot revert is backed up
+        before it changes, unless it goes last (nothing after it can fail).
+        """
+        order = sorted(self._groups, key=lambda leader: not state.states[leader].revertible)
         done: list[str] = []
         backups: dict[str, State] = {}
         try:
-            for leader in self._groups:
+            for leader in order:
                 member, target = self._members[leader], state.states[leader]
-                if not target.revertible and len(self._groups) > 1:
+                if not target.revertible and leader != order[-1]:
                     backups[leader] = target.copy()
                 try:
                     (member._apply if sign > 0 else member._unapply)(target, batch[leader])
                 except InputError as err:
                     raise InputError(f"{err} (member {leader!r})") from None
                 done.append(leader)
-        except Exception:
+        except BaseException:
             for leader in done:  # roll back the groups already changed: all or nothing
                 target = state.states[leader]
                 if leader in backups:

@@ -7,7 +7,7 @@ import os
 
 import numpy as np
 import pytest
-from sklearn.metrics import accuracy_score, adjusted_rand_score, mean_absolute_error
+from sklearn.metrics import accuracy_score, adjusted_rand_score, log_loss, mean_absolute_error, roc_auc_score
 
 import streammetrics as sm
 from streammetrics._core import onerow
@@ -113,3 +113,19 @@ def test_zero_dimensional_arrays_and_tensors_are_one_sample_and_missing_values_a
         with pytest.raises(sm.InputError, match="missing value"):
             m.update(*bad)
     assert m.to_bytes() == before
+
+
+def test_a_collection_batch_interrupted_in_its_last_group_changes_no_group():
+    rng = np.random.default_rng(5)
+    y, p = rng.integers(0, 2, 200), rng.random(200)
+    c = sm.MetricCollection({"acc": sm.Accuracy(threshold=0.5), "auc": sm.ROCAUC(), "ll": sm.LogLoss()})
+    c.update(y[:100], p[:100])
+    before = c.to_bytes()
+    Interrupting(c["ll"], KeyboardInterrupt())  # the log loss table cannot revert: it goes last
+    with pytest.raises(KeyboardInterrupt):
+        c.update(y[100:], p[100:])
+    assert c.to_bytes() == before
+    c.update(y[100:], p[100:])  # the second call goes through
+    assert c.compute() == pytest.approx(
+        {"acc": accuracy_score(y, p >= 0.5), "auc": roc_auc_score(y, p), "ll": log_loss(y, p)}
+    )
