@@ -97,10 +97,10 @@ class ConfusionRows:
             return update_probability
 
         def update(y_true: Any, y_pred: Any, sample_weight: Any = None, w: Any = None) -> Any:
-            if type(y_pred) in numbers and sample_weight is w is None and y_pred * 0.0 == 0.0:
+            if type(y_pred) in numbers and sample_weight is w is None:
                 try:  # x * 0.0 is 0 exactly when x is finite (inf and nan give nan)
-                    append(get((y_true, pos if y_pred >= t else neg)))
-                except TypeError:  # unknown pair (None appended), or an unhashable label
+                    append(get((y_true, pos if y_pred >= t else neg)) if y_pred * 0.0 == 0.0 else None)
+                except (TypeError, OverflowError):  # unknown pair (None appended), unhashable, huge int
                     pass
                 else:
                     if len(codes) >= limit:
@@ -120,11 +120,11 @@ class ConfusionRows:
         low, high = (0.0, 1.0) if self.probability else (-math.inf, math.inf)
 
         def push(y_true: Any, y_pred: Any) -> bool:
-            if not (type(y_pred) in numbers and low <= y_pred <= high and y_pred * 0.0 == 0.0):
-                return False
             try:
+                if not (type(y_pred) in numbers and low <= y_pred <= high and y_pred * 0.0 == 0.0):
+                    return False
                 code = get((y_true, pos if y_pred >= t else neg))
-            except TypeError:
+            except (TypeError, OverflowError):  # unhashable, or an int beyond float range
                 return False
             if code is None:
                 return False

@@ -85,14 +85,18 @@ class ScoreRows:
         finite_range = math.isfinite(low) and math.isfinite(high)  # [0, 1]: in range means finite
 
         def update(y_true: Any, y_pred: Any, sample_weight: Any = None, w: Any = None) -> Any:
-            if (
-                type(y_pred) in numbers
-                and sample_weight is w is None
-                and low <= y_pred <= high
-                and (finite_range or y_pred * 0.0 == 0.0)  # inf and nan give nan
-                and type(y_true) in labels
-                and y_true in truths
-            ):
+            try:
+                ok = (
+                    type(y_pred) in numbers
+                    and sample_weight is w is None
+                    and low <= y_pred <= high
+                    and (finite_range or y_pred * 0.0 == 0.0)  # inf and nan give nan
+                    and type(y_true) in labels
+                    and y_true in truths
+                )
+            except OverflowError:  # an int beyond float range: the check says why
+                ok = False
+            if ok:
                 extend((y_true, y_pred))
                 if len(rows) >= limit:
                     flush()
