@@ -6,15 +6,20 @@ Hypothesis draws the data seed and the batch sizes; each family lists its accumu
 
 from __future__ import annotations
 
+import math
 import pickle
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sklearn import metrics as skm
 
 import streammetrics as sm
+from streammetrics._core.onerow import update_one
 from tests.helpers import assert_same, plain_value, quiet_compute
 from tests.law_cases import LawCase, all_cases, concat, take
 
@@ -207,3 +212,319 @@ def test_empty_accumulator_warns_and_returns_nan(case: LawCase) -> None:
     assert np.isnan(np.asarray(value, dtype=float)).all()
     m.reset()
     assert m.n_samples == 0
+
+
+# ----------------------------------------------------------------------------- state invariants
+def checked(m: sm.Metric, where: str) -> None:
+    try:
+        m.state.check()
+    except sm.StateError as err:
+        raise AssertionError(f"{where}: state.check() failed: {err}") from None
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=seeds, ns=sizes)
+def test_state_check_holds_after_every_change(case: LawCase, seed: int, ns: list[int]) -> None:
+    parts = batches(case, seed, ns)
+    m = case.make()
+    checked(m, "empty")
+    for part in parts:
+        checked(m.update(*part), "update")
+    other = fed(case, *reversed(parts))
+    checked(m.merge(other), "merge")
+    checked(other, "merged operand")
+    if m.is_revertible:
+        for part in parts:
+            checked(m.revert(*part), "revert")
+    checked(sm.from_bytes(m.to_bytes()), "from_bytes(to_bytes())")
+    checked(sm.from_state_dict(m.state_dict()), "from_state_dict(state_dict())")
+
+
+# ----------------------------------------------------------------------------- one row at a time
+def _takes_scalar_rows(case: LawCase) -> bool:
+    """Whether a row of the case is two scalars: exactly two 1-D arguments."""
+    batch = case.batch(np.random.default_rng(0), max(2, case.min_rows))
+    return len(batch) == 2 and all(np.ndim(a) == 1 for a in batch)
+
+
+SCALAR_ROW_CASES = [case for case in CASES if _takes_scalar_rows(case)]
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=seeds, n=st.integers(1, 12))
+def test_one_row_batches_equal_one_batch(case: LawCase, seed: int, n: int) -> None:
+    (batch,) = batches(case, seed, [n])
+    whole = fed(case, batch)
+    rows = fed(case, *(take(batch, [i]) for i in range(len(batch[0]))))
+    same(case, rows, whole, "one-row batches")
+    assert rows.n_samples == whole.n_samples
+
+
+@pytest.mark.parametrize("case", SCALAR_ROW_CASES, ids=str)
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=seeds, n=st.integers(2, 12))
+def test_scalar_rows_equal_one_batch(case: LawCase, seed: int, n: int) -> None:
+    """Rows as Python scalars, NumPy scalars and through ``update_one`` (the buffered row path),
+    read in the middle of the stream, copied and pickled while rows wait in the buffer."""
+    (batch,) = batches(case, seed, [n])
+    y, p = batch
+    half = len(y) // 2
+    feeders = {
+        "Python scalars": lambda m, i: m.update(y[i].item(), p[i].item()),
+        "NumPy scalars": lambda m, i: m.update(y[i], p[i]),
+        "update_one": lambda m, i: update_one(m, y[i], p[i]),
+    }
+    whole = fed(case, batch)
+    for how, feed in feeders.items():
+        streams = [case.make() for _ in range(3)]
+        for m in streams:
+            for i in range(half):
+                feed(m, i)
+        m, copied, pickled = streams  # copies taken while rows wait in the buffer
+        twins = {"copy": copied.copy(), "pickle": pickle.loads(pickle.dumps(pickled))}
+        same(case, m, fed(case, take(batch, slice(0, half))), f"{how}: read after {half} rows")
+        for i in range(half, len(y)):
+            for twin in (m, *twins.values()):
+                feed(twin, i)
+        same(case, m, whole, how)
+        assert m.n_samples == whole.n_samples, how
+        checked(m, how)
+        for name, twin in twins.items():
+            same(case, twin, whole, f"{how}: {name} taken in the middle")
+
+
+# ----------------------------------------------------------------------------- refused updates
+def _poisoned(a: Any, value: Any) -> np.ndarray:
+    """``a`` with its first entry replaced by ``value`` (in float when ``a`` is numeric)."""
+    out = np.array(a, dtype=float if np.asarray(a).dtype.kind in "biuf" else object)
+    out.flat[0] = value
+    return out
+
+
+def bad_batches(batch: tuple) -> dict[str, tuple[tuple, dict[str, Any]]]:
+    """Malformed variants of a valid batch: ``{what: (args, keyword arguments)}``."""
+    y, p, *more = batch
+    n = len(y)
+    out: dict[str, tuple[tuple, dict[str, Any]]] = {
+        "NaN in the second argument": ((y, _poisoned(p, np.nan), *more), {}),
+        "inf in the second argument": ((y, _poisoned(p, np.inf), *more), {}),
+        "a length mismatch": ((y, np.asarray(p)[:-1], *more), {}),
+        "a negative weight": (batch, {"sample_weight": _poisoned(np.ones(n), -1.0)}),
+        "a NaN weight": (batch, {"sample_weight": _poisoned(np.ones(n), np.nan)}),
+    }
+    for k in range(len(batch)):
+        for what, bad in (
+            ("a 3-D array", np.asarray(batch[k]).reshape(n, 1, -1)),
+            ("strings", np.full(n, "x")),
+            ("None", None),
+        ):
+            out[f"{what} as argument {k}"] = ((*batch[:k], bad, *batch[k + 1 :]), {})
+    return out
+
+
+#: Values a row may not hold (some are valid for some metrics: then nothing is asserted).
+BAD_SCALARS = {"NaN": math.nan, "inf": math.inf, "None": None, "'x'": "x", "10**400": 10**400, "1e20": 1e20}
+
+
+def bad_rows(y: Any, p: Any) -> dict[str, tuple[tuple, Any]]:
+    """Malformed one-row updates next to the valid row ``(y, p)``: ``{what: ((y, p), w)}``."""
+    out: dict[str, tuple[tuple, Any]] = {}
+    for name, bad in BAD_SCALARS.items():
+        out[f"row ({name}, y_pred)"] = ((bad, p), None)
+        out[f"row (y_true, {name})"] = ((y, bad), None)
+    out["row with weight -1"] = ((y, p), -1.0)
+    out["row with weight NaN"] = ((y, p), math.nan)
+    return out
+
+
+def refused(update: Callable[[], Any], where: str) -> bool:
+    """Run a bad update: ``False`` when it is accepted; ``True`` when it raises InputError."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            update()
+    except sm.InputError:
+        return True
+    except Exception as err:  # API.md: a bad batch raises InputError, nothing else
+        raise AssertionError(f"{where}: raised {type(err).__name__} ({err}), not InputError") from err
+    return False
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=seeds, ns=st.lists(st.integers(1, 20), min_size=2, max_size=2))
+def test_refused_update_leaves_state_byte_identical(case: LawCase, seed: int, ns: list[int]) -> None:
+    first, then = batches(case, seed, ns)
+    base = fed(case, first)
+    before, n_before = base.to_bytes(), base.n_samples
+    expected = fed(case, first, then).to_bytes()
+    attempts: dict[str, Callable[[sm.Metric], Any]] = {
+        what: (lambda m, args=args, kw=kw: m.update(*args, **kw))
+        for what, (args, kw) in bad_batches(first).items()
+    }
+    if case in SCALAR_ROW_CASES:
+        row = (first[0][0].item(), first[1][0].item())
+        for what, (args, w) in bad_rows(*row).items():
+            attempts[f"update {what}"] = lambda m, args=args, w=w: m.update(*args, sample_weight=w)
+            attempts[f"update_one {what}"] = lambda m, args=args, w=w: update_one(m, *args, w)
+    for what, attempt in attempts.items():
+        m = base.copy()
+        if not refused(lambda m=m, attempt=attempt: attempt(m), what):
+            continue
+        assert m.n_samples == n_before, what
+        assert m.to_bytes() == before, f"{what}: the state changed"
+        assert m.update(*then).to_bytes() == expected, f"{what}: a valid batch after it"
+
+
+@pytest.mark.parametrize("case", SCALAR_ROW_CASES, ids=str)
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=seeds, n=st.integers(1, 8))
+def test_refused_row_loses_no_buffered_row(case: LawCase, seed: int, n: int) -> None:
+    """Valid rows wait in the row buffer; a bad row then is refused (or kept): none is lost."""
+    (batch,) = batches(case, seed, [n])
+    rows = [(y.item(), p.item()) for y, p in zip(*batch, strict=True)]
+    valid = fed(case, batch).to_bytes()
+    for what, (args, w) in bad_rows(*rows[0]).items():
+        m = case.make()
+        for row in rows:
+            m.update(*row)
+        if refused(lambda m=m, args=args, w=w: m.update(*args, sample_weight=w), what):
+            assert m.n_samples == len(rows), f"{what}: buffered rows lost"
+            assert m.to_bytes() == valid, f"{what}: the buffered rows changed"
+        else:  # accepted: it must be applied like any other row, reading raises nothing
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                m.compute()
+            assert m.n_samples == len(rows) + 1, f"{what}: rows lost"
+
+
+# ----------------------------------------------------------------------------- bounds
+def _undefined_on_error(fn: Callable[..., Any]) -> Callable[..., Any]:
+    def ref(*args: Any, **kwargs: Any) -> Any:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                return fn(*args, **kwargs)
+            except ValueError:  # one class only: scikit-learn refuses, the metric returns NaN
+                return math.nan
+
+    return ref
+
+
+def sklearn_reference(metric: sm.Metric) -> Callable[..., Any] | None:
+    """scikit-learn's function of the same meaning, configured as ``metric`` is."""
+    cfg = metric.get_config()
+
+    def no_positives(y: Any) -> bool:
+        return np.ndim(y) == 1 and not np.any(np.asarray(y) == cfg["pos_label"])
+
+    if isinstance(metric, sm.ROCAUC):
+        return _undefined_on_error(
+            lambda y, s, sample_weight=None: skm.roc_auc_score(
+                y,
+                s,
+                sample_weight=sample_weight,
+                average=cfg["average"],
+                multi_class=cfg["multi_class"],
+                max_fpr=cfg["max_fpr"],
+            )
+        )
+    if isinstance(metric, sm.AveragePrecision):  # no positives: NaN here, 0 in scikit-learn
+        return _undefined_on_error(
+            lambda y, s, sample_weight=None: (
+                math.nan
+                if no_positives(y)
+                else skm.average_precision_score(
+                    y, s, sample_weight=sample_weight, average=cfg["average"], pos_label=cfg["pos_label"]
+                )
+            )
+        )
+    if isinstance(metric, sm.ROCCurve):
+        return _undefined_on_error(
+            lambda y, s, sample_weight=None: dict(
+                zip(
+                    ("fpr", "tpr"),
+                    skm.roc_curve(
+                        y, s, sample_weight=sample_weight, pos_label=cfg["pos_label"], drop_intermediate=False
+                    )[:2],
+                    strict=True,
+                )
+            )
+        )
+    if isinstance(metric, sm.PRCurve):
+        return _undefined_on_error(
+            lambda y, s, sample_weight=None: (
+                math.nan
+                if no_positives(y)
+                else dict(
+                    zip(
+                        ("precision", "recall"),
+                        skm.precision_recall_curve(
+                            y, s, sample_weight=sample_weight, pos_label=cfg["pos_label"]
+                        )[:2],
+                        strict=True,
+                    )
+                )
+            )
+        )
+    return None
+
+
+def bounds_reference(case: LawCase) -> Callable[..., Any] | None:
+    """The exact value bounds must hold: the case's reference, else scikit-learn's function."""
+    return case.reference or sklearn_reference(case.make())
+
+
+#: The cases whose metric reports bounds. Left out: the sampled clustering indices (no
+#: reference): their ``bounds()`` is a normal-approximation confidence interval, which misses
+#: the exact value now and then by design; tests/clustering checks its coverage.
+BOUNDED_CASES = [c for c in CASES if hasattr(c.make(), "bounds") and bounds_reference(c) is not None]
+
+#: A curve's axes: the staircase bounds enclose ``y`` as a function of ``x``.
+CURVE_AXES = (("fpr", "tpr"), ("recall", "precision"))
+
+
+def assert_between_staircases(exact: dict, low: dict, high: dict, tol: float, where: str) -> None:
+    """Each point of the exact curve lies between the two staircase curves.
+
+    Around an exact point at ``x``, take the nearest staircase abscissae ``x_a <= x <= x_b``:
+    the exact ``y`` is at least the lowest ``y`` of the low staircase on ``[x_a, x_b]`` and at
+    most the highest ``y`` of the high staircase there.
+    """
+    xk, yk = next(axes for axes in CURVE_AXES if axes[0] in exact)
+    steps = np.unique(np.concatenate([low[xk], high[xk]]))
+    for x, y in zip(np.asarray(exact[xk], float), np.asarray(exact[yk], float), strict=True):
+        if not (np.isfinite(x) and np.isfinite(y)):
+            continue  # an undefined rate: nothing to enclose
+        x_a, x_b = steps[steps <= x + tol].max(), steps[steps >= x - tol].min()
+        in_low = (low[xk] >= x_a - tol) & (low[xk] <= x_b + tol)
+        in_high = (high[xk] >= x_a - tol) & (high[xk] <= x_b + tol)
+        floor, ceiling = np.min(low[yk][in_low]), np.max(high[yk][in_high])
+        assert floor - tol <= y <= ceiling + tol, f"{where}: ({x}, {y}) outside [{floor}, {ceiling}]"
+
+
+@pytest.mark.parametrize("case", BOUNDED_CASES, ids=str)
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=seeds, ns=sizes, weighted=st.booleans())
+def test_bounds_hold_the_exact_value(case: LawCase, seed: int, ns: list[int], weighted: bool) -> None:
+    parts = batches(case, seed, ns)
+    whole = concat(parts)
+    if len(whole[0]) < case.min_rows:
+        return
+    w = np.random.default_rng(seed).uniform(0.5, 2.0, len(whole[0])) if weighted and case.weights else None
+    m = fed(case, whole, sample_weight=w)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        low, high = m.bounds()
+        exact = plain_value(bounds_reference(case)(*whole, sample_weight=w))
+    if isinstance(exact, dict):
+        assert_between_staircases(exact, plain_value(low), plain_value(high), 1e-12, case.name)
+        return
+    exact = float(exact)
+    if np.isnan(exact):
+        assert np.isnan(low) and np.isnan(high), f"undefined value, bounds ({low}, {high})"
+        return
+    tol = case.atol + case.rtol * abs(exact)
+    assert low - tol <= exact <= high + tol, f"{case.name}: {exact} outside [{low}, {high}]"
