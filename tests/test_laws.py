@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from sklearn import metrics as skm
 
@@ -25,6 +25,19 @@ from tests.law_cases import LawCase, all_cases, concat, take
 
 CASES = all_cases()
 LAW_SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+#: The laws of issue #14: fewer examples (each tries many inputs), and a failure is reported as
+#: found (its batches are small already): shrinking cost minutes on the cases of a known bug.
+def few(n: int) -> settings:
+    return settings(
+        max_examples=n,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow],
+        phases=[Phase.explicit, Phase.reuse, Phase.generate],
+    )
+
+
 sizes = st.lists(st.integers(0, 30), min_size=2, max_size=4)
 seeds = st.integers(0, 2**32 - 1)
 
@@ -45,6 +58,43 @@ def same(case: LawCase, a: sm.Metric, b: sm.Metric, where: str) -> None:
     assert_same(
         quiet_compute(a), quiet_compute(b), rtol=case.rtol, atol=case.atol, exact=case.exact, where=where
     )
+
+
+#: Bugs the new laws found in files the lead is rewriting (issue #14): each law marks the cases it
+#: fails on (strict: the mark goes when the bug does).
+SCORE_ROW_OVERFLOW = (
+    "bug: a score row beyond float range, update(0, 10**400), raises OverflowError in the row "
+    "function (ranking/rows.py, probabilistic rows), not InputError"
+)
+BOOTSTRAP_ROWS = (
+    "bug: update_one(Bootstrap(MSE()), 1.0, 2.0) raises AttributeError: onerow.innermost takes "
+    "Bootstrap's .metric for a window's, and MSE's row checker reads the BootstrapState"
+)
+KNOWN_BUGS: dict[str, dict[str, str]] = {
+    "scalar rows": {"Bootstrap-MSE-R0": BOOTSTRAP_ROWS},
+    "refused update": {
+        "Bootstrap-MSE-R0": BOOTSTRAP_ROWS,
+        "LogLoss[score]": SCORE_ROW_OVERFLOW,
+        "ROCAUC[score]": SCORE_ROW_OVERFLOW,
+        "ROCAUC[score-sketch]": SCORE_ROW_OVERFLOW,
+    },
+    "refused row": {
+        "LogLoss[score]": SCORE_ROW_OVERFLOW,
+        "ROCAUC[score]": SCORE_ROW_OVERFLOW,
+        "ROCAUC[score-sketch]": SCORE_ROW_OVERFLOW,
+    },
+}
+
+
+def marked(cases: list[LawCase], law: str) -> list[Any]:
+    """The cases as parameters, those of a known bug of ``law`` marked as expected to fail."""
+    bugs = KNOWN_BUGS.get(law, {})
+    return [
+        pytest.param(c, id=c.name, marks=pytest.mark.xfail(strict=True, reason=bugs[c.name]))
+        if c.name in bugs
+        else pytest.param(c, id=c.name)
+        for c in cases
+    ]
 
 
 def test_every_exported_metric_is_listed():
@@ -223,7 +273,7 @@ def checked(m: sm.Metric, where: str) -> None:
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)
-@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@few(5)
 @given(seed=seeds, ns=sizes)
 def test_state_check_holds_after_every_change(case: LawCase, seed: int, ns: list[int]) -> None:
     parts = batches(case, seed, ns)
@@ -252,7 +302,7 @@ SCALAR_ROW_CASES = [case for case in CASES if _takes_scalar_rows(case)]
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)
-@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@few(5)
 @given(seed=seeds, n=st.integers(1, 12))
 def test_one_row_batches_equal_one_batch(case: LawCase, seed: int, n: int) -> None:
     (batch,) = batches(case, seed, [n])
@@ -262,8 +312,8 @@ def test_one_row_batches_equal_one_batch(case: LawCase, seed: int, n: int) -> No
     assert rows.n_samples == whole.n_samples
 
 
-@pytest.mark.parametrize("case", SCALAR_ROW_CASES, ids=str)
-@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.parametrize("case", marked(SCALAR_ROW_CASES, "scalar rows"))
+@few(5)
 @given(seed=seeds, n=st.integers(2, 12))
 def test_scalar_rows_equal_one_batch(case: LawCase, seed: int, n: int) -> None:
     """Rows as Python scalars, NumPy scalars and through ``update_one`` (the buffered row path),
@@ -297,8 +347,9 @@ def test_scalar_rows_equal_one_batch(case: LawCase, seed: int, n: int) -> None:
 
 # ----------------------------------------------------------------------------- refused updates
 def _poisoned(a: Any, value: Any) -> np.ndarray:
-    """``a`` with its first entry replaced by ``value`` (in float when ``a`` is numeric)."""
-    out = np.array(a, dtype=float if np.asarray(a).dtype.kind in "biuf" else object)
+    """``a`` with its first entry replaced by ``value`` (in float when both are numeric)."""
+    numeric = np.asarray(a).dtype.kind in "biuf" and isinstance(value, float)
+    out = np.array(a, dtype=float if numeric else object)
     out.flat[0] = value
     return out
 
@@ -316,11 +367,13 @@ def bad_batches(batch: tuple) -> dict[str, tuple[tuple, dict[str, Any]]]:
     }
     for k in range(len(batch)):
         for what, bad in (
-            ("a 3-D array", np.asarray(batch[k]).reshape(n, 1, -1)),
-            ("strings", np.full(n, "x")),
-            ("None", None),
+            ("1e20 in", _poisoned(batch[k], 1e20)),  # a label beyond int64, a valid number
+            ("10**400 in", _poisoned(batch[k], 10**400)),
+            ("a 3-D array as", np.asarray(batch[k]).reshape(n, 1, -1)),
+            ("strings as", np.full(n, "x")),
+            ("None as", None),
         ):
-            out[f"{what} as argument {k}"] = ((*batch[:k], bad, *batch[k + 1 :]), {})
+            out[f"{what} argument {k}"] = ((*batch[:k], bad, *batch[k + 1 :]), {})
     return out
 
 
@@ -352,8 +405,8 @@ def refused(update: Callable[[], Any], where: str) -> bool:
     return False
 
 
-@pytest.mark.parametrize("case", CASES, ids=str)
-@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.parametrize("case", marked(CASES, "refused update"))
+@few(3)
 @given(seed=seeds, ns=st.lists(st.integers(1, 20), min_size=2, max_size=2))
 def test_refused_update_leaves_state_byte_identical(case: LawCase, seed: int, ns: list[int]) -> None:
     first, then = batches(case, seed, ns)
@@ -378,21 +431,21 @@ def test_refused_update_leaves_state_byte_identical(case: LawCase, seed: int, ns
         assert m.update(*then).to_bytes() == expected, f"{what}: a valid batch after it"
 
 
-@pytest.mark.parametrize("case", SCALAR_ROW_CASES, ids=str)
-@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.parametrize("case", marked(SCALAR_ROW_CASES, "refused row"))
+@few(3)
 @given(seed=seeds, n=st.integers(1, 8))
 def test_refused_row_loses_no_buffered_row(case: LawCase, seed: int, n: int) -> None:
     """Valid rows wait in the row buffer; a bad row then is refused (or kept): none is lost."""
     (batch,) = batches(case, seed, [n])
     rows = [(y.item(), p.item()) for y, p in zip(*batch, strict=True)]
-    valid = fed(case, batch).to_bytes()
+    valid = fed(case, batch)
     for what, (args, w) in bad_rows(*rows[0]).items():
         m = case.make()
         for row in rows:
             m.update(*row)
         if refused(lambda m=m, args=args, w=w: m.update(*args, sample_weight=w), what):
             assert m.n_samples == len(rows), f"{what}: buffered rows lost"
-            assert m.to_bytes() == valid, f"{what}: the buffered rows changed"
+            same(case, m, valid, f"{what}: the buffered rows")
         else:  # accepted: it must be applied like any other row, reading raises nothing
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -506,7 +559,7 @@ def assert_between_staircases(exact: dict, low: dict, high: dict, tol: float, wh
 
 
 @pytest.mark.parametrize("case", BOUNDED_CASES, ids=str)
-@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@few(5)
 @given(seed=seeds, ns=sizes, weighted=st.booleans())
 def test_bounds_hold_the_exact_value(case: LawCase, seed: int, ns: list[int], weighted: bool) -> None:
     parts = batches(case, seed, ns)

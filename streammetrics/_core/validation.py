@@ -205,6 +205,8 @@ def as_labels(value: Any, name: str, ndim: tuple[int, ...] = (1,)) -> np.ndarray
     check_ndim(arr, name, ndim)
     kind = arr.dtype.kind
     if kind in "iu":
+        if arr.dtype == np.uint64 and arr.size and int(arr.max()) >= 2**63:
+            raise InputError(f"{name}: expected labels that fit in int64, found {int(arr.max())}")
         return arr if arr.dtype == np.int64 else arr.astype(np.int64)
     if kind == "b":
         return arr.astype(np.int64)
@@ -219,6 +221,7 @@ def as_labels(value: Any, name: str, ndim: tuple[int, ...] = (1,)) -> np.ndarray
                 + repr(float(arr[arr != np.round(arr)][0]))
                 + "; pass threshold= to turn scores into labels"
             )
+        _check_int64(arr, name)
         return arr.astype(np.int64)
     if kind == "O":
         flat = arr.ravel()
@@ -226,10 +229,23 @@ def as_labels(value: Any, name: str, ndim: tuple[int, ...] = (1,)) -> np.ndarray
         if all(isinstance(v, str) for v in flat):
             return arr.astype(str)
         if all(isinstance(v, (int, np.integer, bool, np.bool_)) for v in flat):
+            big = [str(v) for v in flat if not -(2**63) <= int(v) < 2**63]
+            if big:
+                found = big[0] if len(big[0]) < 30 else f"an integer of {len(big[0])} digits"
+                raise InputError(f"{name}: expected labels that fit in int64, found {found}")
             return arr.astype(np.int64)
         kinds = sorted({type(v).__name__ for v in flat})
         raise InputError(f"{name}: expected labels all strings or all integers, found a mix of {kinds}")
     raise InputError(f"{name}: expected class labels (ints, bools or strings), found dtype {arr.dtype}")
+
+
+def _check_int64(arr: np.ndarray, name: str) -> None:
+    """Refuse float labels outside int64 (the cast would make up a value)."""
+    if arr.size:
+        low, high = arr.min(), arr.max()
+        if low < -(2.0**63) or high >= 2.0**63:
+            bad = high if high >= 2.0**63 else low
+            raise InputError(f"{name}: expected labels that fit in int64, found {bad}")
 
 
 def as_indicator(value: Any, name: str) -> np.ndarray:

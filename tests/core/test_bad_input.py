@@ -24,6 +24,11 @@ BAD_BATCHES = [
     (sm.F1, ([0, 1], [0, 1]), {"sample_weight": [1.0, np.inf]}, sm.InputError, ["sample_weight", "finite"]),
     (sm.F1, ([0.0, np.nan], [0, 1]), {}, sm.InputError, ["y_true", "finite"]),
     (sm.F1, ([0, 1], [0.5, 1.0]), {}, sm.InputError, ["y_pred", "continuous", "threshold"]),
+    # a cast to int64 would make a label up (1e20) or overflow (10**400, uint64 beyond int64)
+    (sm.Accuracy, ([1e20, 0.0], [0, 1]), {}, sm.InputError, ["y_true", "fit in int64", "1e+20"]),
+    (sm.Accuracy, ([0, 1], [10**400, 1]), {}, sm.InputError, ["y_pred", "fit in int64", "401 digits"]),
+    (sm.Accuracy, (np.array([2**64 - 1, 0], np.uint64), [0, 1]), {}, sm.InputError, ["y_true", "int64"]),
+    (sm.LogLoss, ([0, 10**400], [0.2, 0.7]), {}, sm.InputError, ["y_true", "fit in int64"]),
     (sm.F1, ([[[0]]], [[[0]]]), {}, sm.InputError, ["y_true", "1-D", "shape"]),
     (sm.F1, ([0, 1], [[[0]], [[1]]]), {}, sm.InputError, ["y_pred", "1-D", "shape (2, 1, 1)"]),
     (sm.Accuracy, ([0, 1], ["a", "b"]), {}, sm.InputError, ["y_pred", "int labels", "str"]),
