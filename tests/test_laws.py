@@ -1,4 +1,8 @@
-"""The laws of API.md section 1, written once and run over every law case of every family.
+"""The laws of API.md sections 1 and 2, written once and run over every law case of every family.
+
+Besides splits, merges, weights and round trips: ``state.check()`` holds after every change, rows
+fed one at a time (as scalars too, through the row buffer) equal one batch, an update that raises
+leaves the state byte-identical, and bounds hold the exact value.
 
 Hypothesis draws the data seed and the batch sizes; each family lists its accumulators in
 ``tests/law_cases/``. A new metric is tested by being listed there.
@@ -28,7 +32,7 @@ LAW_SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[H
 
 
 #: The laws of issue #14: fewer examples (each tries many inputs), and a failure is reported as
-#: found (its batches are small already): shrinking cost minutes on the cases of a known bug.
+#: found (its batches are small already): shrinking one cost about a minute per case.
 def few(n: int) -> settings:
     return settings(
         max_examples=n,
@@ -58,43 +62,6 @@ def same(case: LawCase, a: sm.Metric, b: sm.Metric, where: str) -> None:
     assert_same(
         quiet_compute(a), quiet_compute(b), rtol=case.rtol, atol=case.atol, exact=case.exact, where=where
     )
-
-
-#: Bugs the new laws found in files the lead is rewriting (issue #14): each law marks the cases it
-#: fails on (strict: the mark goes when the bug does).
-SCORE_ROW_OVERFLOW = (
-    "bug: a score row beyond float range, update(0, 10**400), raises OverflowError in the row "
-    "function (ranking/rows.py, probabilistic rows), not InputError"
-)
-BOOTSTRAP_ROWS = (
-    "bug: update_one(Bootstrap(MSE()), 1.0, 2.0) raises AttributeError: onerow.innermost takes "
-    "Bootstrap's .metric for a window's, and MSE's row checker reads the BootstrapState"
-)
-KNOWN_BUGS: dict[str, dict[str, str]] = {
-    "scalar rows": {"Bootstrap-MSE-R0": BOOTSTRAP_ROWS},
-    "refused update": {
-        "Bootstrap-MSE-R0": BOOTSTRAP_ROWS,
-        "LogLoss[score]": SCORE_ROW_OVERFLOW,
-        "ROCAUC[score]": SCORE_ROW_OVERFLOW,
-        "ROCAUC[score-sketch]": SCORE_ROW_OVERFLOW,
-    },
-    "refused row": {
-        "LogLoss[score]": SCORE_ROW_OVERFLOW,
-        "ROCAUC[score]": SCORE_ROW_OVERFLOW,
-        "ROCAUC[score-sketch]": SCORE_ROW_OVERFLOW,
-    },
-}
-
-
-def marked(cases: list[LawCase], law: str) -> list[Any]:
-    """The cases as parameters, those of a known bug of ``law`` marked as expected to fail."""
-    bugs = KNOWN_BUGS.get(law, {})
-    return [
-        pytest.param(c, id=c.name, marks=pytest.mark.xfail(strict=True, reason=bugs[c.name]))
-        if c.name in bugs
-        else pytest.param(c, id=c.name)
-        for c in cases
-    ]
 
 
 def test_every_exported_metric_is_listed():
@@ -312,7 +279,7 @@ def test_one_row_batches_equal_one_batch(case: LawCase, seed: int, n: int) -> No
     assert rows.n_samples == whole.n_samples
 
 
-@pytest.mark.parametrize("case", marked(SCALAR_ROW_CASES, "scalar rows"))
+@pytest.mark.parametrize("case", SCALAR_ROW_CASES, ids=str)
 @few(5)
 @given(seed=seeds, n=st.integers(2, 12))
 def test_scalar_rows_equal_one_batch(case: LawCase, seed: int, n: int) -> None:
@@ -405,7 +372,7 @@ def refused(update: Callable[[], Any], where: str) -> bool:
     return False
 
 
-@pytest.mark.parametrize("case", marked(CASES, "refused update"))
+@pytest.mark.parametrize("case", CASES, ids=str)
 @few(3)
 @given(seed=seeds, ns=st.lists(st.integers(1, 20), min_size=2, max_size=2))
 def test_refused_update_leaves_state_byte_identical(case: LawCase, seed: int, ns: list[int]) -> None:
@@ -431,7 +398,7 @@ def test_refused_update_leaves_state_byte_identical(case: LawCase, seed: int, ns
         assert m.update(*then).to_bytes() == expected, f"{what}: a valid batch after it"
 
 
-@pytest.mark.parametrize("case", marked(SCALAR_ROW_CASES, "refused row"))
+@pytest.mark.parametrize("case", SCALAR_ROW_CASES, ids=str)
 @few(3)
 @given(seed=seeds, n=st.integers(1, 8))
 def test_refused_row_loses_no_buffered_row(case: LawCase, seed: int, n: int) -> None:
