@@ -260,9 +260,23 @@ def test_state_check_holds_after_every_change(case: LawCase, seed: int, ns: list
 
 # ----------------------------------------------------------------------------- one row at a time
 def _takes_scalar_rows(case: LawCase) -> bool:
-    """Whether a row of the case is two scalars: exactly two 1-D arguments."""
+    """Whether the case takes rows one at a time: two or three arguments, each row of them
+    scalars (labels, scores, values) or one point and its label (internal clustering indices)."""
     batch = case.batch(np.random.default_rng(0), max(2, case.min_rows))
-    return len(batch) == 2 and all(np.ndim(a) == 1 for a in batch)
+    dims = [np.ndim(a) for a in batch]
+    return dims in ([1, 1], [1, 1, 1], [2, 1])
+
+
+def row_of(batch: tuple, i: int, python: bool = True) -> tuple:
+    """Row ``i`` of a batch: Python scalars (a point as a list of floats), or NumPy values."""
+    return tuple(np.asarray(a)[i].tolist() if python else np.asarray(a)[i] for a in batch)
+
+
+def feed_row_one(m: sm.Metric, row: tuple, w: Any = None) -> Any:
+    """``update_one``: the metric's own (three-label rows), else the generic function."""
+    if len(row) == 3:
+        return m.update_one(*row, w)
+    return update_one(m, *row, w)
 
 
 SCALAR_ROW_CASES = [case for case in CASES if _takes_scalar_rows(case)]
@@ -286,12 +300,12 @@ def test_scalar_rows_equal_one_batch(case: LawCase, seed: int, n: int) -> None:
     """Rows as Python scalars, NumPy scalars and through ``update_one`` (the buffered row path),
     read in the middle of the stream, copied and pickled while rows wait in the buffer."""
     (batch,) = batches(case, seed, [n])
-    y, p = batch
+    y = batch[0]
     half = len(y) // 2
     feeders = {
-        "Python scalars": lambda m, i: m.update(y[i].item(), p[i].item()),
-        "NumPy scalars": lambda m, i: m.update(y[i], p[i]),
-        "update_one": lambda m, i: update_one(m, y[i], p[i]),
+        "Python scalars": lambda m, i: m.update(*row_of(batch, i)),
+        "NumPy scalars": lambda m, i: m.update(*row_of(batch, i, python=False)),
+        "update_one": lambda m, i: feed_row_one(m, row_of(batch, i, python=False)),
     }
     whole = fed(case, batch)
     for how, feed in feeders.items():
@@ -348,14 +362,17 @@ def bad_batches(batch: tuple) -> dict[str, tuple[tuple, dict[str, Any]]]:
 BAD_SCALARS = {"NaN": math.nan, "inf": math.inf, "None": None, "'x'": "x", "10**400": 10**400, "1e20": 1e20}
 
 
-def bad_rows(y: Any, p: Any) -> dict[str, tuple[tuple, Any]]:
-    """Malformed one-row updates next to the valid row ``(y, p)``: ``{what: ((y, p), w)}``."""
+def bad_rows(*row: Any) -> dict[str, tuple[tuple, Any]]:
+    """Malformed one-row updates next to a valid row: ``{what: (row, w)}``; a bad value in
+    each place (in each coordinate of a point), and bad weights."""
     out: dict[str, tuple[tuple, Any]] = {}
     for name, bad in BAD_SCALARS.items():
-        out[f"row ({name}, y_pred)"] = ((bad, p), None)
-        out[f"row (y_true, {name})"] = ((y, bad), None)
-    out["row with weight -1"] = ((y, p), -1.0)
-    out["row with weight NaN"] = ((y, p), math.nan)
+        for k, value in enumerate(row):
+            if isinstance(value, list):  # a point: one bad coordinate, and a bad point
+                out[f"row with {name} in point {k}"] = ((*row[:k], [bad, *value[1:]], *row[k + 1 :]), None)
+            out[f"row with {name} in place {k}"] = ((*row[:k], bad, *row[k + 1 :]), None)
+    out["row with weight -1"] = (row, -1.0)
+    out["row with weight NaN"] = (row, math.nan)
     return out
 
 
@@ -385,10 +402,9 @@ def test_refused_update_leaves_state_byte_identical(case: LawCase, seed: int, ns
         for what, (args, kw) in bad_batches(first).items()
     }
     if case in SCALAR_ROW_CASES:
-        row = (first[0][0].item(), first[1][0].item())
-        for what, (args, w) in bad_rows(*row).items():
+        for what, (args, w) in bad_rows(*row_of(first, 0)).items():
             attempts[f"update {what}"] = lambda m, args=args, w=w: m.update(*args, sample_weight=w)
-            attempts[f"update_one {what}"] = lambda m, args=args, w=w: update_one(m, *args, w)
+            attempts[f"update_one {what}"] = lambda m, args=args, w=w: feed_row_one(m, args, w)
     for what, attempt in attempts.items():
         m = base.copy()
         if not refused(lambda m=m, attempt=attempt: attempt(m), what):
@@ -404,7 +420,7 @@ def test_refused_update_leaves_state_byte_identical(case: LawCase, seed: int, ns
 def test_refused_row_loses_no_buffered_row(case: LawCase, seed: int, n: int) -> None:
     """Valid rows wait in the row buffer; a bad row then is refused (or kept): none is lost."""
     (batch,) = batches(case, seed, [n])
-    rows = [(y.item(), p.item()) for y, p in zip(*batch, strict=True)]
+    rows = [row_of(batch, i) for i in range(len(batch[0]))]
     valid = fed(case, batch)
     for what, (args, w) in bad_rows(*rows[0]).items():
         m = case.make()

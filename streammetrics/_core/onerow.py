@@ -474,7 +474,8 @@ class OneRowMixin:
 
             if len(buffers) == 1:
                 fn = buffers[0].updater(self)
-                self.__dict__["update"] = buffers[0].updater(self, fallback)
+                if len(innermost(self).roles) == 2:  # a window of McNemar takes three arguments
+                    self.__dict__["update"] = buffers[0].updater(self, fallback)
             else:
                 lock = self._lock  # type: ignore[attr-defined]
                 fn = _group_updater(buffers, lock, self)

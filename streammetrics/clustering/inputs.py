@@ -41,6 +41,9 @@ def validate_points(
         >>> x.dtype.name, labels.tolist(), w.tolist()
         ('float64', [0, 0], [1.0, 2.0])
     """
+    if np.ndim(labels) == 0 and np.ndim(X) == 1:  # one row: a point and its label
+        X, labels = [X], [labels]
+        sample_weight = None if sample_weight is None or np.ndim(sample_weight) else [sample_weight]
     x = v.to_array(X, "X")
     if x.ndim != 2:
         raise InputError(f"X: expected a 2-D array (n_samples, n_features), found shape {x.shape}")

@@ -10,11 +10,13 @@ import numpy as np
 from .._core import validation as v
 from .._core.inputs import TRUTH_AND_TWO_PREDICTIONS
 from .._core.metric import Metric
+from .._core.onerow import FLUSH_EVERY, OneRowMixin, RowBuffer
 from .._core.schema import Array, Int, Schema
 from .._core.state import State
 from ..errors import InputError, StateError
 from ._stats import binom_two_sided_half, chi2_1_sf
 from .results import McNemarResult
+from .rows import PairedRows
 
 #: Below this many discordant pairs (b + c) the automatic choice is the exact binomial test.
 EXACT_BELOW = 25
@@ -122,10 +124,11 @@ def mcnemar_test(b: float, c: float, exact: bool | None = None, correction: bool
     return McNemarResult(stat, chi2_1_sf(stat), "chi-square corrected" if correction else "chi-square", b, c)
 
 
-class McNemar(Metric[PairedCorrectness]):
+class McNemar(OneRowMixin, Metric[PairedCorrectness]):
     """McNemar's test of two classifiers evaluated on the same rows (paired), streaming.
 
-    ``update(y_true, pred_a, pred_b, sample_weight=None)`` with 1-D labels. ``compute()``
+    ``update(y_true, pred_a, pred_b, sample_weight=None)`` with 1-D labels, or with three
+    scalars for one row (buffered: one append per row, see :mod:`streammetrics._core.onerow`). ``compute()``
     returns a :class:`~streammetrics.uncertainty.McNemarResult` (``statistic``, ``pvalue``,
     ``method``, discordant counts ``b``: A right and B wrong, ``c``: A wrong and B right) under
     the null that both classifiers have the same error rate. ``exact=None`` (default) uses the
@@ -164,6 +167,31 @@ class McNemar(Metric[PairedCorrectness]):
 
     def _make_state(self) -> PairedCorrectness:
         return PairedCorrectness()
+
+    def update(self, y_true: Any, pred_a: Any, pred_b: Any, sample_weight: Any = None) -> McNemar:
+        """Add rows: 1-D labels, or three scalars for one row; returns ``self``."""
+        return super().update(y_true, pred_a, pred_b, sample_weight=sample_weight)
+
+    def _row_checker(self, state: PairedCorrectness) -> PairedRows:
+        return PairedRows()
+
+    def hot_path(self) -> Any:
+        """The per-row function ``(y_true, pred_a, pred_b, sample_weight=None) -> self``, also
+        installed as the instance's ``update`` and ``update_one`` (rows are three labels)."""
+        installed = self.__dict__.get("update_one")
+        if installed is not None:
+            return installed
+        with self._lock:
+            buffer = RowBuffer(self)
+            fn = buffer.checker.row_function(
+                buffer, FLUSH_EVERY, buffer.flush, type(self).update.__get__(self), self
+            )
+            self.__dict__.update(_buffers=[buffer], update_one=fn, update=fn)
+        return fn
+
+    def update_one(self, y_true: Any, pred_a: Any, pred_b: Any, w: Any = None) -> McNemar:  # type: ignore[override]
+        """Add one row of three labels (same rules as a one-row batch); returns ``self``."""
+        return self.hot_path()(y_true, pred_a, pred_b, w)
 
     def _validate(self, y_true: Any, pred_a: Any, pred_b: Any, sample_weight: Any = None) -> Any:
         yt = v.as_labels(y_true, "y_true")

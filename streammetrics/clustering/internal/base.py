@@ -19,11 +19,13 @@ import numpy as np
 from ..._core.approximate import Estimate, Z, sampled
 from ..._core.inputs import FEATURES_AND_LABELS
 from ..._core.metric import Metric
+from ..._core.onerow import OneRowMixin
 from ..._core.params import check_number
 from ...errors import UndefinedMetricWarning
 from ..inputs import validate_points
 from .cluster_sample import ClusterSample
 from .moments import ClusterMoments
+from .rows import PointRows
 
 #: Delete-a-group jackknife groups for the standard error of sampled indices.
 JACKKNIFE_GROUPS = 20
@@ -42,8 +44,10 @@ def jackknife(fn: Callable[[np.ndarray], float], groups: np.ndarray) -> tuple[fl
     return value, np.array([fn(groups != g) for g in np.unique(groups)])
 
 
-class InternalMetric(Metric[Any]):
-    """An internal index: ``update(X, labels, sample_weight=None)`` with a 2-D ``X``.
+class InternalMetric(OneRowMixin, Metric[Any]):
+    """An internal index: ``update(X, labels, sample_weight=None)`` with a 2-D ``X``, or one row
+    ``update(x, label)`` with a 1-D point and one label (buffered, see
+    :mod:`streammetrics.clustering.internal.rows`).
 
     ``X`` must keep its number of features between batches; NaN or infinite features raise
     :class:`~streammetrics.InputError`. Weights are frequency weights. Fewer than 2 clusters
@@ -62,6 +66,9 @@ class InternalMetric(Metric[Any]):
 
     def _validate(self, X: Any, labels: Any, sample_weight: Any = None) -> Any:
         return validate_points(X, labels, sample_weight, self._n_features())
+
+    def _row_checker(self, state: Any) -> PointRows:
+        return PointRows(state)
 
     def _apply(self, state: Any, batch: Any) -> None:
         state.add(*batch)
