@@ -54,6 +54,14 @@ class Inputs:
         self.sample_weight = sample_weight
         self._memo: dict[Hashable, Any] = {}
 
+    def reweight(self, sample_weight: Any) -> Inputs:
+        """The same arguments with other weights (``self``, changed in place): the conversions
+        are kept, the converted weights dropped. Bootstrap replicates reweight one batch."""
+        self.sample_weight = sample_weight
+        for key in [k for k in self._memo if isinstance(k, tuple) and k[:1] == ("weights",)]:
+            del self._memo[key]
+        return self
+
     def derived(self, key: Hashable, make: Callable[[], Any]) -> Any:
         """``make()``, computed once per batch under ``key`` (errors are not kept)."""
         memo = self._memo

@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from .._core import registry
+from .._core.inputs import Inputs
 from .._core.labels import LabelSet
 from .._core.metric import Metric
 from .._core.onerow import OneRowMixin
@@ -216,9 +217,10 @@ class BootstrapState(State):
         fresh = not self.reps
         old = self.reps or [metric._make_state() for _ in range(self._n_replicates)]
         new = []
+        inputs = Inputs(tuple(args))  # converted once: the replicates differ only in weights
         for state, w in zip(old, poisson, strict=True):
             state = state if fresh else state.copy()  # copies keep the update atomic
-            metric._apply(state, metric._validate(*args, sample_weight=w))
+            metric._apply(state, metric._parse(inputs.reweight(w)))
             new.append(state)
         return new
 
