@@ -231,9 +231,8 @@ class RowBuffer:
     def refresh(self) -> None:
         """Re-read what the checker knows from the owner's state (after a batch update, a
         revert, a merge or a reset); pairs are admitted again through the checked path."""
-        if self.checker is not None:
-            self.checker.refresh(self.owner._state)
-            self.pairs.clear()
+        if self.checker is not None and self.checker.refresh(self.owner._state) is not False:
+            self.pairs.clear()  # (``False``: the checker says nothing changed, the pairs still hold)
 
     def pusher(self) -> Callable[[Any, Any], bool]:
         """A function ``(y_true, y_pred) -> bool`` appending the row when it is of the fast kind

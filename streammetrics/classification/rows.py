@@ -47,19 +47,28 @@ class ConfusionRows:
         self.pos, self.neg = rules.pos_label, rules._negative_label
         self.known: set[Any] = set()
         self.kind: type | None = None
+        self._labels: LabelSet | None = None
+        self._mode: Any = None
         self.refresh(state)
 
-    def refresh(self, state: Any) -> None:
-        """Re-read the labels of ``state`` (in place: the hot path holds this very set)."""
+    def refresh(self, state: Any) -> bool:
+        """Re-read the labels of ``state`` (in place: the hot path holds this very set); ``False``
+        when nothing changed (the same state with the same, immutable, label set: the common case
+        after a batch that brought no new label)."""
         labels = _labels_of(state)
+        mode = _mode_of(state)
+        if state is self.__dict__.get("state") and labels is self._labels and mode == self._mode:
+            return False
+        self._labels, self._mode = labels, mode
         known = (
             set(self.rules.labels) if self.fixed else set(labels.tolist()) if labels is not None else set()
         )
         self.state = state
         self.known.clear()
-        if _mode_of(state) != "multilabel":  # else every row takes the checked path, which says why
+        if mode != "multilabel":  # else every row takes the checked path, which says why
             self.known.update(known)
         self.kind = (str if isinstance(next(iter(known)), str) else int) if known else None
+        return True
 
     def decode_pairs(self, t: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The batch arguments of coded pairs. With ``threshold=`` a pair holds the predicted

@@ -31,6 +31,14 @@ def validate_labelings(
     return t, p, w
 
 
+def is_one_label(labels: Any) -> bool:
+    """Whether ``labels`` is one label (a scalar, a 0-d array), not a sequence of them."""
+    try:
+        return np.ndim(labels) == 0
+    except ValueError:  # a ragged sequence: many labels (the batch check says what is wrong)
+        return False
+
+
 def validate_points(
     X: Any, labels: Any, sample_weight: Any, n_features: int | None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
@@ -41,7 +49,7 @@ def validate_points(
         >>> x.dtype.name, labels.tolist(), w.tolist()
         ('float64', [0, 0], [1.0, 2.0])
     """
-    if np.ndim(labels) == 0 and np.ndim(X) == 1:  # one row: a point and its label
+    if is_one_label(labels) and np.ndim(X) == 1:  # one row: a point and its label
         X, labels = [X], [labels]
         sample_weight = None if sample_weight is None or np.ndim(sample_weight) else [sample_weight]
     x = v.to_array(X, "X")

@@ -100,8 +100,10 @@ class _ProbabilityMetric(OneRowMixin, Metric[Any]):
             p = _softmax(p)
         elif len(p):
             sums = inputs.derived((1, "row sums"), lambda: p.sum(axis=1))
-            if not np.allclose(sums, 1.0):
-                bad = sums[~np.isclose(sums, 1.0)][0]
+            # np.allclose(sums, 1.0) written out: a third of its cost on small batches
+            close = np.abs(sums - 1.0) <= _SUM_TOLERANCE
+            if not close.all():
+                bad = sums[~close][0]
                 raise InputError(
                     f"y_proba: expected probability rows summing to 1, found a row summing to {bad}"
                 )
@@ -127,6 +129,10 @@ class _ProbabilityMetric(OneRowMixin, Metric[Any]):
                 f"{np.unique(yt)[:6].tolist()}; pass 2-D y_proba for multiclass"
             )
         return positive
+
+
+#: How far a probability row's sum may be from 1 (``np.allclose``'s default at 1: ``1e-8 + 1e-5``).
+_SUM_TOLERANCE = 1e-8 + 1e-5
 
 
 def _class_index(yt: np.ndarray, k: int, labels: list[Any] | None) -> np.ndarray:

@@ -57,9 +57,10 @@ class LogLoss(_ProbabilityMetric):
                 lse = (m + np.log(np.exp(raw - m).sum(axis=1, keepdims=True)))[:, 0]
                 loss = lse - (raw * onehot).sum(axis=1)
         else:
+            # the probability of the true class (one-hot rows): a logarithm per row, not per cell
             eps = np.finfo(np.float64).eps
-            q = np.clip(p, eps, 1 - eps)
-            loss = -(onehot * np.log(q)).sum(axis=1)
+            q = np.clip(p[np.arange(n), onehot.argmax(axis=1)], eps, 1 - eps)
+            loss = -np.log(q)
         total = np.array([_wsum(loss, w), float(n if w is None else w.sum())])
         return total, n
 

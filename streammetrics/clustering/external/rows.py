@@ -17,14 +17,22 @@ class ContingencyRows:
     def __init__(self, rules: Any, state: Any) -> None:
         self.known: tuple[set[Any], set[Any]] = (set(), set())
         self.kinds: list[type | None] = [None, None]
+        self._seen: tuple[Any, ...] = ()
         self.refresh(state)
 
-    def refresh(self, state: Any) -> None:
+    def refresh(self, state: Any) -> bool:
+        """Re-read the labels of both sides; ``False`` when the same state holds the same
+        (immutable) label sets as at the last refresh."""
         state = innermost_state(state, "row_labels")
+        seen = (state, state.row_labels, state.col_labels)
+        if len(self._seen) == 3 and all(a is b for a, b in zip(seen, self._seen, strict=True)):
+            return False
+        self._seen = seen
         for side, labels in enumerate((state.row_labels.tolist(), state.col_labels.tolist())):
             self.known[side].clear()
             self.known[side].update(labels)
             self.kinds[side] = (str if isinstance(labels[0], str) else int) if labels else None
+        return True
 
     def fast_test(self) -> Callable[[Any, Any], bool]:
         types, (known_t, known_p) = LABEL_TYPES, self.known

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..._core.rowvalues import label_of
 from ...errors import InputError
+from ..inputs import is_one_label
 
 #: Types of the sum of a point's values on the fast path (anything else: the checked path).
 _SUMS = frozenset({int, float, np.float64})
@@ -147,7 +148,7 @@ class PointRows:
                 if len(rows) >= limit:
                     flush()
                 return result
-            if np.ndim(labels) == 0:  # one row of another kind: the checked row path
+            if is_one_label(labels):  # one row of another kind: the checked row path
                 buffer.add(X, labels, sample_weight if w is None else w)
             else:
                 slow(X, labels, sample_weight if w is None else w)
