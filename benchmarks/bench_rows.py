@@ -367,10 +367,10 @@ def _within(
     make: Callable[[], Any], cols: tuple[list[Any], ...], read: Callable[[Any], Any], budget: float
 ) -> int:
     """Rows one timed run (loop and read) may take: all of them, unless two probes (1,000 and
-    2,000 rows) say the cost grows with the rows so that the whole stream would exceed
-    ``budget`` seconds; then the prefix the budget allows (at least 1,000 rows). A read whose
-    cost is fixed (a bounded sample's O(sample²) index) is not a reason to cut: over a prefix
-    it would only weigh more per row."""
+    2,000 rows) say the cost grows with the rows (the second costs at least 1.5 times the
+    first) so that the whole stream would exceed ``budget`` seconds; then the prefix the budget
+    allows (at least 1,000 rows). A read whose cost is fixed (a bounded sample's O(sample²)
+    index) is not a reason to cut: over a prefix it would only weigh more per row."""
     n = len(cols[0])
     if n <= 2_000:
         return n
@@ -379,7 +379,10 @@ def _within(
     if first / 1_000 * n <= budget:
         return n
     upd, fin, _ = _run_rows(make, _prefix(cols, 2_000), read)
-    slope = max((upd + fin - first) / 1_000, 1e-9)
+    second = upd + fin
+    if second < 1.5 * first:  # mostly a fixed cost (the slope itself drowns in its noise)
+        return n
+    slope = (second - first) / 1_000
     fixed = max(first - 1_000 * slope, 0.0)
     if fixed + slope * n <= budget:
         return n
