@@ -68,6 +68,12 @@ def test_run_quick_rows_and_mixed_collection_write_their_sections(tmp_path):
     text = output.read_text()
     assert "**failed**" not in text
     assert "## rows" in text and "| ROCAUC |" in text and "| CalibrationError |" in text
+    # the second table: every exported metric, the configured wrappers, the three-label McNemar
+    assert (
+        "| McNemar | (y, a, b)" in text
+        and "| Bootstrap(ROCAUC()) |" in text
+        and "| Bootstrap | not built" in text
+    )
     assert "## collection_mixed" in text and "| binary | 256 |" in text and "| multiclass | 100,000 |" in text
 
 
