@@ -129,16 +129,19 @@ class RegressionRows:
         extend, low = rows.extend, 0.0 if self.log else -math.inf
 
         def update_pair(y_true: Any, y_pred: Any, sample_weight: Any = None, w: Any = None) -> Any:
-            try:  # log1p metrics also need both values >= 0
-                ok = (
-                    sample_weight is w is None
-                    and type(y_true) in types
-                    and type(y_pred) in types
-                    and y_true * 0.0 - y_pred * 0.0 == 0.0
-                    and y_true >= low <= y_pred
-                )
-            except OverflowError:  # ints beyond float: the check says why
-                ok = False
+            if type(y_true) is float is type(y_pred) and sample_weight is w is None and types:
+                ok = y_true * 0.0 - y_pred * 0.0 == 0.0 and y_true >= low <= y_pred  # both finite
+            else:
+                try:  # log1p metrics also need both values >= 0
+                    ok = (
+                        sample_weight is w is None
+                        and type(y_true) in types
+                        and type(y_pred) in types
+                        and y_true * 0.0 - y_pred * 0.0 == 0.0
+                        and y_true >= low <= y_pred
+                    )
+                except OverflowError:  # ints beyond float: the check says why
+                    ok = False
             if ok:
                 extend((y_true, y_pred))
                 if len(rows) >= limit:
