@@ -71,7 +71,10 @@ class ROCAUC(RankingMetric):
         resolution: Sketch bins are about ``2**-resolution`` wide (in logit or relative score): an int from 0
             to 52, default 10. Accumulators of different resolutions merge at the coarser one.
         max_bins: The most bins the sketch keeps before it coarsens (``None``: no cap); default 4000.
-        pos_label: The positive class of binary ``y_true`` (every other label is the negative one); default 1.
+        pos_label: The positive class of binary ``y_true`` (the one other label is negative). ``None``
+            (default): the greater of the two labels, as :func:`sklearn.metrics.roc_auc_score` (which has no
+            ``pos_label``); the labels seen across batches, rows and merges decide, and a third one raises
+            :class:`~streammetrics.InputError`.
         labels: The classes of the columns of a 2-D ``y_score``, in column order; ``None`` (default): ints
             ``0..K-1``.
 
@@ -84,6 +87,8 @@ class ROCAUC(RankingMetric):
         1.0
     """
 
+    positive_rule = "greater"
+
     def __init__(
         self,
         *,
@@ -94,7 +99,7 @@ class ROCAUC(RankingMetric):
         exact: bool = False,
         resolution: int = DEFAULT_RESOLUTION,
         max_bins: int | None = DEFAULT_MAX_BINS,
-        pos_label: Any = 1,
+        pos_label: Any = None,
         labels: Any = None,
     ) -> None:
         self.average = check_option("average", average, ("macro", "weighted", "micro", None))
@@ -192,7 +197,9 @@ class AveragePrecision(RankingMetric):
         resolution: Sketch bins are about ``2**-resolution`` wide (in logit or relative score): an int from 0
             to 52, default 10. Accumulators of different resolutions merge at the coarser one.
         max_bins: The most bins the sketch keeps before it coarsens (``None``: no cap); default 4000.
-        pos_label: The positive class of binary ``y_true`` (every other label is the negative one); default 1.
+        pos_label: The positive class of binary ``y_true`` (the one other label is negative); default 1, as
+            :func:`sklearn.metrics.average_precision_score`: when two labels are seen, ``pos_label`` must be one
+            of them (else :class:`~streammetrics.InputError` naming ``pos_label``); a third label raises.
         labels: The classes of the columns of a 2-D ``y_score``, in column order; ``None`` (default): ints
             ``0..K-1``.
 
@@ -291,6 +298,8 @@ def _stack(views: list[BinaryHistogram]) -> BinaryHistogram:
 
 
 class _BinaryCurve(RankingMetric):
+    positive_rule = "curve"
+
     def _check_mode(self, mode: str) -> None:
         if mode != "binary":
             raise InputError(
@@ -320,7 +329,9 @@ class ROCCurve(_BinaryCurve):
         resolution: Sketch bins are about ``2**-resolution`` wide (in logit or relative score): an int from 0
             to 52, default 10. Accumulators of different resolutions merge at the coarser one.
         max_bins: The most bins the sketch keeps before it coarsens (``None``: no cap); default 4000.
-        pos_label: The positive class of binary ``y_true`` (every other label is the negative one); default 1.
+        pos_label: The positive class of binary ``y_true``; every other label is negative (any number of them,
+            as :func:`sklearn.metrics.roc_curve`). ``None`` (default): labels must lie in {0, 1} or {-1, 1} and 1
+            is positive; other labels raise :class:`~streammetrics.InputError` naming ``pos_label``.
         labels: The classes of the columns of a 2-D ``y_score``, in column order; ``None`` (default): ints
             ``0..K-1``.
 
@@ -339,7 +350,7 @@ class ROCCurve(_BinaryCurve):
         exact: bool = False,
         resolution: int = DEFAULT_RESOLUTION,
         max_bins: int | None = DEFAULT_MAX_BINS,
-        pos_label: Any = 1,
+        pos_label: Any = None,
         labels: Any = None,
     ) -> None:
         self.drop_intermediate = check_option("drop_intermediate", drop_intermediate, (True, False))
@@ -409,7 +420,9 @@ class PRCurve(_BinaryCurve):
         resolution: Sketch bins are about ``2**-resolution`` wide (in logit or relative score): an int from 0
             to 52, default 10. Accumulators of different resolutions merge at the coarser one.
         max_bins: The most bins the sketch keeps before it coarsens (``None``: no cap); default 4000.
-        pos_label: The positive class of binary ``y_true`` (every other label is the negative one); default 1.
+        pos_label: The positive class of binary ``y_true``; every other label is negative (any number of them,
+            as :func:`sklearn.metrics.precision_recall_curve`). ``None`` (default): labels must lie in {0, 1} or
+            {-1, 1} and 1 is positive; other labels raise :class:`~streammetrics.InputError` naming ``pos_label``.
         labels: The classes of the columns of a 2-D ``y_score``, in column order; ``None`` (default): ints
             ``0..K-1``.
 
@@ -428,7 +441,7 @@ class PRCurve(_BinaryCurve):
         exact: bool = False,
         resolution: int = DEFAULT_RESOLUTION,
         max_bins: int | None = DEFAULT_MAX_BINS,
-        pos_label: Any = 1,
+        pos_label: Any = None,
         labels: Any = None,
     ) -> None:
         self.drop_intermediate = check_option("drop_intermediate", drop_intermediate, (True, False))
