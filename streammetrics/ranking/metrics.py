@@ -58,8 +58,9 @@ class ROCAUC(RankingMetric):
         average: Multiclass and multilabel input: ``"macro"`` (default; plain mean), ``"weighted"`` (by
             prevalence), ``"micro"`` (multilabel: all cells pooled) or ``None`` (an array, one value per class
             or label). Binary input ignores it.
-        multi_class: ``"ovr"`` (default; each class against the rest) or ``"ovo"`` (every pair of classes, as
-            Hand and Till).
+        multi_class: ``"ovr"`` (default; each class against the rest) or ``"ovo"`` (every pair of the classes
+            present in ``y_true``, as Hand and Till and scikit-learn: a class of ``labels`` that no row holds
+            takes no part).
         max_fpr: ``None`` (default): the whole area; a number in (0, 1]: the McClish-standardized partial area
             up to that false positive rate (binary input).
         input: What ``y_score`` holds: ``"probability"`` (default; checked to lie in [0, 1], multiclass rows
@@ -146,8 +147,13 @@ class ROCAUC(RankingMetric):
                 [f.roc_auc(h) for h in views], np.array([h.pos.sum() for h in views]), self.average, "ROCAUC"
             )
         pair_ests, pair_w = [], []
-        for a in range(n_cls):
-            for b in range(a + 1, n_cls):
+        # as scikit-learn: the pairs of the classes present in y_true (a class of labels= that
+        # no row holds takes no part)
+        present = [c for c in range(n_cls) if s.counts[:, c].sum() > 0]
+        if len(present) < 2:
+            return _undefined("ROCAUC", f.Estimate(np.nan, np.nan, np.nan))
+        for i, a in enumerate(present):
+            for b in present[i + 1 :]:
                 e1 = f.roc_auc(s.binary_view(a, [a], [b]))
                 e2 = f.roc_auc(s.binary_view(b, [b], [a]))
                 pair_ests.append(f.Estimate(*((x + y) / 2 for x, y in zip(e1, e2, strict=False))))

@@ -213,3 +213,17 @@ def test_curves_with_a_given_pos_label_take_any_other_label_as_negative_as_sciki
         r.update(t, q)
     _same(tuple(r.compute()), tuple(ref))
 
+
+# ---------------------------------------------------------------- ovo with a label absent from y_true
+@pytest.mark.parametrize("average", ["macro", "weighted"])
+def test_ovo_averages_the_pairs_of_the_classes_present_as_scikit_learn(average: str) -> None:
+    rng = np.random.default_rng(1)
+    y = rng.choice([0, 2, 3], 40)  # label 1 of labels= never occurs
+    p = rng.dirichlet(np.ones(4), 40)
+    ref = skm.roc_auc_score(y, p, multi_class="ovo", labels=[0, 1, 2, 3], average=average)
+    make = lambda: sm.ROCAUC(exact=True, multi_class="ovo", labels=[0, 1, 2, 3], average=average)  # noqa: E731
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # scikit-learn does not warn: neither do we
+        assert make().update(y, p).compute() == pytest.approx(ref, rel=1e-12)
+        merged = make().update(y[:5], p[:5]) + make().update(y[5:], p[5:])
+        assert merged.compute() == pytest.approx(ref, rel=1e-12)
