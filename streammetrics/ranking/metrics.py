@@ -47,22 +47,24 @@ def _undefined(name: str, est: f.Estimate) -> f.Estimate:
 class ROCAUC(RankingMetric):
     """Area under the ROC curve, P(score+ > score-) + P(tie)/2, as :func:`sklearn.metrics.roc_auc_score`.
 
-    Binary, multiclass (``multi_class="ovr"`` or ``"ovo"``, ``average="macro"`` or
-    ``"weighted"``) and multilabel (``average="macro"``, ``"weighted"``, ``"micro"`` or ``None``).
-    ``max_fpr`` gives the McClish-standardized partial AUC (binary). :meth:`bounds` returns a
-    guaranteed ``(low, high)``; with ``exact=True`` the value is exact. One class only warns
+    Binary, multiclass (``multi_class="ovr"`` or ``"ovo"``, ``average="macro"``, ``"weighted"``,
+    or ``"micro"`` with ``"ovr"``) and multilabel (``average="macro"``, ``"weighted"``, ``"micro"``
+    or ``None``). ``max_fpr`` gives the McClish-standardized partial AUC (binary, multilabel).
+    :meth:`bounds` returns a guaranteed ``(low, high)``; with ``exact=True`` the value is exact. One class only warns
     :class:`~streammetrics.UndefinedMetricWarning` and returns NaN (scikit-learn raises).
     ``multi_class`` defaults to ``"ovr"`` (scikit-learn requires it to be given).
 
     Args:
         average: Multiclass and multilabel input: ``"macro"`` (default; plain mean), ``"weighted"`` (by
-            prevalence), ``"micro"`` (multilabel: all cells pooled) or ``None`` (an array, one value per class
-            or label). Binary input ignores it.
+            prevalence), ``"micro"`` (multilabel, and multiclass with ``multi_class="ovr"``: every (row, class)
+            cell pooled, as scikit-learn) or ``None`` (an array, one value per class or label). Binary input
+            ignores it.
         multi_class: ``"ovr"`` (default; each class against the rest) or ``"ovo"`` (every pair of the classes
             present in ``y_true``, as Hand and Till and scikit-learn: a class of ``labels`` that no row holds
             takes no part).
         max_fpr: ``None`` (default): the whole area; a number in (0, 1]: the McClish-standardized partial area
-            up to that false positive rate (binary input).
+            up to that false positive rate (binary input, and multilabel input per label then averaged, as
+            scikit-learn; multiclass input refuses it).
         input: What ``y_score`` holds: ``"probability"`` (default; checked to lie in [0, 1], multiclass rows
             summing to 1; the sketch bins logits) or ``"score"`` (any finite real; the sketch bins relative
             score).
@@ -127,24 +129,34 @@ class ROCAUC(RankingMetric):
         }
 
     def _check_mode(self, mode: str) -> None:
-        if self.max_fpr not in (None, 1.0) and mode != "binary":
-            raise InputError(f"y_score: max_fpr={self.max_fpr} needs binary input, found {mode} input")
-        if mode == "multiclass" and self.average == "micro":
-            raise InputError("y_score: average='micro' is for multilabel input, found multiclass scores")
+        if self.max_fpr not in (None, 1.0) and mode == "multiclass":
+            raise InputError(
+                f"y_score: max_fpr={self.max_fpr} is for binary and multilabel input (as scikit-learn), "
+                "found multiclass scores"
+            )
+        if mode == "multiclass" and self.average == "micro" and self.multi_class == "ovo":
+            raise InputError(
+                "y_score: average='micro' needs multi_class='ovr' for multiclass scores (as scikit-learn), "
+                "found multi_class='ovo'"
+            )
 
     def _estimate(self, s: ScoreSketch) -> f.Estimate:
         n_cols, n_cls = s.layout  # type: ignore[misc]
+        partial = self.max_fpr not in (None, 1.0)
+
+        def auc(h: BinaryHistogram) -> f.Estimate:
+            return f.partial_roc_auc(h, self.max_fpr) if partial else f.roc_auc(h)  # type: ignore[arg-type]
+
         if (n_cols, n_cls) == (1, 2):
-            h = s.binary_view(0, [1], [0])
-            est = f.partial_roc_auc(h, self.max_fpr) if self.max_fpr not in (None, 1.0) else f.roc_auc(h)
-            return _undefined("ROCAUC", est)
-        if s.multilabel:
-            if self.average == "micro":
-                return _undefined("ROCAUC", f.roc_auc(s.binary_view(-1, [1], [0])))
+            return _undefined("ROCAUC", auc(s.binary_view(0, [1], [0])))
+        if self.average == "micro" and (s.multilabel or self.multi_class == "ovr"):
+            # every (row, class) cell pooled: scikit-learn's binarized, raveled y_true
+            h = s.binary_view(-1, [1], [0]) if s.multilabel else _stack(self._views(s, refine=False))
+            return _undefined("ROCAUC", auc(h))
         if s.multilabel or self.multi_class == "ovr":
             views = self._views(s)
             return _average(
-                [f.roc_auc(h) for h in views], np.array([h.pos.sum() for h in views]), self.average, "ROCAUC"
+                [auc(h) for h in views], np.array([h.pos.sum() for h in views]), self.average, "ROCAUC"
             )
         pair_ests, pair_w = [], []
         # as scikit-learn: the pairs of the classes present in y_true (a class of labels= that
