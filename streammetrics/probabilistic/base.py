@@ -49,6 +49,8 @@ class _ProbabilityMetric(OneRowMixin, Metric[Any]):
     prediction: ClassVar[str | None] = "scores"
     #: scikit-learn's rule for the positive label of binary input (:mod:`streammetrics.ranking.positive`).
     positive_rule: ClassVar[str] = "greater"
+    #: Whether a 2-D 0/1 ``y_true`` (one column per class) is taken, as scikit-learn's function does.
+    one_hot_truth: ClassVar[bool] = False
 
     def __init__(self, *, input: str = "probability", pos_label: Any = None, labels: Any = None) -> None:
         self.input = check_option("input", input, INPUTS)
@@ -73,6 +75,21 @@ class _ProbabilityMetric(OneRowMixin, Metric[Any]):
     def _rule(self) -> PositiveRule:
         return PositiveRule(self.positive_rule, self.pos_label)
 
+    def _indicator_truth(self, inputs: Inputs) -> tuple[Any, ...]:
+        """A 2-D 0/1 ``y_true`` (one-hot, or several ones per row as scikit-learn's
+        ``LabelBinarizer`` passes them) with 2-D ``y_proba`` of the same shape."""
+        onehot = v.as_indicator(inputs.array(0, "y_true"), "y_true").astype(np.float64)
+        p = inputs.probabilities(1, "y_proba") if self.input == "probability" else inputs.floats(1, "y_proba")
+        if p.shape != onehot.shape:
+            raise InputError(
+                f"y_proba: expected shape {onehot.shape} (the shape of the 2-D y_true), found {p.shape}"
+            )
+        if self.input == "score":
+            p = _softmax(p)
+        else:
+            _check_rows_sum_to_one(inputs, p)
+        return onehot, p, len(onehot), False, (), None
+
     def _probabilities(self, inputs: Inputs) -> tuple[Any, ...]:
         """(one-hot truth (n, K) float, probabilities (n, K), weights or None, n, binary?, the
         batch's distinct binary labels, the positive label used).
@@ -89,6 +106,8 @@ class _ProbabilityMetric(OneRowMixin, Metric[Any]):
         return onehot, p, inputs.weights(n), n, binary, present, used
 
     def _derive_probabilities(self, inputs: Inputs, seen: tuple[Any, ...] = ()) -> tuple[Any, ...]:
+        if self.one_hot_truth and inputs.array(0, "y_true").ndim == 2:
+            return self._indicator_truth(inputs)
         yt = inputs.labels(0, "y_true")
         if self.input == "probability":
             p = inputs.probabilities(1, "y_proba")
@@ -124,6 +143,14 @@ class _ProbabilityMetric(OneRowMixin, Metric[Any]):
         onehot = np.zeros((len(yt), k))
         onehot[np.arange(len(yt)), idx] = 1.0
         return onehot, p, len(yt), False, (), None
+
+
+def _check_rows_sum_to_one(inputs: Inputs, p: np.ndarray) -> None:
+    if len(p):
+        sums = inputs.derived((1, "row sums"), lambda: p.sum(axis=1))
+        if not np.allclose(sums, 1.0):
+            bad = sums[~np.isclose(sums, 1.0)][0]
+            raise InputError(f"y_proba: expected probability rows summing to 1, found a row summing to {bad}")
 
 
 def _class_index(yt: np.ndarray, k: int, labels: list[Any] | None) -> np.ndarray:

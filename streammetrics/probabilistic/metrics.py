@@ -26,7 +26,13 @@ class LogLoss(_ProbabilityMetric):
     as scikit-learn does. With ``input="score"`` the log-likelihood is computed stably from
     the logits (no clipping).
 
+    ``y_true`` may also be a 2-D 0/1 array with one column per class of a 2-D ``y_proba``, as
+    scikit-learn accepts it. ``revert`` takes rows out again exactly (the state is a sum of
+    per-row losses), so ``Rolling(LogLoss())`` keeps one state over the window.
+
     Args:
+        normalize: ``True`` (default): the weighted mean loss; ``False``: the weighted sum of the per-row
+            losses, as scikit-learn's ``normalize=False``.
         input: ``"probability"`` (default; ``y_proba`` in [0, 1], multiclass rows summing to 1) or ``"score"``
             (logits: a sigmoid is applied to 1-D input, a softmax to 2-D).
         pos_label: The positive class of binary ``y_true``, whose probability a 1-D ``y_proba`` gives (the one
@@ -46,9 +52,25 @@ class LogLoss(_ProbabilityMetric):
     higher_is_better: ClassVar[bool | None] = False
     #: 2: the table keeps the loss with the other binary label positive (``[loss, flipped, weight]``).
     version: ClassVar[int] = 2
+    one_hot_truth: ClassVar[bool] = True
+
+    def __init__(
+        self,
+        *,
+        normalize: bool = True,
+        input: str = "probability",
+        pos_label: Any = None,
+        labels: Any = None,
+    ) -> None:
+        self.normalize = check_option("normalize", normalize, (True, False))
+        super().__init__(input=input, pos_label=pos_label, labels=labels)
+
+    def get_config(self) -> dict[str, Any]:
+        return {**self._base_config(), "normalize": self.normalize}
 
     def _make_state(self) -> SumTable:
-        return SumTable((3,), rule=self._rule(), flip="loss")
+        # a sum of per-row losses: exactly revertible (so Rolling keeps one state, no panes)
+        return SumTable((3,), revertible=True, rule=self._rule(), flip="loss")
 
     @classmethod
     def from_state_dict(cls, data: dict[str, Any]) -> Any:
@@ -74,7 +96,8 @@ class LogLoss(_ProbabilityMetric):
             else:
                 m = raw.max(axis=1, keepdims=True)
                 lse = (m + np.log(np.exp(raw - m).sum(axis=1, keepdims=True)))[:, 0]
-                loss = other = lse - (raw * onehot).sum(axis=1)
+                # -sum_k y_k log softmax_k (a 2-D y_true may hold several ones per row)
+                loss = other = lse * onehot.sum(axis=1) - (raw * onehot).sum(axis=1)
         else:
             eps = np.finfo(np.float64).eps
             logq = np.log(np.clip(p, eps, 1 - eps))
@@ -83,9 +106,12 @@ class LogLoss(_ProbabilityMetric):
         total = np.array([_wsum(loss, w), _wsum(other, w), float(n if w is None else w.sum())])
         return total, n, present, used
 
-    def _apply(self, state: SumTable, batch: tuple[Any, ...]) -> None:
+    def _apply(self, state: SumTable, batch: tuple[Any, ...], sign: int = 1) -> None:
         total, n, present, used = batch
-        state.add(total, n, labels=present, used=used)
+        state.add(total, n, sign, labels=present, used=used)
+
+    def _unapply(self, state: SumTable, batch: tuple[Any, ...]) -> None:
+        self._apply(state, batch, sign=-1)
 
     def _is_empty(self, state: SumTable) -> bool:
         return state.table[2] == 0
@@ -100,15 +126,17 @@ class LogLoss(_ProbabilityMetric):
                 stacklevel=3,
             )
             return float("nan")
-        return float(state.table[0] / state.table[2])
+        return float(state.table[0] / state.table[2] if self.normalize else state.table[0])
 
 
 class BrierScore(_ProbabilityMetric):
     """Mean squared error of probabilities, as :func:`sklearn.metrics.brier_score_loss`.
 
     Binary: mean of ``(p - y)**2``; multiclass (K >= 3): mean of ``sum_k (p_k - y_k)**2``
-    (scikit-learn's ``scale_by_half="auto"``). :meth:`decomposition` (binary) gives the
-    reliability / resolution / uncertainty terms on ``n_bins`` uniform forecast bins.
+    (scikit-learn's ``scale_by_half="auto"``). ``y_true`` may also be a 2-D 0/1 array with one
+    column per class of a 2-D ``y_proba``, as scikit-learn accepts it. :meth:`decomposition`
+    (binary) gives the reliability / resolution / uncertainty terms on ``n_bins`` uniform
+    forecast bins.
 
     Args:
         n_bins: Equal-width forecast bins of ``decomposition()`` (binary input), an int >= 1; default 10. The
@@ -149,6 +177,7 @@ class BrierScore(_ProbabilityMetric):
         return {**self._base_config(), "n_bins": self.n_bins}
 
     positive_rule: ClassVar[str] = "brier"
+    one_hot_truth: ClassVar[bool] = True
 
     def _make_state(self) -> SumTable:
         # row 0: [loss sum, weight, loss sum with the other binary label positive, 0, 0];

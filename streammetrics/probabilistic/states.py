@@ -80,6 +80,10 @@ class SumTable(State):
         ``labels`` and the positive label ``used`` for it (see :meth:`ScoreSketch.add`)."""
         if delta.shape != self.table.shape:
             raise InputError(f"internal: table of shape {delta.shape}, expected {self.table.shape}")
+        if sign < 0 and n_rows > self._n:
+            raise InputError(f"y_true: expected at most the {self._n} rows added, found {n_rows} to revert")
+        if sign < 0 and set(labels) - set(self.seen) and self.rule is not None and self.rule.tracked:
+            raise InputError(f"y_true: expected labels seen before {list(self.seen)}, found {list(labels)}")
         seen, flip_state, flip_batch = plan(self.rule, self.seen, labels, used)
         table = self.flipped(self.table) if flip_state else self.table
         if flip_batch:
@@ -90,6 +94,8 @@ class SumTable(State):
             new = table.astype(np.float64) + sign * delta.astype(np.float64)
         if sign < 0 and new.size and new.min() < 0 and self.integer:
             raise InputError("y_true: reverting rows that were never added (counts would go negative)")
+        if sign < 0 and self._n == n_rows and not self.integer:
+            new = np.zeros_like(new)  # every row taken out: no rounding residue is left
         self.table, self._n, self.seen = new, self._n + sign * n_rows, seen
 
     def merge(self, other: State) -> None:

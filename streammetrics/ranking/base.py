@@ -237,9 +237,16 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch]):
         )
 
     def _unapply(self, state: ScoreSketch, batch: tuple[Any, ...]) -> None:
-        keys, groups, weights, layout, n, mode, _, _ = batch
+        keys, groups, weights, layout, n, mode, present, used = batch
         state.remove(
-            keys, np.broadcast_to(groups, keys.shape), weights, layout, n, multilabel=mode == "multilabel"
+            keys,
+            np.broadcast_to(groups, keys.shape),
+            weights,
+            layout,
+            n,
+            multilabel=mode == "multilabel",
+            labels=present,
+            used=used,
         )
 
     def _is_empty(self, state: ScoreSketch) -> bool:

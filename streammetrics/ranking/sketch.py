@@ -207,12 +207,20 @@ class ScoreSketch(State):
         layout: tuple[int, int],
         n_rows: int | None = None,
         multilabel: bool = False,
+        labels: tuple[Any, ...] = (),
+        used: Any = None,
     ) -> None:
         """Take out keys added before (the inverse of :meth:`add`, see the module docstring).
 
         Raises :class:`InputError`, leaving the sketch unchanged, when the rows cannot have been
-        added (more weight than the bin holds, a score outside the group's known range).
+        added (more weight than the bin holds, a score outside the group's known range, a label
+        never seen). The labels seen stay: a revert does not forget a label.
         """
+        if labels and self.rule is not None and self.rule.tracked:
+            if set(labels) - set(self.seen):
+                raise InputError(f"y_true: expected labels seen before {list(self.seen)}, found {list(labels)}")
+            if plan(self.rule, self.seen, labels, used)[2]:  # groups made under another positive label
+                groups = 1 - groups
         n_rows = len(keys) if n_rows is None else n_rows
         if n_rows > self._n:
             raise InputError(f"y_score: expected at most the {self._n} rows added, found {n_rows} to revert")
