@@ -454,7 +454,8 @@ def sklearn_reference(metric: sm.Metric) -> Callable[..., Any] | None:
     cfg = metric.get_config()
 
     def no_positives(y: Any) -> bool:
-        return np.ndim(y) == 1 and not np.any(np.asarray(y) == cfg["pos_label"])
+        pos = 1 if cfg["pos_label"] is None else cfg["pos_label"]  # None: 1, for labels in {0, 1}
+        return np.ndim(y) == 1 and not np.any(np.asarray(y) == pos)
 
     if isinstance(metric, sm.ROCAUC):
         return _undefined_on_error(

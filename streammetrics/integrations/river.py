@@ -25,7 +25,8 @@ from river.metrics import base as river_metrics
 
 from .._core.metric import Metric
 from .._core.onerow import RowBuffer, innermost
-from ..errors import UndefinedMetricWarning
+from ..errors import InputError, UndefinedMetricWarning
+from ..ranking.positive import union
 
 __all__ = ["RiverMetric"]
 
@@ -55,8 +56,10 @@ class RiverMetric(river_metrics.Metric):
 
     ``update(y_true, y_pred, w=1.0)`` takes one sample as river gives it: a label from
     ``predict_one``, a number from a regressor, or the ``{label: probability}`` dict of
-    ``predict_proba_one`` (label metrics use its arg-max; score metrics and ``threshold=``
-    metrics use the probability of ``pos_label``). Updates go through the per-sample fast
+    ``predict_proba_one`` (label metrics use its arg-max; ``threshold=`` metrics and binary score
+    metrics the probability of the positive class; a dict of three classes or more, and every
+    dict for ``LogLoss``, is one row of class probabilities, so ``RiverMetric(sm.LogLoss())``
+    agrees with river's ``CrossEntropy``). Updates go through the per-sample fast
     path, so they cost about as much as river's own metrics. ``get()`` returns the value
     (undefined values come back as NaN or the metric's policy value without a warning: use
     ``.metric.compute()`` to see warnings). ``revert`` works for revertible metrics, so the
@@ -107,14 +110,28 @@ class RiverMetric(river_metrics.Metric):
         if callable(refresh):
             refresh()
 
-    def _convert(self, y_pred: Any) -> Any:
+    def _convert(self, y_true: Any, y_pred: Any) -> tuple[Any, Any]:
+        """A ``{label: probability}`` dict as the score row the metric takes: a list of class
+        probabilities (multiclass: a one-row batch) or the positive class's probability."""
         if self._kind != "scores" or not isinstance(y_pred, dict):
-            return y_pred
+            return y_true, y_pred
         inner = innermost(self._metric)
         labels = getattr(inner, "labels", None)
         if labels is not None and len(labels) > 2:
-            return [float(y_pred.get(label, 0.0)) for label in labels]
-        return float(y_pred.get(getattr(inner, "pos_label", 1), 0.0))
+            return y_true, [float(y_pred.get(label, 0.0)) for label in labels]
+        keys = sorted({*y_pred, y_true}, key=lambda k: (isinstance(k, str), k))
+        # log loss reads only the true class's probability, so every dict is a multiclass row
+        # (binary dicts give the same value); other metrics take one when the dict has 3+ classes
+        if labels is None and (len(keys) > 2 or type(inner).__name__ == "LogLoss"):
+            return keys.index(y_true), [float(y_pred.get(k, 0.0)) for k in keys]
+        rule = getattr(inner, "_rule", None)
+        pos = getattr(inner, "pos_label", None)
+        if pos is None and rule is not None:
+            try:  # the positive class as the metric's rule decides it from the labels known
+                pos = rule().positive(union(getattr(inner.state, "seen", ()), keys))
+            except (InputError, TypeError):
+                pos = None
+        return y_true, float(y_pred.get(1 if pos is None else pos, 0.0))
 
     # ------------------------------------------------------------------ river's protocol
     def _setup(self) -> Any:
@@ -131,7 +148,7 @@ class RiverMetric(river_metrics.Metric):
 
     def update(self, y_true: Any, y_pred: Any, w: float = 1.0) -> None:
         if type(y_pred) is dict and self._kind == "scores":
-            y_pred = self._convert(y_pred)
+            y_true, y_pred = self._convert(y_true, y_pred)
             if isinstance(y_pred, list):  # multiclass probabilities: a one-row batch
                 self._sync()
                 self._metric.update([y_true], [y_pred], sample_weight=None if w == 1.0 else [w])
@@ -140,7 +157,7 @@ class RiverMetric(river_metrics.Metric):
         (self._push or self._setup())(y_true, y_pred, None if w == 1.0 else w)
 
     def revert(self, y_true: Any, y_pred: Any, w: float = 1.0) -> None:
-        y_pred = self._convert(y_pred)
+        y_true, y_pred = self._convert(y_true, y_pred)
         self._sync()
         if not isinstance(y_pred, list):
             y_true, y_pred, weight, _ = RowBuffer(self._metric).check(y_true, y_pred, w)

@@ -19,6 +19,7 @@ from .._core.metric import Metric
 from .._core.onerow import OneRowMixin
 from .._core.params import check_option, plain
 from ..errors import InputError
+from ..ranking.positive import PositiveRule, plain_labels, union
 from ..ranking.rows import ScoreRows
 
 INPUTS = ("probability", "score")
@@ -36,8 +37,9 @@ def _softmax(x: np.ndarray) -> np.ndarray:
 class _ProbabilityMetric(OneRowMixin, Metric[Any]):
     """Shared input handling: ``update(y_true, y_proba, sample_weight=None)``.
 
-    Binary: 1-D ``y_true`` (``pos_label`` positive, one other label negative) and 1-D
-    probabilities of the positive class. Multiclass: 1-D ``y_true`` with labels in ``labels``
+    Binary: 1-D ``y_true`` (two labels at most; which is positive follows scikit-learn's rule for
+    the metric's function, :mod:`streammetrics.ranking.positive`) and 1-D probabilities of the
+    positive class. Multiclass: 1-D ``y_true`` with labels in ``labels``
     (or ints ``0..K-1``) and a 2-D ``(n, K)`` array of class probabilities whose rows sum to 1.
     ``input="score"`` takes logits instead (sigmoid for 1-D, softmax for 2-D).
     """
@@ -45,8 +47,12 @@ class _ProbabilityMetric(OneRowMixin, Metric[Any]):
     roles: ClassVar[tuple[str, ...]] = ("y_true", "y_proba")
     convention: ClassVar[str | None] = TRUTH_AND_PREDICTION
     prediction: ClassVar[str | None] = "scores"
+    #: scikit-learn's rule for the positive label of binary input (:mod:`streammetrics.ranking.positive`).
+    positive_rule: ClassVar[str] = "greater"
+    #: Whether a 2-D 0/1 ``y_true`` (one column per class) is taken, as scikit-learn's function does.
+    one_hot_truth: ClassVar[bool] = False
 
-    def __init__(self, *, input: str = "probability", pos_label: Any = 1, labels: Any = None) -> None:
+    def __init__(self, *, input: str = "probability", pos_label: Any = None, labels: Any = None) -> None:
         self.input = check_option("input", input, INPUTS)
         self.pos_label = plain(pos_label)
         self.labels = None if labels is None else plain(list(labels))
@@ -66,18 +72,42 @@ class _ProbabilityMetric(OneRowMixin, Metric[Any]):
     def _row_checker(self, state: Any) -> Any:
         return ScoreRows(self, state)
 
-    def _probabilities(self, inputs: Inputs) -> tuple[Any, ...]:
-        """(one-hot truth (n, K) float, probabilities (n, K), weights or None, n, binary?).
+    def _rule(self) -> PositiveRule:
+        return PositiveRule(self.positive_rule, self.pos_label)
 
-        Kept per batch under the options that decide it, so the members of a collection with
-        the same ``input``, ``pos_label`` and ``labels`` derive them once.
+    def _indicator_truth(self, inputs: Inputs) -> tuple[Any, ...]:
+        """A 2-D 0/1 ``y_true`` (one-hot, or several ones per row as scikit-learn's
+        ``LabelBinarizer`` passes them) with 2-D ``y_proba`` of the same shape."""
+        onehot = v.as_indicator(inputs.array(0, "y_true"), "y_true").astype(np.float64)
+        p = inputs.probabilities(1, "y_proba") if self.input == "probability" else inputs.floats(1, "y_proba")
+        if p.shape != onehot.shape:
+            raise InputError(
+                f"y_proba: expected shape {onehot.shape} (the shape of the 2-D y_true), found {p.shape}"
+            )
+        if self.input == "score":
+            p = _softmax(p)
+        else:
+            _check_rows_sum_to_one(inputs, p)
+        return onehot, p, len(onehot), False, (), None
+
+    def _probabilities(self, inputs: Inputs) -> tuple[Any, ...]:
+        """(one-hot truth (n, K) float, probabilities (n, K), weights or None, n, binary?, the
+        batch's distinct binary labels, the positive label used).
+
+        Kept per batch under what decides it (options, rule, labels seen), so the members of a
+        collection that agree on all of it derive them once.
         """
         labels = None if self.labels is None else tuple(map(repr, self.labels))
-        key = ("probabilities", self.input, repr(self.pos_label), labels)
-        onehot, p, n, binary = inputs.derived(key, lambda: self._derive_probabilities(inputs))
-        return onehot, p, inputs.weights(n), n, binary
+        seen = tuple(getattr(self._state, "seen", ()))
+        key = ("probabilities", self.input, repr(self.pos_label), labels, self.positive_rule, repr(seen))
+        onehot, p, n, binary, present, used = inputs.derived(
+            key, lambda: self._derive_probabilities(inputs, seen)
+        )
+        return onehot, p, inputs.weights(n), n, binary, present, used
 
-    def _derive_probabilities(self, inputs: Inputs) -> tuple[Any, ...]:
+    def _derive_probabilities(self, inputs: Inputs, seen: tuple[Any, ...] = ()) -> tuple[Any, ...]:
+        if self.one_hot_truth and inputs.array(0, "y_true").ndim == 2:
+            return self._indicator_truth(inputs)
         yt = inputs.labels(0, "y_true")
         if self.input == "probability":
             p = inputs.probabilities(1, "y_proba")
@@ -87,14 +117,18 @@ class _ProbabilityMetric(OneRowMixin, Metric[Any]):
         if p.ndim == 1:
             if self.input == "score":
                 p = _sigmoid(p)
-            positive = self._positive(yt)
+            rule = self._rule()
+            w = inputs.weights(len(yt))  # a row of weight 0 is a row left out: its label is not seen
+            present = plain_labels(np.unique(yt if w is None else yt[w > 0])) if rule.tracked else ()
+            used = rule.positive(union(seen, present)) if rule.tracked else rule.pos_label
+            positive = yt == used if used is not None else np.zeros(len(yt), bool)
             n = len(yt)
             onehot, both = np.empty((n, 2)), np.empty((n, 2))  # columns: negative, positive
             onehot[:, 1] = positive
             np.subtract(1.0, onehot[:, 1], out=onehot[:, 0])
             both[:, 1] = p
             np.subtract(1.0, p, out=both[:, 0])
-            return onehot, both, n, True
+            return onehot, both, n, True, present, used
         k = p.shape[1]
         if self.input == "score":
             p = _softmax(p)
@@ -110,25 +144,15 @@ class _ProbabilityMetric(OneRowMixin, Metric[Any]):
         idx = _class_index(yt, k, self.labels)
         onehot = np.zeros((len(yt), k))
         onehot[np.arange(len(yt)), idx] = 1.0
-        return onehot, p, len(yt), False
+        return onehot, p, len(yt), False, (), None
 
-    def _positive(self, yt: np.ndarray) -> np.ndarray:
-        if yt.dtype.kind == "U" and not isinstance(self.pos_label, str):
-            raise InputError(
-                f"y_true: expected labels comparable to pos_label={self.pos_label!r}, found strings"
-            )
-        positive = yt == self.pos_label
-        negatives = yt[~positive]
-        if negatives.size and (
-            negatives.min() != negatives.max()
-            if negatives.dtype.kind != "U"
-            else np.unique(negatives).size > 1
-        ):
-            raise InputError(
-                f"y_true: expected binary labels (pos_label={self.pos_label!r} and one other), found "
-                f"{np.unique(yt)[:6].tolist()}; pass 2-D y_proba for multiclass"
-            )
-        return positive
+
+def _check_rows_sum_to_one(inputs: Inputs, p: np.ndarray) -> None:
+    if len(p):
+        sums = inputs.derived((1, "row sums"), lambda: p.sum(axis=1))
+        if not np.allclose(sums, 1.0):
+            bad = sums[~np.isclose(sums, 1.0)][0]
+            raise InputError(f"y_proba: expected probability rows summing to 1, found a row summing to {bad}")
 
 
 #: How far a probability row's sum may be from 1 (``np.allclose``'s default at 1: ``1e-8 + 1e-5``).

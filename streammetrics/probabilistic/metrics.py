@@ -26,11 +26,20 @@ class LogLoss(_ProbabilityMetric):
     as scikit-learn does. With ``input="score"`` the log-likelihood is computed stably from
     the logits (no clipping).
 
+    ``y_true`` may also be a 2-D 0/1 array with one column per class of a 2-D ``y_proba``, as
+    scikit-learn accepts it. ``revert`` takes rows out again exactly (the state is a sum of
+    per-row losses), so ``Rolling(LogLoss())`` keeps one state over the window.
+
     Args:
+        normalize: ``True`` (default): the weighted mean loss; ``False``: the weighted sum of the per-row
+            losses, as scikit-learn's ``normalize=False``.
         input: ``"probability"`` (default; ``y_proba`` in [0, 1], multiclass rows summing to 1) or ``"score"``
             (logits: a sigmoid is applied to 1-D input, a softmax to 2-D).
-        pos_label: The positive class of binary ``y_true``, whose probability a 1-D ``y_proba`` gives (every
-            other label is the negative one); default 1.
+        pos_label: The positive class of binary ``y_true``, whose probability a 1-D ``y_proba`` gives (the one
+            other label is negative). ``None`` (default): the greater of the two labels, as
+            :func:`sklearn.metrics.log_loss`; the labels seen across batches, rows and merges decide, a third
+            one raises :class:`~streammetrics.InputError`, and one label alone gives NaN with a warning (see
+            the docs' deliberate differences).
         labels: The classes of the columns of a 2-D ``y_proba``, in column order; ``None`` (default): ints
             ``0..K-1``.
 
@@ -41,53 +50,108 @@ class LogLoss(_ProbabilityMetric):
     """
 
     higher_is_better: ClassVar[bool | None] = False
+    #: 2: the table keeps the loss with the other binary label positive (``[loss, flipped, weight]``).
+    version: ClassVar[int] = 2
+    one_hot_truth: ClassVar[bool] = True
+
+    def __init__(
+        self,
+        *,
+        normalize: bool = True,
+        input: str = "probability",
+        pos_label: Any = None,
+        labels: Any = None,
+    ) -> None:
+        self.normalize = check_option("normalize", normalize, (True, False))
+        super().__init__(input=input, pos_label=pos_label, labels=labels)
+
+    def get_config(self) -> dict[str, Any]:
+        return {**self._base_config(), "normalize": self.normalize}
 
     def _make_state(self) -> SumTable:
-        return SumTable((2,))
+        # a sum of per-row losses: exactly revertible (so Rolling keeps one state, no panes)
+        return SumTable((3,), revertible=True, rule=self._rule(), flip="loss")
+
+    @classmethod
+    def from_state_dict(cls, data: dict[str, Any]) -> Any:
+        """As :meth:`Metric.from_state_dict`; a version-1 table ``[loss, weight]`` is still read."""
+        state = data.get("state") if isinstance(data, dict) and data.get("version") == 1 else None
+        if isinstance(state, dict) and np.shape(state.get("table")) == (2,):
+            loss, weight = state["table"]
+            # version 1 had pos_label=1 fixed: the rule never swaps sides, the flipped loss is unused
+            data = {
+                **data,
+                "version": cls.version,
+                "state": {**state, "table": np.array([loss, loss, weight])},
+            }
+        return super().from_state_dict(data)
 
     def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
-        onehot, p, w, n, binary = self._probabilities(inputs)
+        onehot, p, w, n, binary, present, used = self._probabilities(inputs)
         if self.input == "score":
             raw = inputs.floats(1, "y_proba")
             if binary:
                 z = np.where(onehot[:, 1] > 0, raw, -raw)
-                loss = np.logaddexp(0.0, -z)
+                loss, other = np.logaddexp(0.0, -z), np.logaddexp(0.0, z)
             else:
                 m = raw.max(axis=1, keepdims=True)
                 lse = (m + np.log(np.exp(raw - m).sum(axis=1, keepdims=True)))[:, 0]
-                loss = lse - (raw * onehot).sum(axis=1)
+                # -sum_k y_k log softmax_k (a 2-D y_true may hold several ones per row)
+                loss = other = lse * onehot.sum(axis=1) - (raw * onehot).sum(axis=1)
         else:
-            # the probability of the true class (one-hot rows): a logarithm per row, not per cell
+            # one class per row: a logarithm per row (the true class), not one per cell
             eps = np.finfo(np.float64).eps
-            q = np.clip(p[np.arange(n), onehot.argmax(axis=1)], eps, 1 - eps)
-            loss = -np.log(q)
-        total = np.array([_wsum(loss, w), float(n if w is None else w.sum())])
-        return total, n
+            q = np.clip(p, eps, 1 - eps)
+            if not binary and bool((onehot.sum(axis=1) == 1.0).all()):  # one class per row
+                loss = other = -np.log(q[np.arange(n), onehot.argmax(axis=1)])
+            else:
+                logq = np.log(q)
+                loss = -(onehot * logq).sum(axis=1)
+                other = -(onehot[:, ::-1] * logq).sum(axis=1) if binary else loss
+        total = np.array([_wsum(loss, w), _wsum(other, w), float(n if w is None else w.sum())])
+        return total, n, present, used
 
-    def _apply(self, state: SumTable, batch: tuple[Any, ...]) -> None:
-        state.add(*batch)
+    def _apply(self, state: SumTable, batch: tuple[Any, ...], sign: int = 1) -> None:
+        total, n, present, used = batch
+        state.add(total, n, sign, labels=present, used=used)
+
+    def _unapply(self, state: SumTable, batch: tuple[Any, ...]) -> None:
+        self._apply(state, batch, sign=-1)
 
     def _is_empty(self, state: SumTable) -> bool:
-        return state.table[1] == 0
+        return state.table[2] == 0
 
     def _compute(self, state: SumTable) -> float:
-        return f.mean_loss(state.table)
+        if self.pos_label is None and len(state.seen) == 1:
+            warnings.warn(
+                f"LogLoss: y_true holds one label only ({state.seen[0]!r}): which class a 1-D y_proba gives "
+                "is unknown until a second label arrives (scikit-learn raises); returning NaN. "
+                "Pass pos_label= to fix the positive class",
+                UndefinedMetricWarning,
+                stacklevel=3,
+            )
+            return float("nan")
+        return float(state.table[0] / state.table[2] if self.normalize else state.table[0])
 
 
 class BrierScore(_ProbabilityMetric):
     """Mean squared error of probabilities, as :func:`sklearn.metrics.brier_score_loss`.
 
     Binary: mean of ``(p - y)**2``; multiclass (K >= 3): mean of ``sum_k (p_k - y_k)**2``
-    (scikit-learn's ``scale_by_half="auto"``). :meth:`decomposition` (binary) gives the
-    reliability / resolution / uncertainty terms on ``n_bins`` uniform forecast bins.
+    (scikit-learn's ``scale_by_half="auto"``). ``y_true`` may also be a 2-D 0/1 array with one
+    column per class of a 2-D ``y_proba``, as scikit-learn accepts it. :meth:`decomposition`
+    (binary) gives the reliability / resolution / uncertainty terms on ``n_bins`` uniform
+    forecast bins.
 
     Args:
         n_bins: Equal-width forecast bins of ``decomposition()`` (binary input), an int >= 1; default 10. The
             score itself does not depend on it.
         input: ``"probability"`` (default; ``y_proba`` in [0, 1], multiclass rows summing to 1) or ``"score"``
             (logits: a sigmoid is applied to 1-D input, a softmax to 2-D).
-        pos_label: The positive class of binary ``y_true``, whose probability a 1-D ``y_proba`` gives (every
-            other label is the negative one); default 1.
+        pos_label: The positive class of binary ``y_true``, whose probability a 1-D ``y_proba`` gives (the one
+            other label is negative). ``None`` (default), as :func:`sklearn.metrics.brier_score_loss`: 1 for
+            labels in {0, 1} or {-1, 1}, else the greater label; strings need ``pos_label``
+            (:class:`~streammetrics.InputError`). A third label raises.
         labels: The classes of the columns of a 2-D ``y_proba``, in column order; ``None`` (default): ints
             ``0..K-1``.
 
@@ -108,7 +172,7 @@ class BrierScore(_ProbabilityMetric):
         *,
         n_bins: int = 10,
         input: str = "probability",
-        pos_label: Any = 1,
+        pos_label: Any = None,
         labels: Any = None,
     ) -> None:
         self.n_bins = check_number("n_bins", n_bins, low=1, integer=True)
@@ -117,27 +181,34 @@ class BrierScore(_ProbabilityMetric):
     def get_config(self) -> dict[str, Any]:
         return {**self._base_config(), "n_bins": self.n_bins}
 
+    positive_rule: ClassVar[str] = "brier"
+    one_hot_truth: ClassVar[bool] = True
+
     def _make_state(self) -> SumTable:
-        # row 0: [loss sum, weight, 0, 0, 0]; rows 1..B: per forecast bin [w, w f, w o, w f^2, w f o]
-        return SumTable((self.n_bins + 1, 5))
+        # row 0: [loss sum, weight, loss sum with the other binary label positive, 0, 0];
+        # rows 1..B: per forecast bin [w, w f, w o, w f^2, w f o]
+        return SumTable((self.n_bins + 1, 5), rule=self._rule(), flip="brier")
 
     def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
-        onehot, p, w, n, binary = self._probabilities(inputs)
+        onehot, p, w, n, binary, present, used = self._probabilities(inputs)
         sq = ((p - onehot) ** 2).sum(axis=1)
+        other = ((p - onehot[:, ::-1]) ** 2).sum(axis=1) if binary else sq
         if binary or p.shape[1] < 3:
-            sq = sq / 2
+            sq, other = sq / 2, other / 2
         table = np.zeros((self.n_bins + 1, 5))
         table[0, 0], table[0, 1] = _wsum(sq, w), float(n if w is None else w.sum())
+        table[0, 2] = _wsum(other, w)
         if binary and n:
             f, o = p[:, 1], onehot[:, 1]
             b = np.minimum((f * self.n_bins).astype(np.int64), self.n_bins - 1)
             ww = np.ones(n) if w is None else w
             for j, val in enumerate((ww, ww * f, ww * o, ww * f * f, ww * f * o)):
                 table[1:, j] = np.bincount(b, weights=val, minlength=self.n_bins)
-        return table, n
+        return table, n, present, used
 
     def _apply(self, state: SumTable, batch: tuple[Any, ...]) -> None:
-        state.add(*batch)
+        table, n, present, used = batch
+        state.add(table, n, labels=present, used=used)
 
     def _is_empty(self, state: SumTable) -> bool:
         return state.table[0, 1] == 0
@@ -172,8 +243,10 @@ class CalibrationError(_ProbabilityMetric):
             int from 0 to 52, default 12.
         input: ``"probability"`` (default; ``y_proba`` in [0, 1], multiclass rows summing to 1) or ``"score"``
             (logits: a sigmoid is applied to 1-D input, a softmax to 2-D).
-        pos_label: The positive class of binary ``y_true``, whose probability a 1-D ``y_proba`` gives (every
-            other label is the negative one); default 1.
+        pos_label: The positive class of binary ``y_true``, whose probability a 1-D ``y_proba`` gives (the one
+            other label is negative). ``None`` (default), as :func:`sklearn.calibration.calibration_curve`: labels
+            must lie in {0, 1} or {-1, 1} and 1 is positive, else :class:`~streammetrics.InputError` naming
+            ``pos_label``. A third label raises.
         labels: The classes of the columns of a 2-D ``y_proba``, in column order; ``None`` (default): ints
             ``0..K-1``.
 
@@ -194,7 +267,7 @@ class CalibrationError(_ProbabilityMetric):
         strategy: str = "uniform",
         resolution: int = 12,
         input: str = "probability",
-        pos_label: Any = 1,
+        pos_label: Any = None,
         labels: Any = None,
     ) -> None:
         self.n_bins = check_number("n_bins", n_bins, low=1, integer=True)
@@ -212,13 +285,15 @@ class CalibrationError(_ProbabilityMetric):
             "resolution": self.resolution,
         }
 
+    positive_rule: ClassVar[str] = "calibration"
+
     def _make_state(self) -> Any:
         if self.strategy == "uniform":
-            return SumTable((self.n_bins, 3))
-        return KeyedSums(self.resolution, 3)
+            return SumTable((self.n_bins, 3), rule=self._rule())
+        return KeyedSums(self.resolution, 3, rule=self._rule())
 
     def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
-        onehot, p, w, n, binary = self._probabilities(inputs)
+        onehot, p, w, n, binary, present, used = self._probabilities(inputs)
         if binary:
             conf, hit = p[:, 1], onehot[:, 1]
         else:
@@ -232,15 +307,15 @@ class CalibrationError(_ProbabilityMetric):
             table = np.stack(
                 [np.bincount(b, weights=values[:, j], minlength=self.n_bins) for j in range(3)], 1
             )
-            return "uniform", table, n
+            return "uniform", table, n, present, used
         ids = probability_keys(conf) >> np.uint64(52 - self.resolution)
-        return "quantile", ids, values, n
+        return "quantile", ids, values, n, present, used
 
     def _apply(self, state: Any, batch: tuple[Any, ...]) -> None:
         if batch[0] == "uniform":
-            state.add(batch[1], batch[2])
+            state.add(batch[1], batch[2], labels=batch[3], used=batch[4])
         else:
-            state.add(batch[1], batch[2], batch[3])
+            state.add(batch[1], batch[2], batch[3], labels=batch[4], used=batch[5])
 
     def _bins(self, state: Any) -> tuple[np.ndarray, np.ndarray]:
         """(per-bin sums [w, w conf, w hit], edges)."""

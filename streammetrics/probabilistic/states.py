@@ -10,6 +10,7 @@ import numpy as np
 from .._core.schema import Array, Int, Schema
 from .._core.state import State
 from ..errors import InputError, MergeError
+from ..ranking.positive import PositiveRule, plan, read_seen
 
 
 class SumTable(State):
@@ -27,10 +28,21 @@ class SumTable(State):
         ([1.5, 2.0], 3)
     """
 
-    def __init__(self, shape: tuple[int, ...], integer: bool = False, revertible: bool = False) -> None:
+    def __init__(
+        self,
+        shape: tuple[int, ...],
+        integer: bool = False,
+        revertible: bool = False,
+        rule: PositiveRule | None = None,
+        flip: str | None = None,
+    ) -> None:
         self.shape = tuple(int(x) for x in shape)
         self.integer = integer
         self._revertible = revertible
+        #: The positive-label rule of binary input (:mod:`streammetrics.ranking.positive`) and how
+        #: the table swaps its negative and positive sides (``"loss"``, ``"brier"`` or ``None``).
+        self.rule = rule
+        self.flip = flip
         self.reset()
 
     @property
@@ -43,38 +55,71 @@ class SumTable(State):
     def reset(self) -> None:
         self.table = np.zeros(self.shape, np.int64 if self.integer else np.float64)
         self._n = 0
+        #: The distinct binary labels seen so far, sorted.
+        self.seen: tuple[Any, ...] = ()
+
+    def flipped(self, table: np.ndarray) -> np.ndarray:
+        """``table`` (the state's or a batch's) with the negative and positive sides swapped."""
+        out = table.astype(np.float64, copy=True)
+        if self.flip == "loss":  # [loss, loss with the other label positive, weight]
+            out[[0, 1]] = out[[1, 0]]
+        elif self.flip == "brier":  # row 0: [loss, weight, flipped loss]; bins: [w, wf, wo, wf^2, wfo]
+            out[0, [0, 2]] = out[0, [2, 0]]
+            out[1:, 2] = out[1:, 0] - out[1:, 2]
+            out[1:, 4] = out[1:, 1] - out[1:, 4]
+        return out
 
     @property
     def n_samples(self) -> int:
         return self._n
 
-    def add(self, delta: np.ndarray, n_rows: int, sign: int = 1) -> None:
+    def add(
+        self, delta: np.ndarray, n_rows: int, sign: int = 1, labels: tuple[Any, ...] = (), used: Any = None
+    ) -> None:
+        """Add (``sign=-1``: take out) a batch's table; binary input also gives the batch's distinct
+        ``labels`` and the positive label ``used`` for it (see :meth:`ScoreSketch.add`)."""
         if delta.shape != self.table.shape:
             raise InputError(f"internal: table of shape {delta.shape}, expected {self.table.shape}")
-        if self.table.dtype.kind == "i" and delta.dtype.kind == "i":
-            new = self.table + sign * delta
+        if sign < 0 and n_rows > self._n:
+            raise InputError(f"y_true: expected at most the {self._n} rows added, found {n_rows} to revert")
+        if sign < 0 and set(labels) - set(self.seen) and self.rule is not None and self.rule.tracked:
+            raise InputError(f"y_true: expected labels seen before {list(self.seen)}, found {list(labels)}")
+        seen, flip_state, flip_batch = plan(self.rule, self.seen, labels, used)
+        table = self.flipped(self.table) if flip_state else self.table
+        if flip_batch:
+            delta = self.flipped(delta)
+        if table.dtype.kind == "i" and delta.dtype.kind == "i":
+            new = table + sign * delta
         else:
-            new = self.table.astype(np.float64) + sign * delta.astype(np.float64)
+            new = table.astype(np.float64) + sign * delta.astype(np.float64)
         if sign < 0 and new.size and new.min() < 0 and self.integer:
             raise InputError("y_true: reverting rows that were never added (counts would go negative)")
-        self.table = new
-        self._n += sign * n_rows
+        if sign < 0 and self._n == n_rows and not self.integer:
+            new = np.zeros_like(new)  # every row taken out: no rounding residue is left
+        self.table, self._n, self.seen = new, self._n + sign * n_rows, seen
 
     def merge(self, other: State) -> None:
         self.check_mergeable(other)
         assert isinstance(other, SumTable)
-        if self.table.dtype.kind == "i" and other.table.dtype.kind == "i":
-            self.table = self.table + other.table
+        seen, flip_self, flip_other = plan(self.rule, self.seen, other.seen, _positive_of(other))
+        mine = self.flipped(self.table) if flip_self else self.table
+        theirs = self.flipped(other.table) if flip_other else other.table
+        if mine.dtype.kind == "i" and theirs.dtype.kind == "i":
+            table = mine + theirs
         else:
-            self.table = self.table.astype(np.float64) + other.table.astype(np.float64)
-        self._n += other._n
+            table = mine.astype(np.float64) + theirs.astype(np.float64)
+        self.table, self._n, self.seen = table, self._n + other._n, seen
 
     def to_dict(self) -> dict[str, Any]:
-        return {"table": self.table, "n_samples": self._n}
+        out = {"table": self.table, "n_samples": self._n}
+        if self.seen:
+            out["seen"] = list(self.seen)
+        return out
 
     def load_dict(self, data: dict[str, Any]) -> None:
+        seen, data = read_seen(data, "SumTable state")
         values = _table_fields(self.shape, self.integer).read(data)
-        self.table, self._n = values["table"], values["n_samples"]
+        self.table, self._n, self.seen = values["table"], values["n_samples"], seen
 
     def check(self) -> None:
         _table_fields(self.shape, self.integer).check({"table": self.table, "n_samples": self._n})
@@ -97,9 +142,12 @@ class KeyedSums(State):
     weighted sums of column j (weight, confidence, correctness).
     """
 
-    def __init__(self, resolution: int, width: int) -> None:
+    def __init__(self, resolution: int, width: int, rule: PositiveRule | None = None) -> None:
         self.resolution = resolution
         self.width = width
+        #: The positive-label rule of binary input (it never swaps sides here: calibration's
+        #: positive label is 1 or ``pos_label``); the labels seen refuse a third one.
+        self.rule = rule
         self.reset()
 
     def config(self) -> dict[str, Any]:
@@ -109,12 +157,16 @@ class KeyedSums(State):
         self.ids = np.empty(0, np.uint64)
         self.sums = np.zeros((0, self.width))
         self._n = 0
+        self.seen: tuple[Any, ...] = ()
 
     @property
     def n_samples(self) -> int:
         return self._n
 
-    def add(self, ids: np.ndarray, values: np.ndarray, n_rows: int) -> None:
+    def add(
+        self, ids: np.ndarray, values: np.ndarray, n_rows: int, labels: tuple[Any, ...] = (), used: Any = None
+    ) -> None:
+        seen, _, _ = plan(self.rule, self.seen, labels, used)
         uniq, inv = np.unique(ids, return_inverse=True)
         sums = (
             np.stack(
@@ -129,19 +181,26 @@ class KeyedSums(State):
         )
         self.ids, self.sums = _union(self.ids, self.sums, uniq, sums)
         self._n += n_rows
+        self.seen = seen
 
     def merge(self, other: State) -> None:
         self.check_mergeable(other)
         assert isinstance(other, KeyedSums)
+        seen, _, _ = plan(self.rule, self.seen, other.seen, _positive_of(other))
         self.ids, self.sums = _union(self.ids, self.sums, other.ids, other.sums)
         self._n += other._n
+        self.seen = seen
 
     def to_dict(self) -> dict[str, Any]:
-        return {"ids": self.ids, "sums": self.sums, "n_samples": self._n}
+        out = {"ids": self.ids, "sums": self.sums, "n_samples": self._n}
+        if self.seen:
+            out["seen"] = list(self.seen)
+        return out
 
     def load_dict(self, data: dict[str, Any]) -> None:
+        seen, data = read_seen(data, "KeyedSums state")
         values = _KEYED_FIELDS.read(data, width=self.width)
-        self.ids, self.sums, self._n = values["ids"], values["sums"], values["n_samples"]
+        self.ids, self.sums, self._n, self.seen = values["ids"], values["sums"], values["n_samples"], seen
 
     def check(self) -> None:
         _KEYED_FIELDS.check({"ids": self.ids, "sums": self.sums, "n_samples": self._n}, width=self.width)
@@ -153,6 +212,13 @@ _KEYED_FIELDS = Schema(
     sums=Array("f", shape=("ids", "width")),
     n_samples=Int(low=0),
 )
+
+
+def _positive_of(s: Any) -> Any:
+    """The positive label of a state's binary rows under its rule (``None``: no label seen)."""
+    if s.rule is None or not s.rule.tracked or not s.seen:
+        return None
+    return s.rule.positive(s.seen)
 
 
 def _union(ids_a, sums_a, ids_b, sums_b):

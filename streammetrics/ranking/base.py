@@ -21,6 +21,7 @@ from .._core.state import canonical_json, describe_difference
 from ..errors import InputError, MergeError
 from . import formulas as f
 from .keys import keys_of
+from .positive import PositiveRule, plain_labels, union
 from .rows import ScoreRows
 from .sketch import EXACT, BinaryHistogram, ScoreSketch
 
@@ -67,6 +68,8 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch]):
     prediction: ClassVar[str | None] = "scores"
     #: 2: compact sketch state (varints, per-class extremes); version-1 states are still read.
     version: ClassVar[int] = 2
+    #: scikit-learn's rule for the positive label of binary input (:mod:`.positive`).
+    positive_rule: ClassVar[str] = "fixed"
 
     def __init__(
         self,
@@ -75,7 +78,7 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch]):
         exact: bool = False,
         resolution: int = DEFAULT_RESOLUTION,
         max_bins: int | None = DEFAULT_MAX_BINS,
-        pos_label: Any = 1,
+        pos_label: Any = None,
         labels: Any = None,
     ) -> None:
         self.input = check_option("input", input, INPUTS)
@@ -103,10 +106,13 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch]):
     def get_config(self) -> dict[str, Any]:
         return self._base_config()
 
+    def _rule(self) -> PositiveRule:
+        return PositiveRule(self.positive_rule, self.pos_label)
+
     def _make_state(self) -> ScoreSketch:
         if self.exact:
-            return ScoreSketch(resolution=EXACT, max_bins=None)
-        return ScoreSketch(resolution=self.resolution, max_bins=self.max_bins)
+            return ScoreSketch(resolution=EXACT, max_bins=None, rule=self._rule())
+        return ScoreSketch(resolution=self.resolution, max_bins=self.max_bins, rule=self._rule())
 
     def check_compatible(self, other: Metric[Any]) -> None:
         """As :meth:`Metric.check_compatible`, but a different ``resolution`` is allowed."""
@@ -175,29 +181,22 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch]):
             mode = "multiclass"
         else:
             yt = inputs.labels(0, "y_true")
-            positive = (
-                yt == self.pos_label if yt.dtype.kind != "U" or isinstance(self.pos_label, str) else None
+            rule = self._rule()
+            # a row of weight 0 is a row left out (the weights law): its label is not seen
+            present = (
+                plain_labels(np.unique(yt if weights is None else yt[weights > 0])) if rule.tracked else ()
             )
-            if positive is None:
-                raise InputError(
-                    f"y_true: expected labels comparable to pos_label={self.pos_label!r}, found strings"
-                )
-            negatives = yt[~positive]
-            if negatives.size and (
-                negatives.min() != negatives.max()
-                if negatives.dtype.kind != "U"
-                else np.unique(negatives).size > 1
-            ):
-                raise InputError(
-                    f"y_true: expected binary labels (pos_label={self.pos_label!r} and one other), found "
-                    f"{np.unique(yt)[:6].tolist()}; pass a 2-D y_score for multiclass"
-                )
+            seen = getattr(self._state, "seen", ())
+            used = rule.positive(union(seen, present)) if rule.tracked else rule.pos_label
+            groups = (yt == used).astype(np.int64) if used is not None else np.zeros(n, np.int64)
             layout = (1, 2)
-            groups = positive.astype(np.int64)
             mode = "binary"
+            self._check_mode(mode)
+            keys = inputs.derived((1, "sketch keys", self.input), lambda: keys_of(scores, self.input))
+            return keys, groups, weights, layout, n, mode, present, used
         self._check_mode(mode)
         keys = inputs.derived((1, "sketch keys", self.input), lambda: keys_of(scores, self.input))
-        return keys, groups, weights, layout, n, mode
+        return keys, groups, weights, layout, n, mode, (), None
 
     def _class_index(self, yt: np.ndarray, k: int) -> np.ndarray:
         if self.labels is not None:
@@ -225,15 +224,29 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch]):
         """Reject input kinds this metric cannot evaluate."""
 
     def _apply(self, state: ScoreSketch, batch: tuple[Any, ...]) -> None:
-        keys, groups, weights, layout, n, mode = batch
+        keys, groups, weights, layout, n, mode, present, used = batch
         state.add(
-            keys, np.broadcast_to(groups, keys.shape), weights, layout, n, multilabel=mode == "multilabel"
+            keys,
+            np.broadcast_to(groups, keys.shape),
+            weights,
+            layout,
+            n,
+            multilabel=mode == "multilabel",
+            labels=present,
+            used=used,
         )
 
     def _unapply(self, state: ScoreSketch, batch: tuple[Any, ...]) -> None:
-        keys, groups, weights, layout, n, mode = batch
+        keys, groups, weights, layout, n, mode, present, used = batch
         state.remove(
-            keys, np.broadcast_to(groups, keys.shape), weights, layout, n, multilabel=mode == "multilabel"
+            keys,
+            np.broadcast_to(groups, keys.shape),
+            weights,
+            layout,
+            n,
+            multilabel=mode == "multilabel",
+            labels=present,
+            used=used,
         )
 
     def _is_empty(self, state: ScoreSketch) -> bool:

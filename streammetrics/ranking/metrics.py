@@ -47,21 +47,24 @@ def _undefined(name: str, est: f.Estimate) -> f.Estimate:
 class ROCAUC(RankingMetric):
     """Area under the ROC curve, P(score+ > score-) + P(tie)/2, as :func:`sklearn.metrics.roc_auc_score`.
 
-    Binary, multiclass (``multi_class="ovr"`` or ``"ovo"``, ``average="macro"`` or
-    ``"weighted"``) and multilabel (``average="macro"``, ``"weighted"``, ``"micro"`` or ``None``).
-    ``max_fpr`` gives the McClish-standardized partial AUC (binary). :meth:`bounds` returns a
-    guaranteed ``(low, high)``; with ``exact=True`` the value is exact. One class only warns
+    Binary, multiclass (``multi_class="ovr"`` or ``"ovo"``, ``average="macro"``, ``"weighted"``,
+    or ``"micro"`` with ``"ovr"``) and multilabel (``average="macro"``, ``"weighted"``, ``"micro"``
+    or ``None``). ``max_fpr`` gives the McClish-standardized partial AUC (binary, multilabel).
+    :meth:`bounds` returns a guaranteed ``(low, high)``; with ``exact=True`` the value is exact. One class only warns
     :class:`~streammetrics.UndefinedMetricWarning` and returns NaN (scikit-learn raises).
     ``multi_class`` defaults to ``"ovr"`` (scikit-learn requires it to be given).
 
     Args:
         average: Multiclass and multilabel input: ``"macro"`` (default; plain mean), ``"weighted"`` (by
-            prevalence), ``"micro"`` (multilabel: all cells pooled) or ``None`` (an array, one value per class
-            or label). Binary input ignores it.
-        multi_class: ``"ovr"`` (default; each class against the rest) or ``"ovo"`` (every pair of classes, as
-            Hand and Till).
+            prevalence), ``"micro"`` (multilabel, and multiclass with ``multi_class="ovr"``: every (row, class)
+            cell pooled, as scikit-learn) or ``None`` (an array, one value per class or label). Binary input
+            ignores it.
+        multi_class: ``"ovr"`` (default; each class against the rest) or ``"ovo"`` (every pair of the classes
+            present in ``y_true``, as Hand and Till and scikit-learn: a class of ``labels`` that no row holds
+            takes no part).
         max_fpr: ``None`` (default): the whole area; a number in (0, 1]: the McClish-standardized partial area
-            up to that false positive rate (binary input).
+            up to that false positive rate (binary input, and multilabel input per label then averaged, as
+            scikit-learn; multiclass input refuses it).
         input: What ``y_score`` holds: ``"probability"`` (default; checked to lie in [0, 1], multiclass rows
             summing to 1; the sketch bins logits) or ``"score"`` (any finite real; the sketch bins relative
             score).
@@ -71,7 +74,10 @@ class ROCAUC(RankingMetric):
         resolution: Sketch bins are about ``2**-resolution`` wide (in logit or relative score): an int from 0
             to 52, default 10. Accumulators of different resolutions merge at the coarser one.
         max_bins: The most bins the sketch keeps before it coarsens (``None``: no cap); default 4000.
-        pos_label: The positive class of binary ``y_true`` (every other label is the negative one); default 1.
+        pos_label: The positive class of binary ``y_true`` (the one other label is negative). ``None``
+            (default): the greater of the two labels, as :func:`sklearn.metrics.roc_auc_score` (which has no
+            ``pos_label``); the labels seen across batches, rows and merges decide, and a third one raises
+            :class:`~streammetrics.InputError`.
         labels: The classes of the columns of a 2-D ``y_score``, in column order; ``None`` (default): ints
             ``0..K-1``.
 
@@ -84,6 +90,8 @@ class ROCAUC(RankingMetric):
         1.0
     """
 
+    positive_rule = "greater"
+
     def __init__(
         self,
         *,
@@ -94,7 +102,7 @@ class ROCAUC(RankingMetric):
         exact: bool = False,
         resolution: int = DEFAULT_RESOLUTION,
         max_bins: int | None = DEFAULT_MAX_BINS,
-        pos_label: Any = 1,
+        pos_label: Any = None,
         labels: Any = None,
     ) -> None:
         self.average = check_option("average", average, ("macro", "weighted", "micro", None))
@@ -121,28 +129,43 @@ class ROCAUC(RankingMetric):
         }
 
     def _check_mode(self, mode: str) -> None:
-        if self.max_fpr not in (None, 1.0) and mode != "binary":
-            raise InputError(f"y_score: max_fpr={self.max_fpr} needs binary input, found {mode} input")
-        if mode == "multiclass" and self.average == "micro":
-            raise InputError("y_score: average='micro' is for multilabel input, found multiclass scores")
+        if self.max_fpr not in (None, 1.0) and mode == "multiclass":
+            raise InputError(
+                f"y_score: max_fpr={self.max_fpr} is for binary and multilabel input (as scikit-learn), "
+                "found multiclass scores"
+            )
+        if mode == "multiclass" and self.average == "micro" and self.multi_class == "ovo":
+            raise InputError(
+                "y_score: average='micro' needs multi_class='ovr' for multiclass scores (as scikit-learn), "
+                "found multi_class='ovo'"
+            )
 
     def _estimate(self, s: ScoreSketch) -> f.Estimate:
         n_cols, n_cls = s.layout  # type: ignore[misc]
+        partial = self.max_fpr not in (None, 1.0)
+
+        def auc(h: BinaryHistogram) -> f.Estimate:
+            return f.partial_roc_auc(h, self.max_fpr) if partial else f.roc_auc(h)  # type: ignore[arg-type]
+
         if (n_cols, n_cls) == (1, 2):
-            h = s.binary_view(0, [1], [0])
-            est = f.partial_roc_auc(h, self.max_fpr) if self.max_fpr not in (None, 1.0) else f.roc_auc(h)
-            return _undefined("ROCAUC", est)
-        if s.multilabel:
-            if self.average == "micro":
-                return _undefined("ROCAUC", f.roc_auc(s.binary_view(-1, [1], [0])))
+            return _undefined("ROCAUC", auc(s.binary_view(0, [1], [0])))
+        if self.average == "micro" and (s.multilabel or self.multi_class == "ovr"):
+            # every (row, class) cell pooled: scikit-learn's binarized, raveled y_true
+            h = s.binary_view(-1, [1], [0]) if s.multilabel else _stack(self._views(s, refine=False))
+            return _undefined("ROCAUC", auc(h))
         if s.multilabel or self.multi_class == "ovr":
             views = self._views(s)
             return _average(
-                [f.roc_auc(h) for h in views], np.array([h.pos.sum() for h in views]), self.average, "ROCAUC"
+                [auc(h) for h in views], np.array([h.pos.sum() for h in views]), self.average, "ROCAUC"
             )
         pair_ests, pair_w = [], []
-        for a in range(n_cls):
-            for b in range(a + 1, n_cls):
+        # as scikit-learn: the pairs of the classes present in y_true (a class of labels= that
+        # no row holds takes no part)
+        present = [c for c in range(n_cls) if s.counts[:, c].sum() > 0]
+        if len(present) < 2:
+            return _undefined("ROCAUC", f.Estimate(np.nan, np.nan, np.nan))
+        for i, a in enumerate(present):
+            for b in present[i + 1 :]:
                 e1 = f.roc_auc(s.binary_view(a, [a], [b]))
                 e2 = f.roc_auc(s.binary_view(b, [b], [a]))
                 pair_ests.append(f.Estimate(*((x + y) / 2 for x, y in zip(e1, e2, strict=False))))
@@ -192,7 +215,9 @@ class AveragePrecision(RankingMetric):
         resolution: Sketch bins are about ``2**-resolution`` wide (in logit or relative score): an int from 0
             to 52, default 10. Accumulators of different resolutions merge at the coarser one.
         max_bins: The most bins the sketch keeps before it coarsens (``None``: no cap); default 4000.
-        pos_label: The positive class of binary ``y_true`` (every other label is the negative one); default 1.
+        pos_label: The positive class of binary ``y_true`` (the one other label is negative); default 1, as
+            :func:`sklearn.metrics.average_precision_score`: when two labels are seen, ``pos_label`` must be one
+            of them (else :class:`~streammetrics.InputError` naming ``pos_label``); a third label raises.
         labels: The classes of the columns of a 2-D ``y_score``, in column order; ``None`` (default): ints
             ``0..K-1``.
 
@@ -291,6 +316,8 @@ def _stack(views: list[BinaryHistogram]) -> BinaryHistogram:
 
 
 class _BinaryCurve(RankingMetric):
+    positive_rule = "curve"
+
     def _check_mode(self, mode: str) -> None:
         if mode != "binary":
             raise InputError(
@@ -320,7 +347,9 @@ class ROCCurve(_BinaryCurve):
         resolution: Sketch bins are about ``2**-resolution`` wide (in logit or relative score): an int from 0
             to 52, default 10. Accumulators of different resolutions merge at the coarser one.
         max_bins: The most bins the sketch keeps before it coarsens (``None``: no cap); default 4000.
-        pos_label: The positive class of binary ``y_true`` (every other label is the negative one); default 1.
+        pos_label: The positive class of binary ``y_true``; every other label is negative (any number of them,
+            as :func:`sklearn.metrics.roc_curve`). ``None`` (default): labels must lie in {0, 1} or {-1, 1} and 1
+            is positive; other labels raise :class:`~streammetrics.InputError` naming ``pos_label``.
         labels: The classes of the columns of a 2-D ``y_score``, in column order; ``None`` (default): ints
             ``0..K-1``.
 
@@ -339,7 +368,7 @@ class ROCCurve(_BinaryCurve):
         exact: bool = False,
         resolution: int = DEFAULT_RESOLUTION,
         max_bins: int | None = DEFAULT_MAX_BINS,
-        pos_label: Any = 1,
+        pos_label: Any = None,
         labels: Any = None,
     ) -> None:
         self.drop_intermediate = check_option("drop_intermediate", drop_intermediate, (True, False))
@@ -409,7 +438,9 @@ class PRCurve(_BinaryCurve):
         resolution: Sketch bins are about ``2**-resolution`` wide (in logit or relative score): an int from 0
             to 52, default 10. Accumulators of different resolutions merge at the coarser one.
         max_bins: The most bins the sketch keeps before it coarsens (``None``: no cap); default 4000.
-        pos_label: The positive class of binary ``y_true`` (every other label is the negative one); default 1.
+        pos_label: The positive class of binary ``y_true``; every other label is negative (any number of them,
+            as :func:`sklearn.metrics.precision_recall_curve`). ``None`` (default): labels must lie in {0, 1} or
+            {-1, 1} and 1 is positive; other labels raise :class:`~streammetrics.InputError` naming ``pos_label``.
         labels: The classes of the columns of a 2-D ``y_score``, in column order; ``None`` (default): ints
             ``0..K-1``.
 
@@ -428,7 +459,7 @@ class PRCurve(_BinaryCurve):
         exact: bool = False,
         resolution: int = DEFAULT_RESOLUTION,
         max_bins: int | None = DEFAULT_MAX_BINS,
-        pos_label: Any = 1,
+        pos_label: Any = None,
         labels: Any = None,
     ) -> None:
         self.drop_intermediate = check_option("drop_intermediate", drop_intermediate, (True, False))

@@ -1,11 +1,11 @@
 """One-row checks of the score metrics (ranking sketch, probabilistic): the per-sample fast path.
 
-A row is a binary sample: a label (``pos_label`` or the one other label seen so far) and one
-score (a probability in [0, 1] with ``input="probability"``, any finite real with
+A row is a binary sample: a label (one the positive-label rule admits with those seen so far,
+see :mod:`streammetrics.ranking.positive`) and one score (a probability in [0, 1] with ``input="probability"``, any finite real with
 ``input="score"``). The buffer keeps ``(label, score)`` pairs and applies them as one batch (see
 :mod:`streammetrics._core.onerow`). Everything a batch of these rows would refuse is refused when
-the row is offered: a label not comparable to ``pos_label``, a second negative label (a batch
-holds at most two labels), a score out of range, a binary row for a state that holds class
+the row is offered: a label the rule refuses with the labels seen before (a third one, strings
+without ``pos_label``), a score out of range, a binary row for a state that holds class
 columns. Multiclass and multilabel samples are 2-D: they go as batches.
 
 Examples:
@@ -27,13 +27,14 @@ import numpy as np
 
 from .._core.rowvalues import LABEL_TYPES, NUMBER_TYPES, label_of, number_of
 from ..errors import InputError
+from .positive import union
 
 
 class ScoreRows:
     """Checks one ``(y_true, score)`` row against a binary score metric's rules.
 
-    ``truths`` holds the labels a row may carry without a check (``pos_label`` and the negative
-    label once one has been admitted); the hot path reads this very set. ``low``/``high`` bound
+    ``truths`` holds the labels a row may carry without a check (those admitted so far); the hot
+    path reads this very set. ``low``/``high`` bound
     the score (``[0, 1]`` or the finite reals).
     """
 
@@ -43,24 +44,29 @@ class ScoreRows:
     def __init__(self, rules: Any, state: Any) -> None:
         self.rules = rules
         self.name = rules.roles[1]
-        self.pos = rules.pos_label
+        #: scikit-learn's rule for the positive label (:mod:`streammetrics.ranking.positive`).
+        self.rule = rules._rule()
         self.probability = rules.input == "probability"
         self.low, self.high = (0.0, 1.0) if self.probability else (-math.inf, math.inf)
-        #: The one negative label admitted so far by the row path (``None``: none yet).
-        self.negative: Any = None
+        #: The labels admitted so far: the state's, then those of buffered rows (sorted).
+        self.admitted: tuple[Any, ...] = ()
         self.truths: set[Any] = set()
         self.refresh(state)
 
     def refresh(self, state: Any) -> None:
-        """Re-read the state: an empty one forgets the negative label (after a reset)."""
+        """Re-read the labels the state has seen (the buffer is empty when this is called)."""
         self.state = state
-        if state.n_samples == 0:
-            self.negative = None
         self.truths.clear()
+        labelled = self._labelled()
+        self.admitted = tuple(getattr(labelled, "seen", ()))
         if self._binary_state():
-            self.truths.add(self.pos)
-            if self.negative is not None:
-                self.truths.add(self.negative)
+            self.truths.update(self.admitted)
+
+    def _labelled(self) -> Any:
+        state = self.state
+        while not hasattr(state, "seen") and hasattr(state, "state"):
+            state = state.merged() if hasattr(state, "merged") else state.state
+        return state
 
     def _binary_state(self) -> bool:
         layout = getattr(self._sketch(), "layout", None)
@@ -132,24 +138,21 @@ class ScoreRows:
             raise InputError(
                 f"{self.name}: expected {layout[0]} score columns like earlier batches, found one score"
             )
-        if type(yt) is str and not isinstance(self.pos, str):
-            raise InputError(f"y_true: expected labels comparable to pos_label={self.pos!r}, found strings")
         return yt, score, (yt,)
 
     def admit(self, labels: tuple[Any, ...]) -> list[Any]:
-        """The row's label if it is a new negative one; a second negative label is refused."""
+        """The row's label if it is new; refused (:class:`InputError`) where the labels admitted
+        with it make a set the rule refuses (a third label, strings without ``pos_label``)."""
         (label,) = labels
-        if label == self.pos or (self.negative is not None and label == self.negative):
+        if label in self.admitted:
             return []
-        if self.negative is not None:
-            raise InputError(
-                f"y_true: expected binary labels (pos_label={self.pos!r} and one other), found "
-                f"{self.negative!r} and {label!r}; pass a 2-D y_score for multiclass"
-            )
+        if self.rule.tracked:
+            self.rule.positive(union(self.admitted, labels))
         return [label]
 
     def commit(self, new: list[Any]) -> None:
         if new:
-            self.negative = new[0]
+            if self.rule.tracked:
+                self.admitted = union(self.admitted, new)
             if self._binary_state():
                 self.truths.add(new[0])

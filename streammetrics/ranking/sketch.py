@@ -38,6 +38,7 @@ from .keys import EXTREME_BITS as EXTREME_BITS
 from .keys import MANTISSA_BITS, OFFSET_SHIFT
 from .keys import cell_bits as _cell_bits
 from .keys import offset_bits as _offset_bits
+from .positive import PositiveRule, plan, read_seen
 
 EXACT = MANTISSA_BITS
 _UMAX = np.iinfo(np.uint64).max
@@ -80,9 +81,13 @@ class ScoreSketch(State):
 
     revertible = True
 
-    def __init__(self, resolution: int = 10, max_bins: int | None = None) -> None:
+    def __init__(
+        self, resolution: int = 10, max_bins: int | None = None, rule: PositiveRule | None = None
+    ) -> None:
         self._resolution = resolution
         self._max_bins = max_bins
+        #: The positive-label rule of binary input (see :mod:`streammetrics.ranking.positive`).
+        self.rule = rule
         self.reset()
 
     # ------------------------------------------------------------------ protocol
@@ -97,6 +102,13 @@ class ScoreSketch(State):
         self.loose = False
         self._set(np.empty(0, np.uint64), *_empty_arrays(0, 0, np.int64))
         self._n = 0
+        #: The distinct binary labels seen so far, sorted (groups are negative/positive under
+        #: ``rule`` applied to them).
+        self.seen: tuple[Any, ...] = ()
+
+    def _flipped(self) -> tuple[np.ndarray, ...]:
+        """The arrays with the two groups of binary input swapped (negative <-> positive)."""
+        return (self.ids, *(a[:, ::-1].copy() for a in (self.counts, self.sums, self.kmin, self.kmax)))
 
     def _set(self, ids, counts, sums, kmin, kmax) -> None:
         self.ids, self.counts, self.sums, self.kmin, self.kmax = ids, counts, sums, kmin, kmax
@@ -155,23 +167,37 @@ class ScoreSketch(State):
         layout: tuple[int, int],
         n_rows: int | None = None,
         multilabel: bool = False,
+        labels: tuple[Any, ...] = (),
+        used: Any = None,
     ) -> None:
-        """Add keys (uint64, shape (n,) or (n, c)) with their groups (same shape) and row weights."""
+        """Add keys (uint64, shape (n,) or (n, c)) with their groups (same shape) and row weights.
+
+        Binary input also gives the batch's distinct ``labels`` and the positive label ``used``
+        for its groups: the labels seen grow, and the groups swap where the rule changes its mind.
+        """
         n_rows = len(keys) if n_rows is None else n_rows
         if keys.size:
             self._check_layout(layout, multilabel)
+        seen, flip_state, flip_batch = plan(self.rule, self.seen, labels, used)
         if not keys.size:
             self._n += n_rows
+            self.seen = seen
             return
+        if flip_batch:
+            groups = 1 - groups
         batch = self._batch(keys, groups, weights, layout)
-        layout_before = self.layout, self.multilabel
+        before = self.layout, self.multilabel, self.ids, self.counts, self.sums, self.kmin, self.kmax
         self.layout, self.multilabel = layout, multilabel
         try:
+            if flip_state:
+                self._set(*self._flipped())
             self._absorb(*batch, self.resolution)
-        except Exception:
-            self.layout, self.multilabel = layout_before
+        except BaseException:
+            self.layout, self.multilabel = before[:2]
+            self._set(*before[2:])
             raise
         self._n += n_rows
+        self.seen = seen
 
     def remove(
         self,
@@ -181,12 +207,22 @@ class ScoreSketch(State):
         layout: tuple[int, int],
         n_rows: int | None = None,
         multilabel: bool = False,
+        labels: tuple[Any, ...] = (),
+        used: Any = None,
     ) -> None:
         """Take out keys added before (the inverse of :meth:`add`, see the module docstring).
 
         Raises :class:`InputError`, leaving the sketch unchanged, when the rows cannot have been
-        added (more weight than the bin holds, a score outside the group's known range).
+        added (more weight than the bin holds, a score outside the group's known range, a label
+        never seen). The labels seen stay: a revert does not forget a label.
         """
+        if labels and self.rule is not None and self.rule.tracked:
+            if set(labels) - set(self.seen):
+                raise InputError(
+                    f"y_true: expected labels seen before {list(self.seen)}, found {list(labels)}"
+                )
+            if plan(self.rule, self.seen, labels, used)[2]:  # groups made under another positive label
+                groups = 1 - groups
         n_rows = len(keys) if n_rows is None else n_rows
         if n_rows > self._n:
             raise InputError(f"y_score: expected at most the {self._n} rows added, found {n_rows} to revert")
@@ -291,9 +327,17 @@ class ScoreSketch(State):
             and (other.layout != self.layout or other.multilabel != self.multilabel)
         ):
             raise MergeError(f"cannot merge score sketches of layout {other.layout} into {self.layout}")
+        seen, flip_self, flip_other = plan(self.rule, self.seen, other.seen, _positive_of(other))
+        if flip_other:
+            other = other.copy()
+            assert isinstance(other, ScoreSketch)
+            other._set(*other._flipped())
         loose = self.loose
         self.loose = self.loose or other.loose
+        before = self.ids, self.counts, self.sums, self.kmin, self.kmax
         try:
+            if flip_self:
+                self._set(*self._flipped())
             if other.layout is not None:
                 self.layout, self.multilabel = other.layout, other.multilabel
                 self._absorb(other.ids, other.counts, other.sums, other.kmin, other.kmax, other.resolution)
@@ -303,10 +347,12 @@ class ScoreSketch(State):
                 self._set(
                     *_settle(self.resolution, self.ids, self.counts, self.sums, self.kmin, self.kmax, True)
                 )
-        except Exception:
+        except BaseException:
             self.loose = loose
+            self._set(*before)
             raise
         self._n += other._n
+        self.seen = seen
 
     def coarsen(self, resolution: int) -> None:
         """Lower the resolution in place (bins nest: the result is what that resolution gives)."""
@@ -342,10 +388,14 @@ class ScoreSketch(State):
         delta-coded bin ids and LEB128 varints of counts, extremes (relative to their bin) and the
         sums that cannot be derived.
         """
-        return codec.encode(self._arrays())
+        out = codec.encode(self._arrays())
+        if self.seen:
+            out["seen"] = list(self.seen)
+        return out
 
     def load_dict(self, data: dict[str, Any]) -> None:
         where = "ScoreSketch state"
+        seen, data = read_seen(data, where)
         if isinstance(data, dict) and set(data) == _V1_KEYS:
             data = _from_v1(data, where)
         s = codec.decode(data, self._resolution)
@@ -361,6 +411,7 @@ class ScoreSketch(State):
         )
         self._set(s.ids, s.counts, s.sums, s.kmin, s.kmax)
         self._n = s.n_samples
+        self.seen = seen
 
     def check(self) -> None:
         where = _LIVE.where
@@ -454,6 +505,13 @@ class ScoreSketch(State):
             ob,
             self.resolution,
         )
+
+
+def _positive_of(s: ScoreSketch) -> Any:
+    """The positive label of a sketch's groups under its rule (``None``: no label seen)."""
+    if s.rule is None or not s.rule.tracked or not s.seen:
+        return None
+    return s.rule.positive(s.seen)
 
 
 #: The arrays of a sketch in memory (what :meth:`ScoreSketch.check` checks; the wire fields are

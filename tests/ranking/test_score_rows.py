@@ -55,7 +55,7 @@ def test_string_labels_and_logits(make, reference):
 
 BAD_ROWS = [
     ((2,), "binary labels"),  # a second negative label after 0
-    (("a",), "comparable to pos_label"),
+    (("a",), "all strings or all integers"),  # a string after int labels
     ((1, 1.5), "probabilities in \\[0, 1\\]"),
     ((1, float("nan")), "finite"),
     ((1, float("inf")), "finite"),

@@ -1,0 +1,77 @@
+"""The scikit-learn options of the ranking metrics (issue 15), each against scikit-learn, streamed.
+
+Micro-averaged multiclass ROCAUC (``average="micro"`` with ``multi_class="ovr"``), ``max_fpr`` for
+multilabel input, ``average="samples"``: in one batch, in uneven batches, and merged shards.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn import metrics as skm
+
+import streammetrics as sm
+
+CUTS = [(0, 3), (3, 31), (31, 60)]
+
+
+def _streamed(make, y, s, value=lambda m: m.compute()):
+    """The value from one batch, from uneven batches, and from shards merged through bytes."""
+    one = make().update(y, s)
+    batches = make()
+    for a, b in CUTS:
+        batches.update(y[a:b], s[a:b])
+    merged = sum(sm.from_bytes(make().update(y[a:b], s[a:b]).to_bytes()) for a, b in reversed(CUTS))
+    return [value(m) for m in (one, batches, merged)]
+
+
+def _multiclass(seed=1, k=4):
+    rng = np.random.default_rng(seed)
+    return rng.choice(k, 60), rng.dirichlet(np.ones(k), 60)
+
+
+def _multilabel(seed=2, k=3):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, (60, k))
+    return y, np.round(np.clip(y * 0.3 + rng.random((60, k)) * 0.7, 0, 1), 2)
+
+
+def test_micro_averaged_multiclass_rocauc_agrees_with_scikit_learn() -> None:
+    y, p = _multiclass()
+    ref = skm.roc_auc_score(y, p, multi_class="ovr", average="micro")
+    for value in _streamed(lambda: sm.ROCAUC(exact=True, average="micro"), y, p):
+        assert value == pytest.approx(ref, rel=1e-12)
+    lo, hi = sm.ROCAUC(resolution=4, average="micro").update(y, p).bounds()
+    assert lo <= ref <= hi
+
+
+def test_micro_with_ovo_is_refused_as_scikit_learn() -> None:
+    y, p = _multiclass()
+    with pytest.raises(ValueError):
+        skm.roc_auc_score(y, p, multi_class="ovo", average="micro")
+    with pytest.raises(sm.InputError, match="multi_class='ovr'"):
+        sm.ROCAUC(multi_class="ovo", average="micro").update(y, p)
+
+
+@pytest.mark.parametrize("average", ["macro", "weighted", "micro", None])
+def test_max_fpr_on_multilabel_input_agrees_with_scikit_learn(average) -> None:
+    y, s = _multilabel()
+    ref = skm.roc_auc_score(y, s, max_fpr=0.3, average=average)
+    for value in _streamed(lambda: sm.ROCAUC(exact=True, max_fpr=0.3, average=average), y, s):
+        np.testing.assert_allclose(value, ref, rtol=1e-12)
+    lo, hi = sm.ROCAUC(resolution=4, max_fpr=0.3, average=average).update(y, s).bounds()
+    assert np.all(np.asarray(lo) <= np.asarray(ref) + 1e-12) and np.all(
+        np.asarray(ref) <= np.asarray(hi) + 1e-12
+    )
+
+
+def test_max_fpr_on_multiclass_input_is_refused_as_scikit_learn() -> None:
+    y, p = _multiclass()
+    with pytest.raises(ValueError, match="max_fpr"):
+        skm.roc_auc_score(y, p, multi_class="ovr", max_fpr=0.3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(sm.InputError, match="max_fpr"):
+            sm.ROCAUC(max_fpr=0.3).update(y, p)
