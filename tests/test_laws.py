@@ -565,3 +565,67 @@ def test_bounds_hold_the_exact_value(case: LawCase, seed: int, ns: list[int], we
         return
     tol = case.atol + case.rtol * abs(exact)
     assert low - tol <= exact <= high + tol, f"{case.name}: {exact} outside [{low}, {high}]"
+
+
+# ----------------------------------------------------------------------------- labels beyond int64
+#: Integers no int64 label can hold, in every form a caller may pass them.
+BEYOND_INT64 = {
+    "2**63": 2**63,
+    "-2**63 - 1": -(2**63) - 1,
+    "10**30": 10**30,
+    "np.uint64(2**63)": np.uint64(2**63),
+    "1e20": 1e20,
+    "-1e19": -1e19,
+}
+
+
+def _label_arguments(batch: tuple) -> list[int]:
+    """The positions of the 1-D integer arguments: class or cluster labels (2-D 0/1 indicators
+    are refused as not 0/1 by the ordinary checks)."""
+    return [k for k, a in enumerate(batch) if np.asarray(a).dtype.kind in "iu" and np.ndim(a) == 1]
+
+
+def _with_label(a: Any, value: Any) -> np.ndarray:
+    """``a`` with its first entry ``value``, in the array a caller would build for it."""
+    if isinstance(value, np.uint64):
+        return np.concatenate([[value], np.asarray(a).ravel()[1:].astype(np.uint64)]).reshape(np.shape(a))
+    out = np.array(a, dtype=float if isinstance(value, float) else object)
+    out.flat[0] = value
+    return out
+
+
+@pytest.mark.parametrize(
+    "case", [c for c in CASES if _label_arguments(c.batch(np.random.default_rng(0), 4))], ids=str
+)
+def test_labels_beyond_int64_are_refused_on_every_path(case: LawCase) -> None:
+    """Never wrapped, never an OverflowError: InputError naming the argument and the value, the
+    state unchanged; in batches (lists, uint64, float and object arrays) and one row at a time."""
+    batch = case.batch(np.random.default_rng(1), max(4, case.min_rows))
+    base = fed(case, batch)
+    before = base.to_bytes()
+    attempts: dict[str, tuple[str, Callable[[sm.Metric], Any]]] = {}
+    for k in _label_arguments(batch):
+        roles = getattr(case.make(), "roles", ())
+        name = roles[k] if k < len(roles) else ""
+        for what, value in BEYOND_INT64.items():
+            args = (*batch[:k], _with_label(batch[k], value), *batch[k + 1 :])
+            attempts[f"batch with {what} in argument {k}"] = (name, lambda m, args=args: m.update(*args))
+            listed = (*batch[:k], [value, *np.asarray(batch[k])[1:].tolist()], *batch[k + 1 :])
+            attempts[f"list with {what} in argument {k}"] = (name, lambda m, args=listed: m.update(*args))
+            if case in SCALAR_ROW_CASES:
+                row = [a[0].item() for a in (np.asarray(b) for b in batch)]
+                row[k] = value
+                attempts[f"row with {what} in argument {k}"] = (name, lambda m, row=row: m.update(*row))
+                attempts[f"update_one with {what} in argument {k}"] = (
+                    name,
+                    lambda m, row=row: update_one(m, *row, None),
+                )
+    assert attempts
+    for what, (name, attempt) in attempts.items():
+        m = base.copy()
+        with pytest.raises(sm.InputError, match="int64") as info:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                attempt(m)
+        assert str(info.value).startswith(name), f"{what}: {info.value} does not name {name!r}"
+        assert m.to_bytes() == before, f"{what}: the state changed"

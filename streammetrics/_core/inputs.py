@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import InputError
 from . import validation as v
 
 #: ``update(y_true, prediction, sample_weight=None)``: the truth and one prediction (labels, class
@@ -72,11 +73,22 @@ class Inputs:
 
     # The accessors below are written out (no closures): they run on every batch, small ones too.
     def array(self, i: int, name: str) -> np.ndarray:
-        """Argument ``i`` as a NumPy array (lists, pandas, Arrow, CPU tensors)."""
+        """Argument ``i`` as a NumPy array (lists, pandas, Arrow, CPU tensors).
+
+        An ``(n, 1)`` column is read as 1-D ``(n,)``, as scikit-learn's ``column_or_1d``: one
+        label or value per row (never a one-label indicator or a single class-score column). An
+        ``(n, 0)`` array with rows is refused.
+        """
         memo, key = self._memo, _ARRAY[i]
         arr = memo.get(key)
         if arr is None:
-            arr = memo[key] = v.to_array(self.args[i], name)
+            arr = v.to_array(self.args[i], name)
+            if arr.ndim == 2 and arr.shape[1] <= 1:
+                if arr.shape[1] == 1:
+                    arr = arr[:, 0]
+                elif len(arr):  # no column: no label, score or value to read (not label 0)
+                    raise InputError(f"{name}: expected at least one column, found shape {arr.shape}")
+            memo[key] = arr
         return arr
 
     def labels(self, i: int, name: str) -> np.ndarray:

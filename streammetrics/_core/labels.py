@@ -32,6 +32,8 @@ class LabelSet:
         if values is None:
             arr = np.empty(0, dtype=np.int64)
         else:
+            if isinstance(values, (list, tuple)):
+                check_label_list(values)
             arr = np.asarray(values)
             if arr.dtype.kind == "b":
                 arr = arr.astype(np.int64)
@@ -161,6 +163,18 @@ class LabelSet:
             )
         except ValueError as err:
             raise StateError(f"{where}: {err}") from None
+
+
+def check_label_list(values: list[Any] | tuple[Any, ...]) -> None:
+    """Labels given as a list: one kind (NumPy would turn ``[1, "a"]`` into the strings
+    ``"1"``, ``"a"``), ints within int64 (NumPy would make them floats or wrap them)."""
+    strings = [isinstance(v, str) for v in values]
+    if any(strings) and not all(strings):
+        kinds = sorted({type(v).__name__ for v in values})
+        raise ValueError(f"labels: expected labels all strings or all integers, found a mix of {kinds}")
+    for v in values:
+        if isinstance(v, (int, np.integer)) and not -(2**63) <= int(v) < 2**63:
+            raise ValueError(f"labels: expected labels that fit in int64, found {int(v)}")
 
 
 def _same_kind(values: np.ndarray, label: Any) -> bool:

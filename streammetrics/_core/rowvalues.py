@@ -36,7 +36,7 @@ def label_of(value: Any, name: str) -> int | str:
     if t is bool or isinstance(value, np.bool_):
         return int(value)
     if isinstance(value, np.integer):
-        return int(value)
+        return label_of(int(value), name)  # np.uint64 may be beyond int64
     if isinstance(value, np.str_):
         return str(value)
     if isinstance(value, (float, np.floating)):

@@ -199,9 +199,12 @@ def as_labels(value: Any, name: str, ndim: tuple[int, ...] = (1,)) -> np.ndarray
     """Class labels as int64 or str arrays.
 
     Bools become 0/1 ints, floats must be whole numbers (0.0/1.0 from a model), object arrays
-    must hold only strings (or only numbers).
+    must hold only strings (or only numbers). An ``(n, 1)`` column is 1-D labels (scikit-learn's
+    ``column_or_1d``).
     """
     arr = to_array(value, name)
+    if arr.ndim == 2 and arr.shape[1] == 1 and ndim == (1,):
+        arr = arr[:, 0]
     check_ndim(arr, name, ndim)
     kind = arr.dtype.kind
     if kind in "iu":

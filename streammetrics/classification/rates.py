@@ -138,8 +138,17 @@ def fbeta(tp: Arr, fp: Arr, fn: Arr, tn: Arr, beta: float = 1.0) -> Arr:
         return tpr(tp, fp, fn, tn)
     if beta == 0:
         return ppv(tp, fp, fn, tn)
-    b2 = beta * beta
-    return _div((1 + b2) * tp, (1 + b2) * tp + b2 * fn + fp)
+    b2 = float(beta) * float(beta)
+    if b2 < 2.0**500:
+        return _div((1 + b2) * tp, (1 + b2) * tp + b2 * fn + fp)
+    # A huge beta (b² may even overflow to inf): divided through by b², so that no product
+    # overflows into inf / inf; the value tends to the recall (exactly it once 1 / b² is 0).
+    tp, fp, fn = (np.asarray(a, np.float64) for a in (tp, fp, fn))
+    inv = 1.0 / b2
+    num = tp * (1.0 + inv)
+    den = num + fn + fp * inv
+    # no true and no correct prediction but false positives: 0 for every finite beta
+    return np.where((den == 0) & (fp > 0), 0.0, _div(num, den))
 
 
 def jaccard(tp: Arr, fp: Arr, fn: Arr, tn: Arr) -> Arr:

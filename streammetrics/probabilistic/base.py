@@ -15,6 +15,7 @@ import numpy as np
 
 from .._core import validation as v
 from .._core.inputs import TRUTH_AND_PREDICTION, Inputs
+from .._core.labels import check_label_list
 from .._core.metric import Metric
 from .._core.onerow import OneRowMixin
 from .._core.params import check_option, plain
@@ -56,6 +57,8 @@ class _ProbabilityMetric(OneRowMixin, Metric[Any]):
         self.input = check_option("input", input, INPUTS)
         self.pos_label = plain(pos_label)
         self.labels = None if labels is None else plain(list(labels))
+        if self.labels is not None:
+            check_label_list(self.labels)  # one kind, within int64
         if self.labels is not None and len(set(map(repr, self.labels))) != len(self.labels):
             raise ValueError(f"labels: expected distinct labels, found {self.labels!r}")
         super().__init__()

@@ -24,6 +24,7 @@ backwards (exact up to rounding).
 from __future__ import annotations
 
 import functools
+import math
 import threading
 from typing import Any
 
@@ -408,10 +409,15 @@ def _chunk_stats(
         m = _wsum(dev, w, tmp) / total
         dev -= m[0] if one else m
         means.append(m)
+    mean = np.stack(means)
+    if not math.isfinite(mean.sum()):  # one reduction of a few numbers: the hot path's only cost
+        # A difference overflowed (a residual or a deviation beyond float range): redo the chunk
+        # with those rows scaled down by a power of two, so that sums give inf, not NaN.
+        return _overflowed_chunk(y_true, y_pred, w, shift, kind, total, ~np.isfinite(mean))
     out = {
         "weight": total,
         "shift": shift,
-        "mean": np.stack(means),
+        "mean": mean,
         "m2": np.stack([_wdot(d, d, w, tmp) for d in devs]),
     }
     if kind.CROSS:
@@ -423,6 +429,67 @@ def _chunk_stats(
         np.maximum(dt, EPS, out=dt)
         res /= dt
         out["sum_ape"] = _wsum(res, w, tmp)
+    return out
+
+
+#: The scale of :func:`_overflowed_chunk`: values near the float64 maximum become about 1e128.
+_DOWN = 2.0**-600
+_UP = 2.0**600
+
+
+def _overflowed_chunk(
+    y_true: np.ndarray,
+    y_pred: np.ndarray,
+    w: np.ndarray | None,
+    shift: np.ndarray,
+    kind: type[Moments],
+    total: float,
+    bad: np.ndarray,
+) -> dict[str, Any]:
+    """The moments of a chunk where a difference overflows float64 (rows ``bad`` of the mean).
+
+    Those outputs of those moment rows (y_true, y_pred or the residual) are computed on the
+    values times ``2^-600`` (exact but for values below ``1e-127``, negligible beside the values
+    beyond ``1e180`` that overflowed) and scaled back, so that what truly exceeds the float64 range is
+    ``inf`` (as scikit-learn's ``mean((y - p)^2)`` is), never ``inf - inf = NaN``; a shift
+    that overflowed (the first residual) becomes 0. The other rows are computed as usual.
+    """
+    one = y_true.ndim == 1
+    shift = shift.copy()
+    with np.errstate(over="ignore", invalid="ignore"):
+        res = y_true - y_pred
+        columns = (y_true, y_pred, res) if kind.CROSS else (res,)
+        means, devs, ups = [], [], []
+        for j, x in enumerate(columns):
+            # per output: 2^-600 where a difference overflowed (an overflowed deviation makes
+            # that output's sum of squares inf anyway), 1 elsewhere (no underflow of squares)
+            down = np.where(bad[j], _DOWN, 1.0)
+            d = down[0] if one else down
+            if bad[j].any():
+                x = (y_true * d - y_pred * d) if x is res else x * d
+                shift[j] = np.where(np.isfinite(shift[j]), shift[j], 0.0)
+            k = shift[j] * down
+            dev = x - (k[0] if one else k)
+            m = _wsum(dev, w, np.empty_like(dev)) / total
+            dev -= m[0] if one else m
+            up = np.where(bad[j], _UP, 1.0)
+            means.append(m * up)
+            devs.append(dev)
+            ups.append(up)
+        out = {
+            "weight": total,
+            "shift": shift,
+            "mean": np.stack(means),
+            "m2": np.stack(
+                [_wdot(d, d, w, np.empty_like(d)) * u * u for d, u in zip(devs, ups, strict=True)]
+            ),
+        }
+        if kind.CROSS:
+            out["cross"] = _wdot(devs[0], devs[1], w, np.empty_like(devs[0])) * ups[0] * ups[1]
+        np.abs(res, out=res)
+        out["sum_abs"] = _wsum(res, w, np.empty_like(res))
+        if "sum_ape" in kind.SUMS:
+            out["sum_ape"] = _wsum(res / np.maximum(np.abs(y_true), EPS), w, np.empty_like(res))
     return out
 
 

@@ -32,7 +32,7 @@ BAD = [
     ("outputs", (np.ones((3, 2)), np.ones((3, 3))), {}, "y_pred", "2 outputs"),
     ("three-d", (np.ones((2, 2, 2)), np.ones((2, 2, 2))), {}, "y_true", "1-D or 2-D"),
     ("three-d-pred", (np.ones(2), np.ones((2, 1, 1))), {}, "y_pred", "1-D or 2-D"),
-    ("zero-columns", (np.ones((3, 0)), np.ones((3, 0))), {}, "y_true", "at least one output"),
+    ("zero-columns", (np.ones((3, 0)), np.ones((3, 0))), {}, "y_true", "at least one column"),
     ("strings", (["a", "b"], [1.0, 2.0]), {}, "y_true", "numbers"),
     ("weight-length", ([1.0, 2.0], [1.0, 2.0]), {"sample_weight": [1.0]}, "sample_weight", "2 rows"),
     (

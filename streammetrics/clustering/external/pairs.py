@@ -28,13 +28,38 @@ import numpy as np
 from .contingency import ContingencyState
 
 
-def _totals(table: ContingencyState) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
-    """(cells, class totals, cluster totals, N); exact ints while unweighted and small."""
-    v, a, b = table.values, table.row_sums(), table.col_sums()
+def _square_sum(x: np.ndarray, exact: bool) -> Any:
+    """``sum x^2``: a Python int for counts (exact at any size), a float for weights."""
+    if x.dtype.kind == "f":
+        return float(np.dot(x, x))
+    if not exact:
+        return int(np.dot(x, x))
+    return sum(int(c) * int(c) for c in x.tolist())
+
+
+def _sums_of_squares(table: ContingencyState) -> tuple[Any, Any, Any, Any]:
+    """``(sum n_ij^2, sum a_i^2, sum b_j^2, N)``: exact Python ints while unweighted.
+
+    The squares are summed in int64 while ``N^2`` fits (below about 3e9 rows), else in Python
+    ints; products of these (about ``N^4``) are taken by the callers in Python ints too, where
+    int64 would wrap above 55,000 rows.
+    """
+    v = table.values
     n = table.total()
-    if v.dtype.kind == "i" and n >= 3_000_000_000:  # squares could overflow int64
-        v, a, b, n = v.astype(np.float64), a.astype(np.float64), b.astype(np.float64), float(n)
-    return v, a, b, n
+    exact = v.dtype.kind == "i" and n >= 3_000_000_000  # a square sum could overflow int64
+    return (
+        _square_sum(v, exact),
+        _square_sum(table.row_sums(), exact),
+        _square_sum(table.col_sums(), exact),
+        n,
+    )
+
+
+def _pairs(table: ContingencyState) -> tuple[Any, Any, Any, Any]:
+    """``(C00, C01, C10, C11)`` as Python ints (counts) or floats (weights)."""
+    s2, sa, sb, n = _sums_of_squares(table)
+    c01, c10 = sb - s2, sa - s2
+    return n * n - c01 - c10 - s2, c01, c10, s2 - n
 
 
 def pair_confusion_matrix(table: ContingencyState) -> np.ndarray:
@@ -42,26 +67,18 @@ def pair_confusion_matrix(table: ContingencyState) -> np.ndarray:
 
     ``C11``: pairs together in both labelings; ``C10``: together in the classes only; ``C01``:
     together in the clusters only; ``C00``: apart in both — as
-    :func:`sklearn.metrics.cluster.pair_confusion_matrix` (int64, float64 when weighted).
+    :func:`sklearn.metrics.cluster.pair_confusion_matrix` (int64, float64 when weighted, or
+    when a count is beyond int64: above about 3e9 rows, where scikit-learn's int64 wraps).
 
     Examples:
         >>> from streammetrics.clustering.external.contingency import contingency
         >>> pair_confusion_matrix(contingency([0, 0, 1, 1], [1, 1, 0, 0])).tolist()
         [[8, 0], [0, 4]]
     """
-    v, a, b, n = _totals(table)
-    s2 = (v * v).sum()
-    c11 = s2 - n
-    c01 = (b * b).sum() - s2
-    c10 = (a * a).sum() - s2
-    c00 = n * n - c01 - c10 - s2
-    dtype = np.float64 if isinstance(n, float) or v.dtype.kind == "f" else np.int64
-    return np.array([[c00, c01], [c10, c11]], dtype=dtype)
-
-
-def _pairs(table: ContingencyState) -> tuple[Any, Any, Any, Any]:
-    (tn, fp), (fn, tp) = pair_confusion_matrix(table).tolist()
-    return tn, fp, fn, tp
+    c00, c01, c10, c11 = _pairs(table)
+    cells = [[c00, c01], [c10, c11]]
+    exact = all(isinstance(c, int) and -(2**63) <= c < 2**63 for c in (c00, c01, c10, c11))
+    return np.array(cells, dtype=np.int64) if exact else np.array(cells, dtype=np.float64)
 
 
 def rand_index(table: ContingencyState) -> float:
@@ -107,13 +124,17 @@ def fowlkes_mallows_index(table: ContingencyState) -> float:
         >>> round(fowlkes_mallows_index(contingency([0, 0, 0, 1, 1, 1], [0, 0, 1, 1, 2, 2])), 5)
         0.4714
     """
-    v, a, b, n = _totals(table)
-    tk = (v * v).sum() - n
-    pk = (b * b).sum() - n
-    qk = (a * a).sum() - n
-    # tk / sqrt(pk qk) rather than scikit-learn's sqrt(tk/pk) sqrt(tk/qk): the same for counts,
-    # and it keeps the sign when fractional weights make the pair totals negative.
-    return float(tk / np.sqrt(pk * qk)) if tk != 0 else 0.0
+    s2, sa, sb, n = _sums_of_squares(table)
+    # Python numbers: pk * qk (about N^4) wraps int64 above 55,000 rows; Python ints are exact
+    # and divide into correctly rounded floats.
+    tk, pk, qk = s2 - n, sb - n, sa - n
+    if tk == 0:
+        return 0.0
+    if isinstance(tk, int) and isinstance(pk, int) and isinstance(qk, int):
+        return math.sqrt(tk / pk) * math.sqrt(tk / qk)  # scikit-learn's form (all three >= 0)
+    # tk / sqrt(pk qk) rather than scikit-learn's form: it keeps the sign when fractional weights
+    # make the pair totals negative.
+    return float(tk / math.sqrt(pk * qk))
 
 
 def pair_jaccard(table: ContingencyState) -> float:
