@@ -3,11 +3,15 @@ crafted states are refused at load, ``save`` and ``load`` are safe with files.""
 
 from __future__ import annotations
 
+import os
+import threading
+
 import numpy as np
 import pytest
 from sklearn import metrics as skm
 
 import streammetrics as sm
+from streammetrics._core import serialization
 
 
 # ----------------------------------------------------------------------------- weight-0 shards
@@ -53,3 +57,80 @@ def test_unweighted_counts_may_not_exceed_n_samples():
     d["state"]["matrix"] = np.array([[3, 0], [0, 2]])
     with pytest.raises(sm.StateError, match="more than n_samples=4"):
         sm.from_state_dict(d)
+
+
+# ----------------------------------------------------------------------------- files
+def test_save_leaves_no_file_when_encoding_or_writing_fails(tmp_path, monkeypatch):
+    m = sm.Accuracy().update([0, 1], [0, 1])
+    path = tmp_path / "acc.smstate"
+
+    def broken() -> bytes:
+        raise RuntimeError("cannot encode")
+
+    monkeypatch.setattr(m, "to_bytes", broken)
+    with pytest.raises(RuntimeError, match="cannot encode"):
+        m.save(path)
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.undo()
+
+    m.save(path)
+    before = path.read_bytes()
+
+    def interrupted(src, dst):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        sm.Accuracy().update([1], [0]).save(path)
+    assert list(tmp_path.iterdir()) == [path]
+    assert path.read_bytes() == before
+
+
+def _fifo_feeding(tmp_path, head: bytes) -> str:
+    """A named pipe that yields ``head`` and then zeros for ever (until its reader closes it)."""
+    path = str(tmp_path / "endless")
+    os.mkfifo(path)
+
+    def feed() -> None:
+        try:
+            with open(path, "wb") as fh:
+                fh.write(head)
+                block = bytes(1 << 16)
+                while True:
+                    fh.write(block)
+        except OSError:  # BrokenPipeError: the reader stopped, as it should
+            pass
+
+    threading.Thread(target=feed, daemon=True).start()
+    return path
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_load_reads_no_further_than_the_limit(tmp_path):
+    raw = sm.Accuracy().update([0, 1], [0, 1]).to_bytes()
+    with pytest.raises(sm.StateError, match=r"not a streammetrics state|truncated state"):
+        sm.load("/dev/zero" if os.path.exists("/dev/zero") else os.devnull)
+    huge = serialization.read_prefix(raw)._replace(payload_length=1 << 40).pack()
+    with pytest.raises(sm.StateError, match=r"exceeds the limit max_bytes=1073741824"):
+        sm.load(_fifo_feeding(tmp_path, huge))
+    path = str(tmp_path / "acc.smstate")
+    with open(path, "wb") as fh:
+        fh.write(raw)
+    with pytest.raises(sm.StateError, match=rf"exceeds the limit max_bytes={len(raw) - 1}"):
+        sm.load(path, max_bytes=len(raw) - 1)
+    assert sm.load(path, max_bytes=len(raw)).compute() == 1.0
+    endless = tmp_path / "sub"
+    endless.mkdir()
+    with pytest.raises(sm.StateError, match="more bytes follow"):
+        sm.load(_fifo_feeding(endless, raw))  # a valid state, then an endless tail
+    with pytest.raises(ValueError, match="max_bytes"):
+        sm.load(path, max_bytes=0)
+
+
+def test_show_refuses_an_endless_file_in_one_line(capsys):
+    from streammetrics.cli import main
+
+    assert main(["show", "/dev/zero" if os.path.exists("/dev/zero") else os.devnull]) == 2
+    err = capsys.readouterr().err
+    assert "not a streammetrics state" in err or "truncated state" in err
+    assert "Traceback" not in err
