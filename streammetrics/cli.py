@@ -94,10 +94,11 @@ def jsonable(value: Any) -> Any:
 def _read_state(path: str) -> tuple[Any, dict[str, Any]]:
     """Load one state file; returns the accumulator and facts about the file."""
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = serialization.read_file(path)  # capped: `show /dev/zero` ends at once
     except OSError as err:
         raise UsageError(f"cannot read {path!r}: {err.strerror or err}") from None
+    except StateError as err:
+        raise UsageError(f"{path}: {err}") from None
     try:
         header = serialization.read_header(data)
         acc = from_state_dict(serialization.decode(data))

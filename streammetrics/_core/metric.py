@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+import contextlib
 import copy
 import os
 import threading
@@ -323,11 +324,21 @@ class Metric(abc.ABC, Generic[S]):
         return cls.from_state_dict(serialization.decode(data))
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write :meth:`to_bytes` to ``path`` (atomically: a temporary file, then a rename)."""
+        """Write :meth:`to_bytes` to ``path`` (atomically: a temporary file, then a rename).
+
+        Whatever fails (encoding the state, writing, renaming; Ctrl-C included), no temporary
+        file is left behind and an existing file at ``path`` is unchanged.
+        """
+        data = self.to_bytes()  # before any file exists: an encoding error leaves nothing
         tmp = f"{os.fspath(path)}.tmp-{os.getpid()}-{threading.get_ident()}"
-        with open(tmp, "wb") as fh:
-            fh.write(self.to_bytes())
-        os.replace(tmp, path)
+        try:
+            with open(tmp, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
 
     # ----------------------------------------------------------------- Python protocol
     def __getstate__(self) -> dict[str, Any]:

@@ -62,11 +62,17 @@ def from_bytes(data: bytes) -> Metric:
     return from_state_dict(serialization.decode(data))
 
 
-def load(path: str | os.PathLike[str]) -> Metric:
+def load(path: str | os.PathLike[str], *, max_bytes: int = serialization.MAX_FILE_BYTES) -> Metric:
     """Load an accumulator saved with :meth:`Metric.save`.
 
-    Raises :class:`StateError` if the file is not a valid state (and :class:`OSError` if it
-    cannot be read).
+    Args:
+        path: The file written by :meth:`Metric.save`.
+        max_bytes: The largest state file to read (default 1 GiB); a larger one, or a file
+            that does not end where its state does, is refused after reading at most
+            ``max_bytes + 1`` bytes, so an endless or huge file never fills the memory.
+
+    Raises :class:`StateError` if the file is not a valid state or exceeds ``max_bytes`` (and
+    :class:`OSError` if it cannot be read).
 
     Examples:
         >>> import os, tempfile, streammetrics as sm
@@ -75,5 +81,4 @@ def load(path: str | os.PathLike[str]) -> Metric:
         >>> sm.load(path).compute()
         0.6666666666666666
     """
-    with open(path, "rb") as fh:
-        return from_bytes(fh.read())
+    return from_bytes(serialization.read_file(path, max_bytes=max_bytes))

@@ -53,6 +53,8 @@ Ref = int | str | None
 #: A shape: one entry per dimension (``None``: any length), or a function of the values read.
 Shape = tuple[Ref, ...] | Callable[[Mapping[str, Any]], tuple[int, ...]]
 
+#: The largest count a state holds: counts are int64, and a sum beyond this would wrap.
+INT64_MAX = 2**63 - 1
 _KIND_NAMES = {"i": "int64", "u": "uint64", "f": "float64", "b": "bool"}
 _WIDE = {"i": np.int64, "u": np.uint64, "f": np.float64, "b": np.bool_}
 
@@ -101,7 +103,9 @@ class Int(Field):
             return None
         low, high = _resolve(self.low, values), _resolve(self.high, values)
         if not _is_int(value) or (low is not None and value < low) or (high is not None and value > high):
-            raise Invalid(self._expected(low, high), repr(value))
+            raise Invalid(self._expected(low, high), _short(value))
+        if abs(value) > INT64_MAX:  # every count and size of a state is an int64
+            raise Invalid(f"{self._expected(low, high)} within int64", _short(value))
         return value
 
     def _expected(self, low: Any, high: Any) -> str:
@@ -260,6 +264,30 @@ class Array(Field):
         elif ndim is not None:
             text = f"a {ndim}-D {text[text.index(' ') + 1 :]}"
         return f"None or {text}" if self.optional else text
+
+
+def exact_total(arr: np.ndarray, where: str, name: str) -> int | float:
+    """The sum of a non-negative array: a Python int for an integer array (refused with
+    :class:`StateError` where int64 arithmetic would wrap), a float otherwise.
+
+    Examples:
+        >>> exact_total(np.array([2, 3]), "Example state", "counts")
+        5
+        >>> exact_total(np.array([2**62, 2**62]), "Example state", "counts")
+        Traceback (most recent call last):
+        ...
+        streammetrics.errors.StateError: Example state: counts must sum to at most 9223372036854775807, found a sum of 9223372036854775808
+    """
+    if arr.dtype.kind not in "iu":
+        return float(arr.sum())
+    # Non-negative entries: the partial sums only grow, so the int64 sum is exact whenever the
+    # (approximate) float sum stays well below the limit; beyond it, sum exactly in Python.
+    if float(arr.sum(dtype=np.float64)) < 2.0**62:
+        return int(arr.sum())
+    total = sum(int(v) for v in arr.ravel().tolist())
+    if total > INT64_MAX:
+        raise StateError(f"{where}: {name} must sum to at most {INT64_MAX}, found a sum of {total}")
+    return total
 
 
 def _short(value: Any) -> str:

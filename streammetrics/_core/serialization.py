@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import struct
 from typing import Any, NamedTuple
 
@@ -39,6 +40,10 @@ FORMAT_VERSION = 1
 _PREFIX = struct.Struct("<4sHHIQ16s")
 PREFIX_SIZE = _PREFIX.size  # 36
 MAX_HEADER_BYTES = 64 * 1024 * 1024
+#: The default limit on the size of a state file read by :func:`read_file` (``sm.load``,
+#: ``streammetrics show``): far above any state a metric keeps (a 10,000 x 10,000 contingency
+#: table is 800 MB), far below what reading an endless file would exhaust.
+MAX_FILE_BYTES = 1 << 30
 _ARRAY_KEY = "__ndarray__"
 # Plain numeric dtypes only: no object arrays, no structured dtypes, nothing that can carry code.
 _ALLOWED_DTYPES = {
@@ -266,6 +271,45 @@ def _read(data: bytes | bytearray | memoryview) -> tuple[Header, memoryview]:
     tree = header["tree"]
     named = tree if isinstance(tree, dict) else {}
     return Header(version, named.get("type"), named.get("version"), tree, header["arrays"]), body[header_len:]
+
+
+def read_file(path: str | os.PathLike[str], *, max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a state file, read no further than the state its prefix announces.
+
+    The fixed prefix is read first: a file that does not start with the magic (``/dev/zero``),
+    or whose prefix announces more than ``max_bytes`` bytes, is refused before anything else
+    is read; then exactly the announced bytes are read, and one more to make sure the file ends
+    there (an endless file is refused after ``max_bytes + 1`` bytes at most). The bytes are not
+    checked further: :func:`decode` does that.
+
+    Raises :class:`StateError` naming the limit or what is wrong (and :class:`OSError` when the
+    file cannot be read).
+
+    Examples:
+        >>> import os, tempfile, streammetrics as sm
+        >>> path = os.path.join(tempfile.mkdtemp(), "acc.smstate")
+        >>> sm.Accuracy().update([0, 1], [0, 0]).save(path)
+        >>> len(read_file(path)) == os.path.getsize(path)
+        True
+        >>> read_file(path, max_bytes=500)
+        Traceback (most recent call last):
+        ...
+        streammetrics.errors.StateError: state file of 505 bytes exceeds the limit max_bytes=500
+    """
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < PREFIX_SIZE:
+        raise ValueError(f"max_bytes: expected an int >= {PREFIX_SIZE}, found {max_bytes!r}")
+    with open(path, "rb") as fh:
+        head = fh.read(PREFIX_SIZE)
+        prefix = read_prefix(head)  # the magic and a whole prefix, or StateError
+        if prefix.size > max_bytes:
+            raise StateError(
+                f"state file of {prefix.size} bytes exceeds the limit max_bytes={max_bytes}"
+            )
+        rest = fh.read(prefix.size - PREFIX_SIZE + 1)
+    data = head + rest
+    if len(data) > prefix.size:
+        raise StateError(f"corrupt state file: more bytes follow the {prefix.size} its prefix announces")
+    return data
 
 
 def read_header(data: bytes | bytearray | memoryview) -> Header:

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .._core.labels import LabelSet
-from .._core.schema import Array, Check, Int, OneOf, Schema
+from .._core.schema import Array, Check, Int, OneOf, Schema, exact_total
 from .._core.state import State
 from ..errors import InputError, MergeError, StateError
 
@@ -270,11 +270,50 @@ class ConfusionCounts(State):
         self.codes, self.code_weights, self._n = values["codes"], values["code_weights"], n
 
     def check(self) -> None:
+        """Every invariant: the fields' declarations, then what they add up to.
+
+        ``n_samples`` counts rows of weight 0 too (they leave the counts unchanged), so unweighted
+        (int64) counts sum to at most ``n_samples``; multilabel rows each add 1 to every label's
+        2x2 matrix, so with unweighted counts every label's matrix sums to ``n_samples`` exactly.
+        """
+        where = _FIELDS.where
         _FIELDS.check(self.to_dict())
-        if self.matrix.dtype == np.int64:
-            totals = self.matrix.sum(axis=(1, 2)) if self.mode == "multilabel" else [self.matrix.sum()]
-            if any(int(t) != self._n for t in totals):
-                raise StateError(f"{_FIELDS.where}: unweighted counts do not sum to n_samples={self._n}")
+        k, n = self.matrix.shape[0], self._n
+        if self.mode is None:
+            if n or self.matrix.any() or self.codes.size:
+                raise StateError(f"{where}: no mode (no rows yet) but n_samples={n} or counts")
+            return
+        if self.mode == "multiclass":
+            if self.codes.size:
+                raise StateError(f"{where}: multiclass counts with per-sample codes")
+            total = exact_total(self.matrix, where, "matrix")
+            if isinstance(total, int) and total > n:
+                raise StateError(f"{where}: unweighted counts sum to {total}, more than n_samples={n}")
+            if n == 0 and total:
+                raise StateError(f"{where}: counts without rows (n_samples=0)")
+            return
+        per_label = [exact_total(self.matrix[i], where, "matrix") for i in range(k)]
+        code_total = exact_total(self.code_weights, where, "code_weights")
+        unweighted = self.matrix.dtype.kind == "i" and self.code_weights.dtype.kind == "i"
+        if unweighted and any(t != n for t in [*per_label, code_total]):
+            raise StateError(f"{where}: unweighted counts do not sum to n_samples={n}")
+        if not unweighted and not all(_close(t, code_total) for t in per_label):
+            raise StateError(f"{where}: the labels' weighted counts do not sum to the rows' weight")
+        if self.codes.size:
+            if self.codes.min() < 0 or np.any(np.diff(self.codes) <= 0):
+                raise StateError(f"{where}: codes must be distinct, sorted and non-negative")
+            tp, fp, fn, _, w = self.samplewise()
+            if (tp + fp + fn).max() > k or self.code_weights.min() <= 0:
+                raise StateError(f"{where}: a code names more than {k} labels or has no weight")
+            for part, total in (
+                (tp, self.matrix[:, 1, 1]),
+                (fp, self.matrix[:, 0, 1]),
+                (fn, self.matrix[:, 1, 0]),
+            ):
+                if not _close(float(part @ w), float(total.sum())):
+                    raise StateError(f"{where}: the per-sample codes disagree with the label counts")
+        elif code_total or any(per_label):
+            raise StateError(f"{where}: label counts without per-sample codes")
 
     # ------------------------------------------------------------------ views for formulas
     def one_vs_rest(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -297,6 +336,11 @@ class ConfusionCounts(State):
         tp = self.codes // (base * base)
         tn = n_labels - tp - fp - fn
         return (*(a.astype(np.float64) for a in (tp, fp, fn, tn)), self.code_weights.astype(np.float64))
+
+
+def _close(a: float, b: float) -> bool:
+    """Equal up to the rounding of summing weights in another order."""
+    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
 
 
 def _as(a: np.ndarray, other: np.ndarray) -> np.ndarray:
