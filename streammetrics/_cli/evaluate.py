@@ -145,7 +145,10 @@ class Setup:
     metrics: list[str] | None = None
     threshold: float = 0.5
     pos_label: Any = 1
-    labels: list[Any] | None = None  # class of each score column (multiclass)
+    #: binary: [negative, positive] from --labels; multiclass: the class of each score column
+    labels: list[Any] | None = None
+    labels_given: bool = False  # --labels was passed (else multiclass labels come from column names)
+    input: str = "probability"  # what the score columns hold: "probability" or "score"
     plots: bool = False
 
     @property
@@ -158,14 +161,21 @@ class Setup:
 def _kwargs(cls: type, setup: Setup, role: str) -> dict[str, Any]:
     accepted = _accepted(cls)
     kw: dict[str, Any] = {}
-    if setup.task in ("binary",) and "pos_label" in accepted:
-        kw["pos_label"] = setup.pos_label
+    thresholded = role == "pred" and not setup.y_pred
+    if setup.task == "binary":
+        # one positive label for every metric: the class whose probability --y-score holds
+        if "pos_label" in accepted:
+            kw["pos_label"] = setup.pos_label
+        if setup.labels is not None and "labels" in accepted:
+            kw["labels"] = setup.labels
+    if "input" in accepted and (role in ("score", "proba") or thresholded):
+        kw["input"] = setup.input
     if setup.task == "multiclass":
         if "average" in accepted and role == "pred" and getattr(cls, "whole_matrix", None) is None:
             kw["average"] = "macro"  # only where average="binary" has no multiclass meaning
         if setup.labels is not None and role in ("score", "proba") and "labels" in accepted:
             kw["labels"] = setup.labels
-        if role == "pred" and setup.y_score and not setup.y_pred and setup.labels is not None:
+        if role == "pred" and setup.labels is not None and (thresholded or setup.labels_given):
             kw["labels"] = setup.labels
     if setup.task == "multilabel" and "average" in accepted and role == "pred":
         if not getattr(cls, "multilabel_binary", False):
@@ -201,26 +211,42 @@ def build(setup: Setup) -> dict[str, MetricCollection]:
         if not has[role]:
             need = {"pred": "--y-pred", "score": "--y-score", "proba": "--y-score (probabilities)"}[role]
             raise EvaluateError(f"--metrics: {cls.__name__} needs {need} for --task {setup.task}")
-        try:
-            metric = cls(**_kwargs(cls, setup, role))
-        except (ValueError, TypeError) as err:
-            raise EvaluateError(f"--metrics: {cls.__name__}: {err}") from None
+        metric = _make(cls, setup, role)
         kw = _kwargs(cls, setup, role)
         suffix = f"_{kw['average']}" if "average" in kw else ""
         members[role][_snake(cls.__name__) + suffix] = metric
     if setup.task in ("binary", "multiclass") and has["pred"]:
         cls = metric_class("ConfusionMatrix")
-        members["pred"].setdefault("confusion_matrix", cls(**_kwargs(cls, setup, "pred")))
+        try:
+            members["pred"].setdefault("confusion_matrix", _make(cls, setup, "pred"))
+        except EvaluateError:
+            if members["pred"]:  # a requested label metric was built alike: cannot fail here
+                raise
+            # only score metrics were asked for: no matrix when scores cannot become labels
     if setup.plots and setup.task == "binary" and has["score"]:
         for extra, role in (("roc_curve", "score"), ("pr_curve", "score")):
             cls = metric_class(EXTRAS[extra.split("_")[0]])
-            members[role].setdefault(extra, cls(**_kwargs(cls, setup, role)))
+            members[role].setdefault(extra, _make(cls, setup, role))
     if setup.plots and has["proba"] and "calibration_error" not in members["proba"]:
         cls = metric_class("CalibrationError")
-        members["proba"]["calibration_error"] = cls(n_bins=10, **_kwargs(cls, setup, "proba"))
+        members["proba"]["calibration_error"] = _make(cls, setup, "proba", n_bins=10)
     if not any(members.values()):
         raise EvaluateError("--metrics: no metric to compute")
     return {role: MetricCollection(ms) for role, ms in members.items() if ms}
+
+
+def _make(cls: type[Metric[Any]], setup: Setup, role: str, **extra: Any) -> Metric[Any]:
+    """``cls`` configured for ``setup``; a refused configuration is one line naming the options."""
+    try:
+        return cls(**_kwargs(cls, setup, role), **extra)
+    except (ValueError, TypeError) as err:
+        if "negative label" in str(err) or "labels=[negative, positive]" in str(err):
+            raise EvaluateError(
+                f"--pos-label: to turn --y-score into labels with --threshold, name the negative label "
+                f"too: pass --labels NEGATIVE,{setup.pos_label} (found --pos-label {setup.pos_label!r} "
+                "without --labels)"
+            ) from None
+        raise EvaluateError(f"--metrics: {cls.__name__}: {err}") from None
 
 
 # ----------------------------------------------------------------------------- arrays
@@ -301,22 +327,7 @@ class Evaluator:
     def update(self, x: Inputs, where: str) -> None:
         s = self.setup
         if s.task == "binary":
-            for option, cols, values in (("--y-true", s.y_true, x.y_true), ("--y-pred", s.y_pred, x.pred)):
-                if values is None:
-                    continue
-                seen = self.classes | set(np.unique(values).tolist())
-                if len(seen) > 2:
-                    shown = sorted(seen, key=str)[:6]
-                    raise EvaluateError(
-                        f"--task binary: column {cols[0]!r} ({option}) makes more than two classes "
-                        f"({', '.join(map(str, shown))}); use --task multiclass"
-                    )
-                self.classes = seen
-            if any(isinstance(c, str) for c in self.classes) and s.pos_label not in self.classes:
-                raise EvaluateError(
-                    f"--pos-label: the labels are {sorted(map(str, self.classes))}; "
-                    f"pass --pos-label with one of them (found {s.pos_label!r})"
-                )
+            self._check_binary(x)
         for role, coll in self.collections.items():
             second = x.pred if role == "pred" and x.pred is not None else x.score
             if role == "proba" and s.task == "multiclass" and x.score is not None and x.score.ndim == 1:
@@ -326,6 +337,47 @@ class Evaluator:
             except InputError as err:
                 raise EvaluateError(f"{where}: {err}{_hint(s, str(err))}") from None
         self.rows += len(x.y_true)
+
+    def _check_binary(self, x: Inputs) -> None:
+        """The labels of a binary task: two at most, within ``--labels``, holding ``--pos-label``."""
+        s = self.setup
+        for option, cols, values in (("--y-true", s.y_true, x.y_true), ("--y-pred", s.y_pred, x.pred)):
+            if values is None:
+                continue
+            found = np.unique(values).tolist()
+            if s.labels is not None:
+                bad = [v for v in found if v not in s.labels]
+                if bad:
+                    raise EvaluateError(
+                        f"--labels: column {cols[0]!r} ({option}) holds {bad[0]!r}, which is not one of "
+                        f"--labels {','.join(map(str, s.labels))}"
+                    )
+            seen = self.classes | set(found)
+            if len(seen) > 2:
+                shown = sorted(seen, key=str)[:6]
+                raise EvaluateError(
+                    f"--task binary: column {cols[0]!r} ({option}) makes more than two classes "
+                    f"({', '.join(map(str, shown))}); use --task multiclass"
+                )
+            self.classes = seen
+        if s.labels is not None:
+            return
+        shown = ", ".join(map(repr, sorted(self.classes, key=str)))
+        if s.pos_label not in self.classes and (
+            len(self.classes) == 2 or any(isinstance(c, str) for c in self.classes)
+        ):
+            raise EvaluateError(
+                f"--pos-label: the labels are {shown}, without the positive label {s.pos_label!r}; "
+                "pass --pos-label with the class whose probability --y-score holds"
+                + (" and --labels NEGATIVE,POSITIVE" if s.y_score and not s.y_pred else "")
+            )
+        if s.y_score and not s.y_pred and "pred" in self.collections and s.pos_label in (0, 1):
+            negative = 1 - int(s.pos_label)  # another pos_label needs --labels to threshold (_make)
+            if self.classes - {0, 1}:
+                raise EvaluateError(
+                    f"--labels: --threshold turns --y-score into the labels {negative} and "
+                    f"{s.pos_label!r}, but the labels are {shown}; pass --labels NEGATIVE,POSITIVE"
+                )
 
     def values(self) -> tuple[dict[str, Any], list[str]]:
         """Scalar values by name (curves and the matrix left out), and the warnings raised."""
@@ -387,9 +439,9 @@ def _scalar(value: Any) -> Any:
 
 
 def _hint(setup: Setup, message: str) -> str:
-    if "probabilit" in message and setup.task == "binary":
-        return " (--y-score must hold probabilities of the positive class in [0, 1])"
-    if "binary" in message and setup.task == "binary":
+    if "probabilit" in message and setup.input == "probability" and setup.task in ("binary", "multiclass"):
+        return " (--y-score must hold probabilities in [0, 1]; pass --input score for logits or other scores)"
+    if "at most 2 labels" in message and setup.task == "binary":
         return " (use --task multiclass?)"
     if "multiclass" in message and setup.task != "multiclass":
         return " (use --task multiclass?)"

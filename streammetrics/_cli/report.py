@@ -31,10 +31,65 @@ class Result:
 
 
 def _label(text: str) -> Any:
+    """A label given on the command line, as the columns hold it: integers (also ``2.0``) become
+    ints, ``true``/``false`` become 1/0 (boolean columns are read as 0/1), anything else stays text.
+
+    Examples:
+        >>> [_label(t) for t in ("2", "-1", "2.0", "True", "cat", " b ")]
+        [2, -1, 2, 1, 'cat', 'b']
+    """
+    text = text.strip()
+    if text.lower() in ("true", "false"):
+        return int(text.lower() == "true")
     try:
         return int(text)
     except ValueError:
+        pass
+    try:
+        number = float(text)
+    except ValueError:
         return text
+    return int(number) if number.is_integer() else text
+
+
+def _label_options(
+    args: Any, task: str, y_score: list[str], y_pred: list[str]
+) -> tuple[Any, list[Any] | None]:
+    """``(pos_label, labels)`` from ``--pos-label`` and ``--labels``, checked against the task."""
+    labels = None
+    if args.labels is not None:
+        labels = [_label(part) for part in args.labels.split(",")]
+        if task not in ("binary", "multiclass"):
+            raise EvaluateError(
+                f"--labels: only --task binary or multiclass takes labels, found --task {task}"
+            )
+        if any(lab == "" for lab in labels):
+            raise EvaluateError(
+                f"--labels: expected comma-separated labels, found an empty one in {args.labels!r}"
+            )
+        if len(set(map(repr, labels))) != len(labels):
+            raise EvaluateError(f"--labels: expected distinct labels, found {args.labels!r}")
+        if task == "binary" and len(labels) != 2:
+            raise EvaluateError(
+                f"--labels: --task binary takes two labels NEGATIVE,POSITIVE, found {len(labels)} ({args.labels!r})"
+            )
+        if task == "multiclass" and y_score and len(labels) != len(y_score):
+            raise EvaluateError(
+                f"--labels: expected one label per --y-score column ({len(y_score)}), found {len(labels)}"
+            )
+        if task == "multiclass" and not y_score and len(labels) < 2:
+            raise EvaluateError(f"--labels: expected at least two labels, found {args.labels!r}")
+    if args.pos_label is not None and task != "binary":
+        raise EvaluateError(f"--pos-label: only --task binary has a positive label, found --task {task}")
+    if task != "binary":
+        return 1, labels
+    if args.pos_label is None:
+        pos_label = labels[-1] if labels is not None else 1
+    else:
+        pos_label = _label(args.pos_label)
+        if labels is not None and pos_label not in labels:
+            raise EvaluateError(f"--pos-label: {pos_label!r} is not one of --labels {args.labels!r}")
+    return pos_label, labels
 
 
 def setup_from(args: Any, existing: list[str]) -> Setup:
@@ -90,6 +145,19 @@ def setup_from(args: Any, existing: list[str]) -> Setup:
             f"--y-pred: expected {len(y_true)} columns (one per --y-true column), found {len(y_pred)}"
         )
     metrics = [m for m in args.metrics.split(",") if m.strip()] if args.metrics else None
+    pos_label, labels = _label_options(args, task, y_score, y_pred)
+    labels_given = labels is not None
+    if task == "multiclass" and y_score and labels is None:
+        labels = class_names(y_score)
+    if args.input == "score" and not y_score:
+        raise EvaluateError("--input: says what --y-score holds, but there is no --y-score column")
+    threshold = args.threshold
+    if threshold is None:
+        threshold = 0.0 if args.input == "score" else 0.5
+    elif args.input == "probability" and not 0.0 <= threshold <= 1.0:
+        raise EvaluateError(
+            f"--threshold: probabilities are in [0, 1], found {threshold:g} (pass --input score for other scores)"
+        )
     return Setup(
         task=task,
         y_true=y_true,
@@ -98,9 +166,11 @@ def setup_from(args: Any, existing: list[str]) -> Setup:
         weight=weight[0] if weight else None,
         by=by[0] if by else None,
         metrics=metrics,
-        threshold=args.threshold,
-        pos_label=_label(args.pos_label),
-        labels=class_names(y_score) if task == "multiclass" and y_score else None,
+        threshold=threshold,
+        pos_label=pos_label,
+        labels=labels,
+        labels_given=labels_given,
+        input=args.input,
         plots=bool(args.plot),
     )
 
