@@ -22,6 +22,9 @@ from ..streaming.collection import MetricCollection
 
 TASKS = ("binary", "multiclass", "multilabel", "regression", "clustering")
 
+#: the most classes whose one-vs-rest curves ``--plot`` draws (one line each)
+MAX_CURVES = 10
+
 
 class EvaluateError(Exception):
     """A user error of ``evaluate`` (one line)."""
@@ -250,34 +253,65 @@ def _make(cls: type[Metric[Any]], setup: Setup, role: str, **extra: Any) -> Metr
 
 
 # ----------------------------------------------------------------------------- arrays
-def _labels(values: np.ndarray, column: str, task: str) -> np.ndarray:
+def _cell(series: Any, where: np.ndarray) -> tuple[int, Any]:
+    """The data row (counted from 1 after the header) and value of the first cell flagged."""
+    i = int(np.flatnonzero(where)[0])
+    return int(series.index[i]) + 1, series.iloc[i]
+
+
+def _line_break(value: Any) -> str:
+    if isinstance(value, str) and ("\n" in value or "\r" in value):
+        return " (it holds a line break: a quoted newline inside the cell, or a quote never closed)"
+    return ""
+
+
+def _labels(series: Any, column: str, task: str, option: str) -> np.ndarray:
     """Class labels from a column: integers stay integers (also when read as floats)."""
+    values = series.to_numpy()
     if values.dtype.kind == "f":
-        if np.all(values == np.round(values)):
-            return values.astype(np.int64)
-        example = values[values != np.round(values)][0]
-        raise EvaluateError(
-            f"--task {task}: column {column!r} holds non-integer numbers such as {example:g}, "
-            "not class labels; use --task regression"
-        )
+        fractional = values != np.round(values)
+        if fractional.any():
+            row, example = _cell(series, fractional)
+            raise EvaluateError(
+                f"--task {task}: column {column!r} ({option}) holds non-integer numbers such as "
+                f"{example:g} (row {row}), not class labels; use --task regression"
+            )
+        return values.astype(np.int64)
     if values.dtype.kind == "b":
         return values.astype(np.int64)
     if values.dtype.kind == "O":
+        broken = np.array([bool(_line_break(v)) for v in values], dtype=bool)
+        if broken.any():
+            row, example = _cell(series, broken)
+            raise EvaluateError(
+                f"--task {task}: column {column!r} ({option}), row {row}: the label {example!r} is not "
+                "one value" + _line_break(example)
+            )
         return values.astype(str)
     return values
 
 
 def _numbers(df: Any, cols: list[str], task: str, what: str) -> np.ndarray:
+    import pandas as pd
+
     out = []
     for c in cols:
         s = df[c]
-        if s.dtype.kind not in "fiub":
-            example = s.iloc[0]
+        if s.dtype.kind in "fiub" or len(s) == 0:
+            out.append(s.to_numpy(dtype=np.float64))
+            continue
+        numbers = pd.to_numeric(s, errors="coerce")
+        bad = (numbers.isna() & s.notna()).to_numpy() | np.array(
+            [bool(_line_break(v)) for v in s], dtype=bool
+        )
+        if bad.any() or numbers.dtype.kind not in "fiu":
+            row, example = _cell(s, bad) if bad.any() else (int(s.index[0]) + 1, s.iloc[0])
             raise EvaluateError(
-                f"--task {task}: column {c!r} ({what}) is not numeric (found {example!r})"
+                f"--task {task}: column {c!r} ({what}), row {row}: {example!r} is not a number"
+                + _line_break(example)
                 + ("; use --task binary, multiclass or clustering for labels" if task == "regression" else "")
             )
-        out.append(s.to_numpy(dtype=np.float64))
+        out.append(numbers.to_numpy(dtype=np.float64))
     return out[0] if len(out) == 1 else np.stack(out, axis=1)
 
 
@@ -300,15 +334,15 @@ def arrays(df: Any, setup: Setup) -> tuple[Inputs, int]:
         y_true = _numbers(df, setup.y_true, task, "--y-true")
         pred = _numbers(df, setup.y_pred, task, "--y-pred")
     elif task == "multilabel":
-        y_true = np.stack([_labels(df[c].to_numpy(), c, task) for c in setup.y_true], axis=1)
+        y_true = np.stack([_labels(df[c], c, task, "--y-true") for c in setup.y_true], axis=1)
         pred = (
-            np.stack([_labels(df[c].to_numpy(), c, task) for c in setup.y_pred], axis=1)
+            np.stack([_labels(df[c], c, task, "--y-pred") for c in setup.y_pred], axis=1)
             if setup.y_pred
             else None
         )
     else:
-        y_true = _labels(df[setup.y_true[0]].to_numpy(), setup.y_true[0], task)
-        pred = _labels(df[setup.y_pred[0]].to_numpy(), setup.y_pred[0], task) if setup.y_pred else None
+        y_true = _labels(df[setup.y_true[0]], setup.y_true[0], task, "--y-true")
+        pred = _labels(df[setup.y_pred[0]], setup.y_pred[0], task, "--y-pred") if setup.y_pred else None
     score = _numbers(df, setup.y_score, task, "--y-score") if setup.y_score else None
     weight = _numbers(df, [setup.weight], task, "--weight") if setup.weight else None
     return Inputs(y_true, pred, score, weight), dropped
@@ -318,11 +352,18 @@ def arrays(df: Any, setup: Setup) -> tuple[Inputs, int]:
 class Evaluator:
     """The role collections of one slice of the data (the whole file, or one ``--by`` group)."""
 
-    def __init__(self, setup: Setup, collections: dict[str, MetricCollection]) -> None:
+    def __init__(self, setup: Setup, collections: dict[str, MetricCollection], curves: bool = False) -> None:
         self.setup = setup
         self.collections = {role: c.empty_like() for role, c in collections.items()}
         self.rows = 0
         self.classes: set[Any] = set()
+        #: multiclass pictures: one-vs-rest (ROCCurve, PRCurve) per score column, by class
+        self.curves: dict[Any, tuple[Metric[Any], Metric[Any]]] = {}
+        if curves and setup.plots and setup.task == "multiclass" and setup.labels and setup.y_score:
+            if len(setup.labels) <= MAX_CURVES:
+                roc, pr = metric_class("ROCCurve"), metric_class("PRCurve")
+                for label in setup.labels:
+                    self.curves[label] = (roc(input=setup.input), pr(input=setup.input))
 
     def update(self, x: Inputs, where: str) -> None:
         s = self.setup
@@ -336,6 +377,14 @@ class Evaluator:
                 coll.update(x.y_true, second, sample_weight=x.weight)
             except InputError as err:
                 raise EvaluateError(f"{where}: {err}{_hint(s, str(err))}") from None
+        if self.curves and x.score is not None:
+            for i, (label, pair) in enumerate(self.curves.items()):
+                truth = (x.y_true == label).astype(np.int64)  # one class against the rest
+                for curve in pair:
+                    try:
+                        curve.update(truth, x.score[:, i], sample_weight=x.weight)
+                    except InputError as err:
+                        raise EvaluateError(f"{where}: {err}{_hint(s, str(err))}") from None
         self.rows += len(x.y_true)
 
     def _check_binary(self, x: Inputs) -> None:
@@ -469,7 +518,7 @@ def expand_columns(spec: str | None, existing: list[str], option: str) -> list[s
             found = [c for c in existing if c.startswith(part[:-1])]
             if not found:
                 raise EvaluateError(
-                    f"{option}: no column starts with {part[:-1]!r}; the columns are {', '.join(existing)}"
+                    f"{option}: no column starts with {part[:-1]!r}; the columns are {_listing(existing)}"
                 )
             cols += found
         else:
@@ -478,9 +527,16 @@ def expand_columns(spec: str | None, existing: list[str], option: str) -> list[s
     if missing:
         what = "column" if len(missing) == 1 else "columns"
         raise EvaluateError(
-            f"{option}: no {what} {', '.join(map(repr, missing))}; the columns are {', '.join(existing)}"
+            f"{option}: no {what} {', '.join(map(repr, missing))}; the columns are {_listing(existing)}"
         )
     return cols
+
+
+def _listing(columns: list[str], limit: int = 20) -> str:
+    """Column names for a message: all of them, or the first ``limit`` and how many there are."""
+    if len(columns) <= limit:
+        return ", ".join(columns)
+    return ", ".join(columns[:limit]) + f", ... ({len(columns):,} columns)"
 
 
 def class_names(columns: list[str]) -> list[Any]:
