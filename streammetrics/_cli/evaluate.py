@@ -153,6 +153,8 @@ class Setup:
     labels_given: bool = False  # --labels was passed (else multiclass labels come from column names)
     input: str = "probability"  # what the score columns hold: "probability" or "score"
     plots: bool = False
+    #: per label column, "int" or "str" as first read: a later chunk must read alike
+    label_kinds: dict[str, str] = field(default_factory=dict)
 
     @property
     def columns(self) -> list[str]:
@@ -269,7 +271,7 @@ def _labels(series: Any, column: str, task: str, option: str) -> np.ndarray:
     """Class labels from a column: integers stay integers (also when read as floats)."""
     values = series.to_numpy()
     if values.dtype.kind == "f":
-        fractional = values != np.round(values)
+        fractional = ~np.isfinite(values) | (values != np.round(values))
         if fractional.any():
             row, example = _cell(series, fractional)
             raise EvaluateError(
@@ -289,6 +291,32 @@ def _labels(series: Any, column: str, task: str, option: str) -> np.ndarray:
             )
         return values.astype(str)
     return values
+
+
+def _consistent(
+    labels: np.ndarray, series: Any, column: str, option: str, kinds: dict[str, str]
+) -> np.ndarray:
+    """Labels of one column read alike in every chunk (pandas types each chunk on its own):
+    text after integers is refused naming the cell; integers after text become text."""
+    kind = "str" if labels.dtype.kind in "OUS" else "int"
+    first = kinds.setdefault(column, kind)
+    if first == kind or len(labels) == 0:
+        return labels
+    if first == "str":
+        return labels.astype(str)
+    numeric = np.array([_is_integer(v) for v in series.to_numpy()], dtype=bool)
+    row, example = _cell(series, ~numeric)
+    raise EvaluateError(
+        f"column {column!r} ({option}), row {row}: the label {example!r} is text, but the rows "
+        "before hold integer labels"
+    )
+
+
+def _is_integer(value: Any) -> bool:
+    try:
+        return float(value).is_integer()
+    except (TypeError, ValueError):
+        return False
 
 
 def _numbers(df: Any, cols: list[str], task: str, what: str) -> np.ndarray:
@@ -333,16 +361,17 @@ def arrays(df: Any, setup: Setup) -> tuple[Inputs, int]:
     if task == "regression":
         y_true = _numbers(df, setup.y_true, task, "--y-true")
         pred = _numbers(df, setup.y_pred, task, "--y-pred")
-    elif task == "multilabel":
-        y_true = np.stack([_labels(df[c], c, task, "--y-true") for c in setup.y_true], axis=1)
-        pred = (
-            np.stack([_labels(df[c], c, task, "--y-pred") for c in setup.y_pred], axis=1)
-            if setup.y_pred
-            else None
-        )
     else:
-        y_true = _labels(df[setup.y_true[0]], setup.y_true[0], task, "--y-true")
-        pred = _labels(df[setup.y_pred[0]], setup.y_pred[0], task, "--y-pred") if setup.y_pred else None
+
+        def labels(c: str, option: str) -> np.ndarray:
+            return _consistent(_labels(df[c], c, task, option), df[c], c, option, setup.label_kinds)
+
+        if task == "multilabel":
+            y_true = np.stack([labels(c, "--y-true") for c in setup.y_true], axis=1)
+            pred = np.stack([labels(c, "--y-pred") for c in setup.y_pred], axis=1) if setup.y_pred else None
+        else:
+            y_true = labels(setup.y_true[0], "--y-true")
+            pred = labels(setup.y_pred[0], "--y-pred") if setup.y_pred else None
     score = _numbers(df, setup.y_score, task, "--y-score") if setup.y_score else None
     weight = _numbers(df, [setup.weight], task, "--weight") if setup.weight else None
     return Inputs(y_true, pred, score, weight), dropped
@@ -469,7 +498,10 @@ class Evaluator:
             return None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return list(cm.classes), np.asarray(cm.compute())  # type: ignore[attr-defined]
+            matrix = np.asarray(cm.compute())
+        if matrix.ndim != 2:  # no weight seen (every row had weight 0): no matrix
+            return None
+        return list(cm.classes), matrix  # type: ignore[attr-defined]
 
     def collection(self) -> MetricCollection:
         """One collection holding every role's collection (what ``--save-state`` writes)."""

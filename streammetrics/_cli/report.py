@@ -150,18 +150,18 @@ def setup_from(args: Any, existing: list[str]) -> Setup:
         for option, cols in (("--y-pred", y_pred), ("--y-score", y_score)):
             if cols and len(cols) != len(y_true):
                 raise EvaluateError(
-                    f"{option}: expected {len(y_true)} columns (one per --y-true column), found {len(cols)}"
+                    f"{option}: expected {_columns(len(y_true))} (one per --y-true column), found {len(cols)}"
                 )
     if task == "regression" and len(y_pred) != len(y_true):
         raise EvaluateError(
-            f"--y-pred: expected {len(y_true)} columns (one per --y-true column), found {len(y_pred)}"
+            f"--y-pred: expected {_columns(len(y_true))} (one per --y-true column), found {len(y_pred)}"
         )
     metrics = [m for m in args.metrics.split(",") if m.strip()] if args.metrics else None
     pos_label, labels = _label_options(args, task, y_score, y_pred)
     labels_given = labels is not None
     if task == "multiclass" and y_score and labels is None:
         labels = class_names(y_score)
-    if args.input == "score" and not y_score:
+    if args.input == "score" and not y_score:  # (probability is the default: nothing to say)
         raise EvaluateError("--input: says what --y-score holds, but there is no --y-score column")
     threshold = args.threshold
     if threshold is None:
@@ -185,6 +185,10 @@ def setup_from(args: Any, existing: list[str]) -> Setup:
         input=args.input,
         plots=bool(args.plot),
     )
+
+
+def _columns(n: int) -> str:
+    return "1 column" if n == 1 else f"{n} columns"
 
 
 def _progress(disabled: bool, total: int | None) -> Any:

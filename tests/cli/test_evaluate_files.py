@@ -121,6 +121,10 @@ def test_compressed_and_tsv_files_still_read(capsys, tmp_path):
         ("y_true,y_score\n1,0.9\n0,0.1\n1,high\n", "binary", "column 'y_score' (--y-score), row 3: 'high' is not a number"),
         ("y_true,y_pred\n1,0\n0,0.5\n", "binary", "column 'y_pred' (--y-pred) holds non-integer numbers such as 0.5 (row 2)"),
         (b"y_true,y_pred\n1,\xff\n", "binary", "not a UTF-8 CSV file"),
+        # an infinite label was wrapped to -9223372036854775808
+        ("y_true,y_pred\n1,1\n0,inf\n", "binary", "column 'y_pred' (--y-pred) holds non-integer numbers such as inf (row 2)"),
+        # integer labels in one chunk, text in the next: not silently two kinds of label
+        ("y_true,y_pred\n1,1\n0,0\n2,cat\n", "multiclass", "column 'y_pred' (--y-pred), row 3: the label 'cat' is text, but the rows before hold integer labels"),
     ],
 )  # fmt: skip
 def test_bad_cells_and_rows_are_named(capsys, tmp_path, text, task, message):
@@ -199,3 +203,9 @@ def test_plot_says_what_it_skips(capsys, tmp_path, task, columns, skipped):
     assert [s for s in doc["plots_skipped"] if skipped in s]
     assert main(["evaluate", str(tmp_path / "t.csv"), "--task", task, *columns, "--plot", pics]) == 0
     assert f"not drawn: {skipped}" in capsys.readouterr().out
+
+
+def test_weights_all_zero_give_a_report_not_a_traceback(capsys, tmp_path):
+    path = _write(tmp_path, "t.csv", "y_true,y_pred,w\n0,2,0\n1,2,0\n")
+    assert main(["evaluate", path, "--task", "multiclass", "--weight", "w", "--labels", "0,1,2"]) == 0
+    assert "confusion matrix" not in capsys.readouterr().out  # no weight seen: no matrix
