@@ -401,6 +401,20 @@ _TRUE = {"true", "True", "TRUE"}
 _FALSE = {"false", "False", "FALSE"}
 
 
+def _has_line_break(column: Any) -> bool:
+    """Whether a text column holds ``\\n`` or ``\\r``: a scan of the raw bytes, then exactly."""
+    import pyarrow.compute as pc
+
+    for chunk in column.chunks:
+        data = chunk.buffers()[2] if len(chunk.buffers()) > 2 else None
+        if data is None:
+            continue
+        raw = np.frombuffer(data, dtype=np.uint8)
+        if ((raw == 10) | (raw == 13)).any() and pc.any(pc.match_substring_regex(chunk, "[\\r\\n]")).as_py():
+            return True
+    return False
+
+
 def typed_frame(table: Any) -> Any:
     """A pandas DataFrame of text columns typed as pandas would: int64, float64, bool, else
     strings (object, ``None`` for missing). A column mixing numbers and words stays text, so the
@@ -413,13 +427,27 @@ def typed_frame(table: Any) -> Any:
     for name, column in zip(table.column_names, table.columns, strict=True):
         data[name] = None
         # a line break in a cell is never a number: keep the text, the caller names the cell
-        broken = pc.any(pc.match_substring_regex(column, "[\\r\\n]")).as_py()
-        for target in () if broken else (pa.int64(), pa.float64()):
+        broken = _has_line_break(column)
+        if not broken:
             try:
-                data[name] = pc.cast(column, target).to_numpy(zero_copy_only=False)
-                break
+                floats = pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False)
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-                continue
+                floats = None
+            if floats is not None:
+                data[name] = floats
+                if (
+                    not column.null_count
+                    and np.all(np.isfinite(floats))
+                    and np.all(floats == np.round(floats))
+                ):
+                    # whole numbers: int64, exactly (a float64 holds integers exactly up to 2**53)
+                    big = floats.size and np.abs(floats).max() >= 2.0**53
+                    try:
+                        data[name] = (
+                            pc.cast(column, pa.int64()).to_numpy() if big else floats.astype(np.int64)
+                        )
+                    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                        pass  # "1.0" or beyond int64: keep the floats
         if data[name] is None:
             values = column.to_pylist()
             present = {v for v in values if v is not None}
@@ -428,8 +456,6 @@ def typed_frame(table: Any) -> Any:
                 data[name] = flags.astype(bool) if column.null_count == 0 else flags
             else:
                 data[name] = np.array(values, dtype=object)
-        elif column.null_count and data[name].dtype.kind == "i":
-            data[name] = pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False)
     return pd.DataFrame(data, index=range(table.num_rows))
 
 
