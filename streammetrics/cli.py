@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import io
 import json
 import math
 import sys
@@ -340,9 +341,11 @@ def run_evaluate(args: argparse.Namespace, out: Any) -> int:
 
     try:
         result = report.evaluate(args)
+        text = io.StringIO()  # the whole report first: a refusal leaves no half report
+        report.write(result, args.json, text)
     except (EvaluateError, ReadError) as err:
         raise UsageError(str(err)) from None
-    report.write(result, args.json, out)
+    out.write(text.getvalue())
     return 0
 
 

@@ -468,7 +468,10 @@ class Evaluator:
                         continue
                     if self.setup.plots and name == "calibration_error" and name not in self._asked():
                         continue
-                    value = metric.compute()
+                    try:
+                        value = metric.compute()
+                    except (ValueError, TypeError, ArithmeticError) as err:  # a refusal: one line
+                        raise EvaluateError(f"{name}: {err}") from None
                     if hasattr(value, "value") and hasattr(value, "low"):  # an estimate with bounds
                         value = value.value
                     out[name] = _scalar(value)
@@ -521,6 +524,8 @@ def _scalar(value: Any) -> Any:
 
 def _hint(setup: Setup, message: str) -> str:
     if "probabilit" in message and setup.input == "probability" and setup.task in ("binary", "multiclass"):
+        if "input='score'" in message:
+            return " (on the command line: --input score)"
         return " (--y-score must hold probabilities in [0, 1]; pass --input score for logits or other scores)"
     if "at most 2 labels" in message and setup.task == "binary":
         return " (use --task multiclass?)"

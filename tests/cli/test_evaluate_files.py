@@ -209,3 +209,15 @@ def test_weights_all_zero_give_a_report_not_a_traceback(capsys, tmp_path):
     path = _write(tmp_path, "t.csv", "y_true,y_pred,w\n0,2,0\n1,2,0\n")
     assert main(["evaluate", path, "--task", "multiclass", "--weight", "w", "--labels", "0,1,2"]) == 0
     assert "confusion matrix" not in capsys.readouterr().out  # no weight seen: no matrix
+
+
+def test_a_metric_refusing_at_compute_is_one_line_and_no_half_report(capsys, tmp_path, monkeypatch):
+    import streammetrics as sm
+
+    def refuse(self):
+        raise ValueError("cannot compute this")
+
+    monkeypatch.setattr(sm.MCC, "compute", refuse)
+    path = _write(tmp_path, "t.csv", "y_true,y_pred,g\n0,1,x\n1,1,y\n")
+    line = _error(capsys, path, "--task", "binary", "--by", "g")
+    assert line == "streammetrics: error: mcc: cannot compute this"
