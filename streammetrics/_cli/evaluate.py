@@ -555,7 +555,7 @@ def expand_columns(spec: str | None, existing: list[str], option: str) -> list[s
             found = [c for c in existing if c.startswith(part[:-1])]
             if not found:
                 raise EvaluateError(
-                    f"{option}: no column starts with {part[:-1]!r}; the columns are {_listing(existing)}"
+                    f"{option}: no column starts with {part[:-1]!r}; the columns are {column_listing(existing)}"
                 )
             cols += found
         else:
@@ -564,12 +564,12 @@ def expand_columns(spec: str | None, existing: list[str], option: str) -> list[s
     if missing:
         what = "column" if len(missing) == 1 else "columns"
         raise EvaluateError(
-            f"{option}: no {what} {', '.join(map(repr, missing))}; the columns are {_listing(existing)}"
+            f"{option}: no {what} {', '.join(map(repr, missing))}; the columns are {column_listing(existing)}"
         )
     return cols
 
 
-def _listing(columns: list[str], limit: int = 20) -> str:
+def column_listing(columns: list[str], limit: int = 20) -> str:
     """Column names for a message: all of them, or the first ``limit`` and how many there are."""
     if len(columns) <= limit:
         return ", ".join(columns)

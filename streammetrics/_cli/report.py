@@ -18,10 +18,10 @@ from .evaluate import (
     Evaluator,
     Inputs,
     Setup,
-    _listing,
     arrays,
     build,
     class_names,
+    column_listing,
     expand_columns,
 )
 from .readers import Table
@@ -64,9 +64,7 @@ def _label(text: str) -> Any:
     return int(number) if number.is_integer() else text
 
 
-def _label_options(
-    args: Any, task: str, y_score: list[str], y_pred: list[str]
-) -> tuple[Any, list[Any] | None]:
+def _label_options(args: Any, task: str, y_score: list[str]) -> tuple[Any, list[Any] | None]:
     """``(pos_label, labels)`` from ``--pos-label`` and ``--labels``, checked against the task."""
     labels = None
     if args.labels is not None:
@@ -127,7 +125,7 @@ def setup_from(args: Any, existing: list[str]) -> Setup:
         raise EvaluateError(f"{'--weight' if len(weight) > 1 else '--by'}: expected one column")
     if not y_pred and not y_score:
         needs = "--y-pred" if task in ("regression", "clustering") else "--y-pred or --y-score"
-        raise EvaluateError(f"evaluate: expected {needs}; the columns are {_listing(existing)}")
+        raise EvaluateError(f"evaluate: expected {needs}; the columns are {column_listing(existing)}")
     if task in ("binary", "multiclass", "clustering") and len(y_true) != 1:
         raise EvaluateError(f"--y-true: --task {task} takes one column, found {len(y_true)}")
     if task in ("binary", "multiclass", "clustering") and len(y_pred) > 1:
@@ -157,7 +155,7 @@ def setup_from(args: Any, existing: list[str]) -> Setup:
             f"--y-pred: expected {_columns(len(y_true))} (one per --y-true column), found {len(y_pred)}"
         )
     metrics = [m for m in args.metrics.split(",") if m.strip()] if args.metrics else None
-    pos_label, labels = _label_options(args, task, y_score, y_pred)
+    pos_label, labels = _label_options(args, task, y_score)
     labels_given = labels is not None
     if task == "multiclass" and y_score and labels is None:
         labels = class_names(y_score)
