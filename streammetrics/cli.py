@@ -5,7 +5,7 @@ Subcommands::
     streammetrics evaluate PATH --task TASK [--y-true COL] [--y-pred COL] [--y-score COL]
                   [--weight COL] [--by COL] [--metrics a,b] [--chunksize N] [--json]
                   [--plot DIR] [--save-state FILE] [--format F] [--threshold T] [--pos-label L]
-                  [--no-progress]
+                  [--labels A,B] [--input probability|score] [--no-progress]
     streammetrics demo [--plot DIR] [--rows N] [--json]
     streammetrics merge STATE_FILE... [--json] [--save-state FILE]
     streammetrics show STATE_FILE [--json]
@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import io
 import json
 import math
 import sys
@@ -279,11 +280,30 @@ def add_evaluate(subparsers: Any) -> None:
     )
     p.add_argument(
         "--threshold",
-        type=float,
-        default=0.5,
-        help="binary: predict positive when score >= T (used without --y-pred; default 0.5)",
+        type=_finite_float,
+        help="binary, multilabel: predict positive when score >= T (used without --y-pred; default "
+        "0.5 for probabilities, 0 for --input score)",
     )
-    p.add_argument("--pos-label", default="1", help="binary: the positive label (default 1)")
+    p.add_argument(
+        "--pos-label",
+        metavar="L",
+        help="binary: the positive label, whose probability --y-score holds (default: the last of "
+        "--labels, else 1)",
+    )
+    p.add_argument(
+        "--labels",
+        metavar="A,B,...",
+        help="binary: the two classes NEGATIVE,POSITIVE (needed to threshold scores when the labels "
+        "are not 0/1; write --labels=-1,1 for a leading minus); multiclass: the class of each "
+        "--y-score column, in order (default: from the column names)",
+    )
+    p.add_argument(
+        "--input",
+        choices=("probability", "score"),
+        default="probability",
+        help="what --y-score holds: probabilities in [0, 1] (default) or any real scores such as "
+        "logits (log loss, Brier and calibration then apply a sigmoid or softmax)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout instead of text")
     p.add_argument(
         "--plot", metavar="DIR", help="write ROC, PR, calibration and confusion-matrix PNGs to DIR"
@@ -293,6 +313,16 @@ def add_evaluate(subparsers: Any) -> None:
         "--no-progress", action="store_true", help="no progress bar (it is off when stderr is not a terminal)"
     )
     p.set_defaults(handler=run_evaluate)
+
+
+def _finite_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, found {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, found {text!r}")
+    return value
 
 
 def _positive_int(text: str) -> int:
@@ -312,9 +342,11 @@ def run_evaluate(args: argparse.Namespace, out: Any) -> int:
 
     try:
         result = report.evaluate(args)
+        text = io.StringIO()  # the whole report first: a refusal leaves no half report
+        report.write(result, args.json, text)
     except (EvaluateError, ReadError) as err:
         raise UsageError(str(err)) from None
-    report.write(result, args.json, out)
+    out.write(text.getvalue())
     return 0
 
 

@@ -22,6 +22,9 @@ from ..streaming.collection import MetricCollection
 
 TASKS = ("binary", "multiclass", "multilabel", "regression", "clustering")
 
+#: the most classes whose one-vs-rest curves ``--plot`` draws (one line each)
+MAX_CURVES = 10
+
 
 class EvaluateError(Exception):
     """A user error of ``evaluate`` (one line)."""
@@ -145,8 +148,13 @@ class Setup:
     metrics: list[str] | None = None
     threshold: float = 0.5
     pos_label: Any = 1
-    labels: list[Any] | None = None  # class of each score column (multiclass)
+    #: binary: [negative, positive] from --labels; multiclass: the class of each score column
+    labels: list[Any] | None = None
+    labels_given: bool = False  # --labels was passed (else multiclass labels come from column names)
+    input: str = "probability"  # what the score columns hold: "probability" or "score"
     plots: bool = False
+    #: per label column, "int" or "str" as first read: a later chunk must read alike
+    label_kinds: dict[str, str] = field(default_factory=dict)
 
     @property
     def columns(self) -> list[str]:
@@ -158,14 +166,21 @@ class Setup:
 def _kwargs(cls: type, setup: Setup, role: str) -> dict[str, Any]:
     accepted = _accepted(cls)
     kw: dict[str, Any] = {}
-    if setup.task in ("binary",) and "pos_label" in accepted:
-        kw["pos_label"] = setup.pos_label
+    thresholded = role == "pred" and not setup.y_pred
+    if setup.task == "binary":
+        # one positive label for every metric: the class whose probability --y-score holds
+        if "pos_label" in accepted:
+            kw["pos_label"] = setup.pos_label
+        if setup.labels is not None and "labels" in accepted:
+            kw["labels"] = setup.labels
+    if "input" in accepted and (role in ("score", "proba") or thresholded):
+        kw["input"] = setup.input
     if setup.task == "multiclass":
         if "average" in accepted and role == "pred" and getattr(cls, "whole_matrix", None) is None:
             kw["average"] = "macro"  # only where average="binary" has no multiclass meaning
         if setup.labels is not None and role in ("score", "proba") and "labels" in accepted:
             kw["labels"] = setup.labels
-        if role == "pred" and setup.y_score and not setup.y_pred and setup.labels is not None:
+        if role == "pred" and setup.labels is not None and (thresholded or setup.labels_given):
             kw["labels"] = setup.labels
     if setup.task == "multilabel" and "average" in accepted and role == "pred":
         if not getattr(cls, "multilabel_binary", False):
@@ -201,57 +216,130 @@ def build(setup: Setup) -> dict[str, MetricCollection]:
         if not has[role]:
             need = {"pred": "--y-pred", "score": "--y-score", "proba": "--y-score (probabilities)"}[role]
             raise EvaluateError(f"--metrics: {cls.__name__} needs {need} for --task {setup.task}")
-        try:
-            metric = cls(**_kwargs(cls, setup, role))
-        except (ValueError, TypeError) as err:
-            raise EvaluateError(f"--metrics: {cls.__name__}: {err}") from None
+        metric = _make(cls, setup, role)
         kw = _kwargs(cls, setup, role)
         suffix = f"_{kw['average']}" if "average" in kw else ""
         members[role][_snake(cls.__name__) + suffix] = metric
     if setup.task in ("binary", "multiclass") and has["pred"]:
         cls = metric_class("ConfusionMatrix")
-        members["pred"].setdefault("confusion_matrix", cls(**_kwargs(cls, setup, "pred")))
+        try:
+            members["pred"].setdefault("confusion_matrix", _make(cls, setup, "pred"))
+        except EvaluateError:
+            if members["pred"]:  # a requested label metric was built alike: cannot fail here
+                raise
+            # only score metrics were asked for: no matrix when scores cannot become labels
     if setup.plots and setup.task == "binary" and has["score"]:
         for extra, role in (("roc_curve", "score"), ("pr_curve", "score")):
             cls = metric_class(EXTRAS[extra.split("_")[0]])
-            members[role].setdefault(extra, cls(**_kwargs(cls, setup, role)))
+            members[role].setdefault(extra, _make(cls, setup, role))
     if setup.plots and has["proba"] and "calibration_error" not in members["proba"]:
         cls = metric_class("CalibrationError")
-        members["proba"]["calibration_error"] = cls(n_bins=10, **_kwargs(cls, setup, "proba"))
+        members["proba"]["calibration_error"] = _make(cls, setup, "proba", n_bins=10)
     if not any(members.values()):
         raise EvaluateError("--metrics: no metric to compute")
     return {role: MetricCollection(ms) for role, ms in members.items() if ms}
 
 
+def _make(cls: type[Metric[Any]], setup: Setup, role: str, **extra: Any) -> Metric[Any]:
+    """``cls`` configured for ``setup``; a refused configuration is one line naming the options."""
+    try:
+        return cls(**_kwargs(cls, setup, role), **extra)
+    except (ValueError, TypeError) as err:
+        if "negative label" in str(err) or "labels=[negative, positive]" in str(err):
+            raise EvaluateError(
+                f"--pos-label: to turn --y-score into labels with --threshold, name the negative label "
+                f"too: pass --labels NEGATIVE,{setup.pos_label} (found --pos-label {setup.pos_label!r} "
+                "without --labels)"
+            ) from None
+        raise EvaluateError(f"--metrics: {cls.__name__}: {err}") from None
+
+
 # ----------------------------------------------------------------------------- arrays
-def _labels(values: np.ndarray, column: str, task: str) -> np.ndarray:
+def _cell(series: Any, where: np.ndarray) -> tuple[int, Any]:
+    """The data row (counted from 1 after the header) and value of the first cell flagged."""
+    i = int(np.flatnonzero(where)[0])
+    return int(series.index[i]) + 1, series.iloc[i]
+
+
+def _line_break(value: Any) -> str:
+    if isinstance(value, str) and ("\n" in value or "\r" in value):
+        return " (it holds a line break: a quoted newline inside the cell, or a quote never closed)"
+    return ""
+
+
+def _labels(series: Any, column: str, task: str, option: str) -> np.ndarray:
     """Class labels from a column: integers stay integers (also when read as floats)."""
+    values = series.to_numpy()
     if values.dtype.kind == "f":
-        if np.all(values == np.round(values)):
-            return values.astype(np.int64)
-        example = values[values != np.round(values)][0]
-        raise EvaluateError(
-            f"--task {task}: column {column!r} holds non-integer numbers such as {example:g}, "
-            "not class labels; use --task regression"
-        )
+        fractional = ~np.isfinite(values) | (values != np.round(values))
+        if fractional.any():
+            row, example = _cell(series, fractional)
+            raise EvaluateError(
+                f"--task {task}: column {column!r} ({option}) holds non-integer numbers such as "
+                f"{example:g} (row {row}), not class labels; use --task regression"
+            )
+        return values.astype(np.int64)
     if values.dtype.kind == "b":
         return values.astype(np.int64)
     if values.dtype.kind == "O":
+        broken = np.array([bool(_line_break(v)) for v in values], dtype=bool)
+        if broken.any():
+            row, example = _cell(series, broken)
+            raise EvaluateError(
+                f"--task {task}: column {column!r} ({option}), row {row}: the label {example!r} is not "
+                "one value" + _line_break(example)
+            )
         return values.astype(str)
     return values
 
 
+def _consistent(
+    labels: np.ndarray, series: Any, column: str, option: str, kinds: dict[str, str]
+) -> np.ndarray:
+    """Labels of one column read alike in every chunk (pandas types each chunk on its own):
+    text after integers is refused naming the cell; integers after text become text."""
+    kind = "str" if labels.dtype.kind in "OUS" else "int"
+    first = kinds.setdefault(column, kind)
+    if first == kind or len(labels) == 0:
+        return labels
+    if first == "str":
+        return labels.astype(str)
+    numeric = np.array([_is_integer(v) for v in series.to_numpy()], dtype=bool)
+    row, example = _cell(series, ~numeric)
+    raise EvaluateError(
+        f"column {column!r} ({option}), row {row}: the label {example!r} is text, but the rows "
+        "before hold integer labels"
+    )
+
+
+def _is_integer(value: Any) -> bool:
+    try:
+        return float(value).is_integer()
+    except (TypeError, ValueError):
+        return False
+
+
 def _numbers(df: Any, cols: list[str], task: str, what: str) -> np.ndarray:
+    import pandas as pd
+
     out = []
     for c in cols:
         s = df[c]
-        if s.dtype.kind not in "fiub":
-            example = s.iloc[0]
+        if s.dtype.kind in "fiub" or len(s) == 0:
+            out.append(s.to_numpy(dtype=np.float64))
+            continue
+        numbers = pd.to_numeric(s, errors="coerce")
+        bad = (numbers.isna() & s.notna()).to_numpy() | np.array(
+            [bool(_line_break(v)) for v in s], dtype=bool
+        )
+        if bad.any() or numbers.dtype.kind not in "fiu":
+            row, example = _cell(s, bad) if bad.any() else (int(s.index[0]) + 1, s.iloc[0])
             raise EvaluateError(
-                f"--task {task}: column {c!r} ({what}) is not numeric (found {example!r})"
+                f"--task {task}: column {c!r} ({what}), row {row}: {example!r} is not a number"
+                + _line_break(example)
                 + ("; use --task binary, multiclass or clustering for labels" if task == "regression" else "")
             )
-        out.append(s.to_numpy(dtype=np.float64))
+        out.append(numbers.to_numpy(dtype=np.float64))
     return out[0] if len(out) == 1 else np.stack(out, axis=1)
 
 
@@ -273,16 +361,17 @@ def arrays(df: Any, setup: Setup) -> tuple[Inputs, int]:
     if task == "regression":
         y_true = _numbers(df, setup.y_true, task, "--y-true")
         pred = _numbers(df, setup.y_pred, task, "--y-pred")
-    elif task == "multilabel":
-        y_true = np.stack([_labels(df[c].to_numpy(), c, task) for c in setup.y_true], axis=1)
-        pred = (
-            np.stack([_labels(df[c].to_numpy(), c, task) for c in setup.y_pred], axis=1)
-            if setup.y_pred
-            else None
-        )
     else:
-        y_true = _labels(df[setup.y_true[0]].to_numpy(), setup.y_true[0], task)
-        pred = _labels(df[setup.y_pred[0]].to_numpy(), setup.y_pred[0], task) if setup.y_pred else None
+
+        def labels(c: str, option: str) -> np.ndarray:
+            return _consistent(_labels(df[c], c, task, option), df[c], c, option, setup.label_kinds)
+
+        if task == "multilabel":
+            y_true = np.stack([labels(c, "--y-true") for c in setup.y_true], axis=1)
+            pred = np.stack([labels(c, "--y-pred") for c in setup.y_pred], axis=1) if setup.y_pred else None
+        else:
+            y_true = labels(setup.y_true[0], "--y-true")
+            pred = labels(setup.y_pred[0], "--y-pred") if setup.y_pred else None
     score = _numbers(df, setup.y_score, task, "--y-score") if setup.y_score else None
     weight = _numbers(df, [setup.weight], task, "--weight") if setup.weight else None
     return Inputs(y_true, pred, score, weight), dropped
@@ -292,31 +381,23 @@ def arrays(df: Any, setup: Setup) -> tuple[Inputs, int]:
 class Evaluator:
     """The role collections of one slice of the data (the whole file, or one ``--by`` group)."""
 
-    def __init__(self, setup: Setup, collections: dict[str, MetricCollection]) -> None:
+    def __init__(self, setup: Setup, collections: dict[str, MetricCollection], curves: bool = False) -> None:
         self.setup = setup
         self.collections = {role: c.empty_like() for role, c in collections.items()}
         self.rows = 0
         self.classes: set[Any] = set()
+        #: multiclass pictures: one-vs-rest (ROCCurve, PRCurve) per score column, by class
+        self.curves: dict[Any, tuple[Metric[Any], Metric[Any]]] = {}
+        if curves and setup.plots and setup.task == "multiclass" and setup.labels and setup.y_score:
+            if len(setup.labels) <= MAX_CURVES:
+                roc, pr = metric_class("ROCCurve"), metric_class("PRCurve")
+                for label in setup.labels:
+                    self.curves[label] = (roc(input=setup.input), pr(input=setup.input))
 
     def update(self, x: Inputs, where: str) -> None:
         s = self.setup
         if s.task == "binary":
-            for option, cols, values in (("--y-true", s.y_true, x.y_true), ("--y-pred", s.y_pred, x.pred)):
-                if values is None:
-                    continue
-                seen = self.classes | set(np.unique(values).tolist())
-                if len(seen) > 2:
-                    shown = sorted(seen, key=str)[:6]
-                    raise EvaluateError(
-                        f"--task binary: column {cols[0]!r} ({option}) makes more than two classes "
-                        f"({', '.join(map(str, shown))}); use --task multiclass"
-                    )
-                self.classes = seen
-            if any(isinstance(c, str) for c in self.classes) and s.pos_label not in self.classes:
-                raise EvaluateError(
-                    f"--pos-label: the labels are {sorted(map(str, self.classes))}; "
-                    f"pass --pos-label with one of them (found {s.pos_label!r})"
-                )
+            self._check_binary(x)
         for role, coll in self.collections.items():
             second = x.pred if role == "pred" and x.pred is not None else x.score
             if role == "proba" and s.task == "multiclass" and x.score is not None and x.score.ndim == 1:
@@ -325,7 +406,56 @@ class Evaluator:
                 coll.update(x.y_true, second, sample_weight=x.weight)
             except InputError as err:
                 raise EvaluateError(f"{where}: {err}{_hint(s, str(err))}") from None
+        if self.curves and x.score is not None:
+            for i, (label, pair) in enumerate(self.curves.items()):
+                truth = (x.y_true == label).astype(np.int64)  # one class against the rest
+                for curve in pair:
+                    try:
+                        curve.update(truth, x.score[:, i], sample_weight=x.weight)
+                    except InputError as err:
+                        raise EvaluateError(f"{where}: {err}{_hint(s, str(err))}") from None
         self.rows += len(x.y_true)
+
+    def _check_binary(self, x: Inputs) -> None:
+        """The labels of a binary task: two at most, within ``--labels``, holding ``--pos-label``."""
+        s = self.setup
+        for option, cols, values in (("--y-true", s.y_true, x.y_true), ("--y-pred", s.y_pred, x.pred)):
+            if values is None:
+                continue
+            found = np.unique(values).tolist()
+            if s.labels is not None:
+                bad = [v for v in found if v not in s.labels]
+                if bad:
+                    raise EvaluateError(
+                        f"--labels: column {cols[0]!r} ({option}) holds {bad[0]!r}, which is not one of "
+                        f"--labels {','.join(map(str, s.labels))}"
+                    )
+            seen = self.classes | set(found)
+            if len(seen) > 2:
+                shown = sorted(seen, key=str)[:6]
+                raise EvaluateError(
+                    f"--task binary: column {cols[0]!r} ({option}) makes more than two classes "
+                    f"({', '.join(map(str, shown))}); use --task multiclass"
+                )
+            self.classes = seen
+        if s.labels is not None:
+            return
+        shown = ", ".join(map(repr, sorted(self.classes, key=str)))
+        if s.pos_label not in self.classes and (
+            len(self.classes) == 2 or any(isinstance(c, str) for c in self.classes)
+        ):
+            raise EvaluateError(
+                f"--pos-label: the labels are {shown}, without the positive label {s.pos_label!r}; "
+                "pass --pos-label with the class whose probability --y-score holds"
+                + (" and --labels NEGATIVE,POSITIVE" if s.y_score and not s.y_pred else "")
+            )
+        if s.y_score and not s.y_pred and "pred" in self.collections and s.pos_label in (0, 1):
+            negative = 1 - int(s.pos_label)  # another pos_label needs --labels to threshold (_make)
+            if self.classes - {0, 1}:
+                raise EvaluateError(
+                    f"--labels: --threshold turns --y-score into the labels {negative} and "
+                    f"{s.pos_label!r}, but the labels are {shown}; pass --labels NEGATIVE,POSITIVE"
+                )
 
     def values(self) -> tuple[dict[str, Any], list[str]]:
         """Scalar values by name (curves and the matrix left out), and the warnings raised."""
@@ -338,7 +468,10 @@ class Evaluator:
                         continue
                     if self.setup.plots and name == "calibration_error" and name not in self._asked():
                         continue
-                    value = metric.compute()
+                    try:
+                        value = metric.compute()
+                    except (ValueError, TypeError, ArithmeticError) as err:  # a refusal: one line
+                        raise EvaluateError(f"{name}: {err}") from None
                     if hasattr(value, "value") and hasattr(value, "low"):  # an estimate with bounds
                         value = value.value
                     out[name] = _scalar(value)
@@ -368,7 +501,10 @@ class Evaluator:
             return None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return list(cm.classes), np.asarray(cm.compute())  # type: ignore[attr-defined]
+            matrix = np.asarray(cm.compute())
+        if matrix.ndim != 2:  # no weight seen (every row had weight 0): no matrix
+            return None
+        return list(cm.classes), matrix  # type: ignore[attr-defined]
 
     def collection(self) -> MetricCollection:
         """One collection holding every role's collection (what ``--save-state`` writes)."""
@@ -387,9 +523,11 @@ def _scalar(value: Any) -> Any:
 
 
 def _hint(setup: Setup, message: str) -> str:
-    if "probabilit" in message and setup.task == "binary":
-        return " (--y-score must hold probabilities of the positive class in [0, 1])"
-    if "binary" in message and setup.task == "binary":
+    if "probabilit" in message and setup.input == "probability" and setup.task in ("binary", "multiclass"):
+        if "input='score'" in message:
+            return " (on the command line: --input score)"
+        return " (--y-score must hold probabilities in [0, 1]; pass --input score for logits or other scores)"
+    if "at most 2 labels" in message and setup.task == "binary":
         return " (use --task multiclass?)"
     if "multiclass" in message and setup.task != "multiclass":
         return " (use --task multiclass?)"
@@ -417,7 +555,7 @@ def expand_columns(spec: str | None, existing: list[str], option: str) -> list[s
             found = [c for c in existing if c.startswith(part[:-1])]
             if not found:
                 raise EvaluateError(
-                    f"{option}: no column starts with {part[:-1]!r}; the columns are {', '.join(existing)}"
+                    f"{option}: no column starts with {part[:-1]!r}; the columns are {column_listing(existing)}"
                 )
             cols += found
         else:
@@ -426,9 +564,16 @@ def expand_columns(spec: str | None, existing: list[str], option: str) -> list[s
     if missing:
         what = "column" if len(missing) == 1 else "columns"
         raise EvaluateError(
-            f"{option}: no {what} {', '.join(map(repr, missing))}; the columns are {', '.join(existing)}"
+            f"{option}: no {what} {', '.join(map(repr, missing))}; the columns are {column_listing(existing)}"
         )
     return cols
+
+
+def column_listing(columns: list[str], limit: int = 20) -> str:
+    """Column names for a message: all of them, or the first ``limit`` and how many there are."""
+    if len(columns) <= limit:
+        return ", ".join(columns)
+    return ", ".join(columns[:limit]) + f", ... ({len(columns):,} columns)"
 
 
 def class_names(columns: list[str]) -> list[Any]:

@@ -12,7 +12,18 @@ from typing import Any
 
 import numpy as np
 
-from .evaluate import EvaluateError, Evaluator, Inputs, Setup, arrays, build, class_names, expand_columns
+from .evaluate import (
+    MAX_CURVES,
+    EvaluateError,
+    Evaluator,
+    Inputs,
+    Setup,
+    arrays,
+    build,
+    class_names,
+    column_listing,
+    expand_columns,
+)
 from .readers import Table
 
 MAX_GROUPS = 1000
@@ -27,14 +38,68 @@ class Result:
     skipped: int
     seconds: float
     plots: list[str] = field(default_factory=list)
+    plots_skipped: list[str] = field(default_factory=list)
     saved: str | None = None
 
 
 def _label(text: str) -> Any:
+    """A label given on the command line, as the columns hold it: integers (also ``2.0``) become
+    ints, ``true``/``false`` become 1/0 (boolean columns are read as 0/1), anything else stays text.
+
+    Examples:
+        >>> [_label(t) for t in ("2", "-1", "2.0", "True", "cat", " b ")]
+        [2, -1, 2, 1, 'cat', 'b']
+    """
+    text = text.strip()
+    if text.lower() in ("true", "false"):
+        return int(text.lower() == "true")
     try:
         return int(text)
     except ValueError:
+        pass
+    try:
+        number = float(text)
+    except ValueError:
         return text
+    return int(number) if number.is_integer() else text
+
+
+def _label_options(args: Any, task: str, y_score: list[str]) -> tuple[Any, list[Any] | None]:
+    """``(pos_label, labels)`` from ``--pos-label`` and ``--labels``, checked against the task."""
+    labels = None
+    if args.labels is not None:
+        labels = [_label(part) for part in args.labels.split(",")]
+        if task not in ("binary", "multiclass"):
+            raise EvaluateError(
+                f"--labels: only --task binary or multiclass takes labels, found --task {task}"
+            )
+        if any(lab == "" for lab in labels):
+            raise EvaluateError(
+                f"--labels: expected comma-separated labels, found an empty one in {args.labels!r}"
+            )
+        if len(set(map(repr, labels))) != len(labels):
+            raise EvaluateError(f"--labels: expected distinct labels, found {args.labels!r}")
+        if task == "binary" and len(labels) != 2:
+            raise EvaluateError(
+                f"--labels: --task binary takes two labels NEGATIVE,POSITIVE, found {len(labels)} ({args.labels!r})"
+            )
+        if task == "multiclass" and y_score and len(labels) != len(y_score):
+            raise EvaluateError(
+                f"--labels: expected one label per --y-score column ({len(y_score)}), found {len(labels)}"
+            )
+        if task == "multiclass" and not y_score and len(labels) < 2:
+            raise EvaluateError(f"--labels: expected at least two labels, found {args.labels!r}")
+    if args.pos_label is not None and task != "binary":
+        raise EvaluateError(f"--pos-label: only --task binary has a positive label, found --task {task}")
+    if task != "binary":
+        return 1, labels
+    if args.pos_label is None:
+        pos_label = labels[-1] if labels is not None else 1
+    else:
+        pos_label = _label(args.pos_label)
+        if labels is not None and pos_label not in labels:
+            raise EvaluateError(f"--pos-label: {pos_label!r} is not one of --labels {args.labels!r}")
+    return pos_label, labels
 
 
 def setup_from(args: Any, existing: list[str]) -> Setup:
@@ -60,7 +125,7 @@ def setup_from(args: Any, existing: list[str]) -> Setup:
         raise EvaluateError(f"{'--weight' if len(weight) > 1 else '--by'}: expected one column")
     if not y_pred and not y_score:
         needs = "--y-pred" if task in ("regression", "clustering") else "--y-pred or --y-score"
-        raise EvaluateError(f"evaluate: expected {needs}; the columns are {', '.join(existing)}")
+        raise EvaluateError(f"evaluate: expected {needs}; the columns are {column_listing(existing)}")
     if task in ("binary", "multiclass", "clustering") and len(y_true) != 1:
         raise EvaluateError(f"--y-true: --task {task} takes one column, found {len(y_true)}")
     if task in ("binary", "multiclass", "clustering") and len(y_pred) > 1:
@@ -83,13 +148,26 @@ def setup_from(args: Any, existing: list[str]) -> Setup:
         for option, cols in (("--y-pred", y_pred), ("--y-score", y_score)):
             if cols and len(cols) != len(y_true):
                 raise EvaluateError(
-                    f"{option}: expected {len(y_true)} columns (one per --y-true column), found {len(cols)}"
+                    f"{option}: expected {_columns(len(y_true))} (one per --y-true column), found {len(cols)}"
                 )
     if task == "regression" and len(y_pred) != len(y_true):
         raise EvaluateError(
-            f"--y-pred: expected {len(y_true)} columns (one per --y-true column), found {len(y_pred)}"
+            f"--y-pred: expected {_columns(len(y_true))} (one per --y-true column), found {len(y_pred)}"
         )
     metrics = [m for m in args.metrics.split(",") if m.strip()] if args.metrics else None
+    pos_label, labels = _label_options(args, task, y_score)
+    labels_given = labels is not None
+    if task == "multiclass" and y_score and labels is None:
+        labels = class_names(y_score)
+    if args.input == "score" and not y_score:  # (probability is the default: nothing to say)
+        raise EvaluateError("--input: says what --y-score holds, but there is no --y-score column")
+    threshold = args.threshold
+    if threshold is None:
+        threshold = 0.0 if args.input == "score" else 0.5
+    elif args.input == "probability" and not 0.0 <= threshold <= 1.0:
+        raise EvaluateError(
+            f"--threshold: probabilities are in [0, 1], found {threshold:g} (pass --input score for other scores)"
+        )
     return Setup(
         task=task,
         y_true=y_true,
@@ -98,11 +176,17 @@ def setup_from(args: Any, existing: list[str]) -> Setup:
         weight=weight[0] if weight else None,
         by=by[0] if by else None,
         metrics=metrics,
-        threshold=args.threshold,
-        pos_label=_label(args.pos_label),
-        labels=class_names(y_score) if task == "multiclass" and y_score else None,
+        threshold=threshold,
+        pos_label=pos_label,
+        labels=labels,
+        labels_given=labels_given,
+        input=args.input,
         plots=bool(args.plot),
     )
+
+
+def _columns(n: int) -> str:
+    return "1 column" if n == 1 else f"{n} columns"
 
 
 def _progress(disabled: bool, total: int | None) -> Any:
@@ -127,9 +211,13 @@ def _subset(x: Inputs, idx: np.ndarray) -> Inputs:
 def evaluate(args: Any) -> Result:
     start_time = time.perf_counter()
     table = Table(args.path, args.format, args.chunksize)
-    setup = setup_from(args, table.columns)
-    collections = build(setup)
-    overall = Evaluator(setup, collections)
+    try:
+        setup = setup_from(args, table.columns)
+        collections = build(setup)
+    except BaseException:
+        table.close()
+        raise
+    overall = Evaluator(setup, collections, curves=True)
     groups: dict[Any, Evaluator] = {}
     skipped = 0
     done = 0
@@ -166,13 +254,18 @@ def evaluate(args: Any) -> Result:
     finally:
         if bar is not None:
             bar.close()
+    if done == 0:
+        holds = "only a header" if table.format in ("csv", "tsv") else "no rows"
+        raise EvaluateError(f"{table.name}: no rows to evaluate (the file holds {holds})")
     if overall.rows == 0:
-        raise EvaluateError(f"{args.path}: no rows to evaluate ({skipped} skipped for missing values)")
+        raise EvaluateError(
+            f"{table.name}: no rows to evaluate (all {skipped} rows miss a value in a used column)"
+        )
     result = Result(
         args.path, setup, overall, dict(sorted(groups.items(), key=lambda kv: str(kv[0]))), skipped, 0.0
     )
     if args.plot:
-        result.plots = draw(overall, args.plot)
+        result.plots, result.plots_skipped = draw(overall, args.plot)
     if args.save_state:
         try:
             overall.collection().save(args.save_state)
@@ -190,8 +283,9 @@ def _plain(value: Any) -> Any:
 
 
 # ----------------------------------------------------------------------------- pictures
-def draw(ev: Evaluator, directory: str) -> list[str]:
-    """Write the pictures the evaluator can draw into ``directory``; returns their paths."""
+def draw(ev: Evaluator, directory: str) -> tuple[list[str], list[str]]:
+    """Write the pictures the evaluator can draw into ``directory``; returns their paths and
+    one line for each picture that was not drawn, saying why."""
     import warnings
 
     from .. import plotting
@@ -201,7 +295,9 @@ def draw(ev: Evaluator, directory: str) -> list[str]:
     except OSError as err:
         raise EvaluateError(f"--plot: cannot create {directory!r}: {err.strerror or err}") from None
     values, _ = ev.values()
+    s = ev.setup
     paths: list[str] = []
+    skipped = _skipped_pictures(ev)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         figures = []
@@ -218,11 +314,15 @@ def draw(ev: Evaluator, directory: str) -> list[str]:
                     ),
                 )
             )
+        if ev.curves:
+            figures += _class_curves(ev, plotting)
         if cal is not None:
             figures.append(("calibration.png", plotting.plot_calibration(cal, error=cal.compute())))
         cm = ev.confusion()
         if cm is not None:
             figures.append(("confusion_matrix.png", plotting.plot_confusion_matrix(cm[1], cm[0])))
+        elif s.task in ("binary", "multiclass"):
+            skipped.append("confusion_matrix.png: no predicted labels (pass --y-pred or --labels)")
     for name, fig in figures:
         path = os.path.join(directory, name)
         try:
@@ -230,7 +330,66 @@ def draw(ev: Evaluator, directory: str) -> list[str]:
         except OSError as err:
             raise EvaluateError(f"--plot: cannot write {path!r}: {err.strerror or err}") from None
         paths.append(path)
-    return paths
+    return paths, skipped
+
+
+def _skipped_pictures(ev: Evaluator) -> list[str]:
+    """Why pictures that a task might have are not drawn (each line names the files)."""
+    s = ev.setup
+    if s.task in ("regression", "clustering"):
+        return [
+            f"every picture: --task {s.task} has none (ROC, PR, calibration and confusion-matrix "
+            "pictures are for classification)"
+        ]
+    if s.task == "multilabel":
+        return ["every picture: --task multilabel has none (per-label pictures are not drawn)"]
+    if not s.y_score:
+        return ["roc.png, pr.png, calibration.png: they need --y-score"]
+    if s.task == "multiclass" and not ev.curves:
+        count = len(s.labels or [])
+        return [
+            f"roc.png, pr.png: one curve per class is drawn for at most {MAX_CURVES} classes, found {count}"
+        ]
+    return []
+
+
+def _class_curves(ev: Evaluator, plotting: Any) -> list[tuple[str, Any]]:
+    """One ROC and one PR figure for a multiclass task, one line per class (one vs rest)."""
+    figures = []
+    for name, index, title in (
+        ("roc.png", 0, "ROC curves (one vs rest)"),
+        ("pr.png", 1, "PR curves (one vs rest)"),
+    ):
+        fig = None
+        for label, pair in ev.curves.items():
+            curve = pair[index]
+            if curve.n_samples == 0:
+                continue
+            with_value = f"class {label}"
+            if index == 0:
+                fpr, tpr = (np.asarray(a, dtype=np.float64) for a in tuple(curve.compute())[:2])
+                with_value += f" (AUC = {float(np.trapezoid(tpr, fpr)):.3f})"
+            if fig is None:
+                draw_one = plotting.plot_roc_curve if index == 0 else plotting.plot_pr_curve
+                fig = draw_one(curve, label=with_value)
+            else:
+                result = tuple(curve.compute())
+                x, y = (result[0], result[1]) if index == 0 else (result[1], result[0])
+                drawstyle = "default" if index == 0 else "steps-post"
+                order = np.argsort(np.asarray(x), kind="stable")
+                fig.axes[0].plot(
+                    np.asarray(x)[order],
+                    np.asarray(y)[order],
+                    label=with_value,
+                    linewidth=1.5,
+                    drawstyle=drawstyle,
+                )
+        if fig is not None:
+            ax = fig.axes[0]
+            ax.set_title(title)
+            ax.legend(loc="lower right" if index == 0 else "lower left", fontsize="small")
+            figures.append((name, fig))
+    return figures
 
 
 def _prevalence(ev: Evaluator) -> float | None:
@@ -292,6 +451,8 @@ def to_json(r: Result) -> dict[str, Any]:
             gv, gw = ev.values()
             doc["groups"][str(key)] = {"rows": ev.rows, "metrics": _jsonable(gv), "warnings": gw}
     doc["plots"] = r.plots
+    if r.setup.plots:
+        doc["plots_skipped"] = r.plots_skipped
     doc["state_file"] = r.saved
     doc["warnings"] = warned
     return doc
@@ -353,6 +514,8 @@ def write(r: Result, as_json: bool, out: Any) -> None:
     if r.plots:
         print(file=out)
         print(f"pictures: {', '.join(r.plots)}", file=out)
+    for line in r.plots_skipped:
+        print(f"not drawn: {line}", file=out)
     if r.saved:
         print(f"state saved to {r.saved} (streammetrics show {r.saved})", file=out)
     for line in warned:
