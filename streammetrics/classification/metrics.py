@@ -647,8 +647,13 @@ class Accuracy(RateMetric):
     binary and multiclass input; for multilabel input ``"binary"`` gives the subset accuracy (as
     scikit-learn) and ``"micro"`` the fraction of label cells right. ``"macro"``, ``"weighted"``
     and ``None`` average the one-vs-rest accuracy (TP + TN) / N of each label.
+    ``normalize=False`` gives the number of rows predicted right instead of their fraction (their
+    total weight when weighted), as ``accuracy_score(normalize=False)``.
 
     Args:
+        normalize: ``True`` (default): the fraction of rows (or, with ``average="micro"`` on
+            multilabel input, cells) predicted right; ``False``: their number, or their total weight
+            when weighted, as scikit-learn. ``False`` needs ``average="binary"`` or ``"micro"``.
         average: ``"binary"`` (default) and ``"micro"``: the fraction of rows predicted right of the whole
             confusion matrix (binary and multiclass input); ``"macro"``, ``"weighted"`` (by support) or
             ``None`` (an array, one value per label): the one-vs-rest value of each label, averaged or not;
@@ -670,17 +675,54 @@ class Accuracy(RateMetric):
         >>> import streammetrics as sm
         >>> sm.Accuracy().update(["a", "b", "c", "c"], ["a", "c", "c", "c"]).compute()
         0.75
+        >>> sm.Accuracy(normalize=False).update(["a", "b", "c", "c"], ["a", "c", "c", "c"]).compute()
+        3.0
     """
 
     rate = staticmethod(rates.accuracy)
     multilabel_binary = True
 
+    def __init__(
+        self,
+        *,
+        normalize: bool = True,
+        average: str | None = "binary",
+        labels: Any = None,
+        pos_label: Any = 1,
+        zero_division: Any = "warn",
+        threshold: float | None = None,
+        input: str = "probability",
+    ) -> None:
+        self.normalize = check_option("normalize", normalize, (True, False))
+        if not self.normalize and average not in ("binary", "micro"):
+            raise ValueError(
+                f"normalize: False (a count of rows right) needs average='binary' or 'micro', "
+                f"found average={average!r}"
+            )
+        super().__init__(
+            average=average,
+            labels=labels,
+            pos_label=pos_label,
+            zero_division=zero_division,
+            threshold=threshold,
+            input=input,
+        )
+
+    def get_config(self) -> dict[str, Any]:
+        return {"normalize": self.normalize, **super().get_config()}
+
     def whole_matrix(self, state: ConfusionCounts) -> float:
-        return formulas.multiclass_accuracy(state)
+        return formulas.multiclass_accuracy(state, self.normalize)
 
     def _score(self, state: ConfusionCounts, prevalence: float | None) -> Any:
         if state.mode == "multilabel" and self.average == "binary":
-            return formulas.subset_accuracy(state)
+            return formulas.subset_accuracy(state, self.normalize)
+        if not self.normalize:
+            if prevalence is not None:
+                raise ValueError("prevalence: needs normalize=True (a count has no prevalence to rescale)")
+            if state.mode == "multilabel":  # average="micro": the label cells predicted right
+                tp, _fp, _fn, tn = state.one_vs_rest()
+                return float(tp.sum() + tn.sum())
         return super()._score(state, prevalence)
 
 

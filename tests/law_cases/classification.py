@@ -224,6 +224,15 @@ CASES += [
         exact=True,
     ),
     LawCase(
+        "Accuracy[normalize=False]",
+        lambda: sm.Accuracy(normalize=False),
+        _strings,
+        lambda t, p, sample_weight=None: skm.accuracy_score(
+            t, p, normalize=False, sample_weight=sample_weight
+        ),
+        exact=True,
+    ),
+    LawCase(
         "SubsetAccuracy",
         sm.SubsetAccuracy,
         _multilabel,

@@ -1,0 +1,84 @@
+"""scikit-learn keywords of the confusion family (issue 15), each checked against scikit-learn on
+data streamed over three uneven shards with byte and dict round trips, merged in a shuffled order."""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+from sklearn import metrics as skm
+
+import streammetrics as sm
+from tests.helpers import assert_same
+
+
+def sharded(make, *arrays, sample_weight=None, seed=0):
+    """``make()`` fed ``arrays`` over three uneven shards, each round-tripped, merged in random order."""
+    rng = np.random.default_rng(seed)
+    n = len(arrays[0])
+    cuts = sorted(rng.choice(np.arange(1, n), size=2, replace=False)) if n > 2 else [n, n]
+    bounds = [0, *cuts, n]
+    shards = []
+    for lo, hi in itertools.pairwise(bounds):
+        m = make()
+        part = [np.asarray(a)[lo:hi] for a in arrays]
+        w = None if sample_weight is None else np.asarray(sample_weight)[lo:hi]
+        m.update(*part, sample_weight=w)
+        shards.append(m)
+    shards[0] = sm.from_bytes(shards[0].to_bytes())
+    shards[1] = sm.from_state_dict(shards[1].state_dict())
+    order = rng.permutation(3)
+    total = make()
+    for i in order:
+        total.merge(shards[i])
+    return total
+
+
+def quiet(fn, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*args, **kwargs)
+
+
+RNG = np.random.default_rng(15)
+Y3 = RNG.integers(0, 3, 60)
+P3 = np.where(RNG.random(60) < 0.6, Y3, RNG.integers(0, 3, 60))
+YS = np.array(["ant", "bee", "cat"])[Y3]
+PS = np.array(["ant", "bee", "cat"])[P3]
+YB, PB = Y3 % 2, P3 % 2
+YML = RNG.integers(0, 2, (60, 4))
+PML = np.where(RNG.random((60, 4)) < 0.7, YML, 1 - YML)
+W = RNG.integers(0, 4, 60).astype(float) + RNG.random(60).round(2)
+
+
+# ---------------------------------------------------------------- 1. Accuracy(normalize=False)
+@pytest.mark.parametrize(
+    "y, p", [(YB, PB), (Y3, P3), (YS, PS), (YML, PML)], ids=["binary", "multiclass", "strings", "multilabel"]
+)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_accuracy_normalize_false_matches_sklearn(y, p, weighted):
+    w = W if weighted else None
+    expected = skm.accuracy_score(y, p, normalize=False, sample_weight=w)
+    actual = sharded(lambda: sm.Accuracy(normalize=False), y, p, sample_weight=w).compute()
+    assert isinstance(actual, float)
+    assert_same(actual, expected)
+
+
+def test_accuracy_normalize_false_micro_multilabel_counts_cells():
+    right = (YML == PML).astype(float)
+    expected = float(W @ right.sum(axis=1))
+    actual = sharded(
+        lambda: sm.Accuracy(normalize=False, average="micro"), YML, PML, sample_weight=W
+    ).compute()
+    assert_same(actual, expected)
+
+
+def test_accuracy_normalize_false_needs_a_whole_table_average():
+    with pytest.raises(ValueError, match="normalize"):
+        sm.Accuracy(normalize=False, average="macro")
+    with pytest.raises(ValueError, match="normalize"):
+        sm.Accuracy(normalize="no")
+    with pytest.raises(sm.MergeError):
+        sm.Accuracy(normalize=False).merge(sm.Accuracy())
