@@ -50,7 +50,8 @@ PS = np.array(["ant", "bee", "cat"])[P3]
 YB, PB = Y3 % 2, P3 % 2
 YML = RNG.integers(0, 2, (60, 4))
 PML = np.where(RNG.random((60, 4)) < 0.7, YML, 1 - YML)
-W = RNG.integers(0, 4, 60).astype(float) + RNG.random(60).round(2)
+# Quarters: sums are exact in any order, so printed float supports compare character for character.
+W = RNG.integers(0, 4, 60) + RNG.integers(1, 4, 60) / 4
 
 
 # ---------------------------------------------------------------- 1. Accuracy(normalize=False)
@@ -82,3 +83,42 @@ def test_accuracy_normalize_false_needs_a_whole_table_average():
         sm.Accuracy(normalize="no")
     with pytest.raises(sm.MergeError):
         sm.Accuracy(normalize=False).merge(sm.Accuracy())
+
+
+# ---------------------------------------------------------------- 4. ClassificationReport
+REPORT_CASES = {
+    "binary": (YB, PB, {}),
+    "multiclass": (Y3, P3, {}),
+    "strings-named": (YS, PS, {"target_names": ["Ant", "Bee", "a much longer name"]}),
+    "multilabel": (YML, PML, {}),
+    "multilabel-named": (YML, PML, {"target_names": ["w", "x", "y", "z"]}),
+    "digits-4": (Y3, P3, {"digits": 4}),
+    "digits-15": (YB, PB, {"digits": 15}),
+    "labels-unseen": (Y3, P3, {"labels": [2, 0, 1, 7], "target_names": ["two", "zero", "one", "seven"]}),
+    "zero-division-1": ([0, 0, 2, 2], [0, 1, 2, 1], {"zero_division": 1.0}),
+    "zero-division-nan": ([0, 0, 2, 2], [0, 1, 2, 1], {"zero_division": np.nan}),
+}
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("name", REPORT_CASES)
+def test_classification_report_text_and_dict_equal_sklearn(name, weighted):
+    y, p, kw = REPORT_CASES[name]
+    w = W[: len(y)] if weighted else None
+    sk_kw = dict(kw)
+    expected_text = quiet(skm.classification_report, y, p, sample_weight=w, **sk_kw)
+    expected_dict = quiet(skm.classification_report, y, p, sample_weight=w, output_dict=True, **sk_kw)
+    report = quiet(sharded(lambda: sm.ClassificationReport(**kw), y, p, sample_weight=w).compute)
+    assert str(report) == expected_text
+    assert_same(report.to_dict(), expected_dict)
+    assert list(report.to_dict()) == list(expected_dict)
+
+
+def test_classification_report_target_names_must_match_the_labels():
+    with pytest.raises(ValueError, match="target_names"):
+        sm.ClassificationReport(labels=[0, 1], target_names=["a"])
+    m = sm.ClassificationReport(target_names=["a", "b"]).update([0, 1, 2], [0, 1, 2])
+    with pytest.raises(ValueError, match="target_names"):
+        m.compute()
+    with pytest.raises(sm.MergeError):
+        sm.ClassificationReport(target_names=["a", "b"]).merge(sm.ClassificationReport())
