@@ -122,3 +122,73 @@ def test_classification_report_target_names_must_match_the_labels():
         m.compute()
     with pytest.raises(sm.MergeError):
         sm.ClassificationReport(target_names=["a", "b"]).merge(sm.ClassificationReport())
+
+
+# ---------------------------------------------------------------- 5. replace_undefined_by
+KAPPA_CASES = {
+    "one-label-in-common": ([1, 1, 1, 1], [1, 1, 1, 1]),
+    "strings-one-label": (["a"] * 5, ["a"] * 5),
+    "defined": (Y3, P3),
+}
+
+
+@pytest.mark.parametrize("weights", [None, "linear", "quadratic"])
+@pytest.mark.parametrize("replace", [np.nan, -1.0, 0.0, 0.25, 1])
+@pytest.mark.parametrize("name", KAPPA_CASES)
+def test_cohen_kappa_replace_undefined_by_matches_sklearn(name, replace, weights):
+    y, p = KAPPA_CASES[name]
+    w = W[: len(y)]
+    kw = {"weights": weights, "replace_undefined_by": replace}
+    with warnings.catch_warnings(record=True) as expected_warnings:
+        warnings.simplefilter("always")
+        expected = skm.cohen_kappa_score(y, p, sample_weight=w, **kw)
+    with warnings.catch_warnings(record=True) as our_warnings:
+        warnings.simplefilter("always")
+        actual = sharded(lambda: sm.CohenKappa(**kw), y, p, sample_weight=w).compute()
+    assert_same(actual, expected)
+    assert bool(expected_warnings) == any(
+        issubclass(x.category, sm.UndefinedMetricWarning) for x in our_warnings
+    )
+
+
+# 2x2 tables hitting each undefined case of class_likelihood_ratios: no false positive, no true
+# negative, no positive row (with and without false positives), and a defined one.
+LR_CASES = {
+    "fp=0": ([1, 1, 0, 0, 0], [1, 0, 0, 0, 0]),
+    "tn=0": ([1, 1, 0, 0], [1, 0, 1, 1]),
+    "fp=0,tn=0": ([1, 1, 1], [1, 0, 1]),
+    "no-positive,fp>0": ([0, 0, 0, 0], [1, 0, 1, 0]),
+    "no-positive,fp=0": ([0, 0, 0, 0], [0, 0, 0, 0]),
+    "defined": (YB, PB),
+}
+LR_REPLACEMENTS = [np.nan, 1.0, {"LR+": np.inf, "LR-": 0.0}, {"LR+": 2.5, "LR-": np.nan}]
+
+
+@pytest.mark.parametrize("replace", LR_REPLACEMENTS, ids=str)
+@pytest.mark.parametrize("name", LR_CASES)
+def test_likelihood_ratios_replace_undefined_by_match_sklearn(name, replace):
+    y, p = LR_CASES[name]
+    w = W[: len(y)]
+    expected = quiet(
+        skm.class_likelihood_ratios, y, p, sample_weight=w, labels=[0, 1], replace_undefined_by=replace
+    )
+    for cls, value in zip((sm.PositiveLikelihoodRatio, sm.NegativeLikelihoodRatio), expected, strict=True):
+        m = sharded(
+            lambda cls=cls: cls(replace_undefined_by=replace, zero_division=np.nan), y, p, sample_weight=w
+        )
+        assert_same(quiet(m.compute), value, where=f"{cls.__name__} {name}")
+
+
+def test_replace_undefined_by_warns_and_checks_its_range():
+    with pytest.warns(sm.UndefinedMetricWarning):
+        sm.PositiveLikelihoodRatio(replace_undefined_by=1.0).update([1, 0], [1, 0]).compute()
+    with pytest.warns(sm.UndefinedMetricWarning):
+        sm.CohenKappa(replace_undefined_by=0.5).update([1, 1], [1, 1]).compute()
+    for bad in (0.5, {"LR+": 1.0}, {"LR+": 1.0, "LR-": 2.0}, "1", True):
+        with pytest.raises(ValueError, match="replace_undefined_by"):
+            sm.PositiveLikelihoodRatio(replace_undefined_by=bad)
+    with pytest.raises(ValueError, match="replace_undefined_by"):
+        sm.NegativeLikelihoodRatio(replace_undefined_by=2.0)
+    for bad in (1.5, -2, "nan", None):
+        with pytest.raises(ValueError, match="replace_undefined_by"):
+            sm.CohenKappa(replace_undefined_by=bad)
