@@ -270,7 +270,7 @@ class ConfusionCounts(State):
         self.codes, self.code_weights, self._n = values["codes"], values["code_weights"], n
 
     def check(self) -> None:
-        _FIELDS.check(self.to_dict())
+        _FIELDS.check(ConfusionCounts.to_dict(self))  # its own fields (a subclass checks its others)
         if self.matrix.dtype == np.int64:
             totals = self.matrix.sum(axis=(1, 2)) if self.mode == "multilabel" else [self.matrix.sum()]
             if any(int(t) != self._n for t in totals):

@@ -192,3 +192,64 @@ def test_replace_undefined_by_warns_and_checks_its_range():
     for bad in (1.5, -2, "nan", None):
         with pytest.raises(ValueError, match="replace_undefined_by"):
             sm.CohenKappa(replace_undefined_by=bad)
+
+
+# ---------------------------------------------------------------- 2. per-class 2x2 tables
+MCM_CASES = {
+    "binary": (YB, PB, {}),
+    "multiclass": (Y3, P3, {}),
+    "strings": (YS, PS, {}),
+    "reordered-with-unseen": (Y3, P3, {"labels": [2, 5, 0, 1]}),
+    "multilabel": (YML, PML, {}),
+}
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("name", MCM_CASES)
+def test_multilabel_confusion_matrix_matches_sklearn(name, weighted):
+    y, p, kw = MCM_CASES[name]
+    w = W if weighted else None
+    expected = skm.multilabel_confusion_matrix(y, p, sample_weight=w, **kw)
+    m = sharded(lambda: sm.MultilabelConfusionMatrix(**kw), y, p, sample_weight=w)
+    got = m.compute()
+    assert got.dtype == expected.dtype or weighted
+    assert_same(got, expected, exact=not weighted)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_multilabel_confusion_matrix_samplewise_matches_sklearn(weighted):
+    w = W if weighted else None
+    expected = skm.multilabel_confusion_matrix(YML, PML, sample_weight=w, samplewise=True)
+    keep = slice(None) if w is None else W > 0  # a weight-0 row is left out (the weights law)
+    m = sharded(lambda: sm.MultilabelConfusionMatrix(samplewise=True), YML, PML, sample_weight=w, seed=3)
+    # Shards merge in a shuffled order; merged in row order the tables are the rows' tables.
+    in_order = sm.MultilabelConfusionMatrix(samplewise=True)
+    for lo, hi in ((0, 7), (7, 33), (33, 60)):
+        part = sm.MultilabelConfusionMatrix(samplewise=True).update(
+            YML[lo:hi], PML[lo:hi], sample_weight=None if w is None else w[lo:hi]
+        )
+        in_order.merge(sm.from_bytes(part.to_bytes()))
+    assert_same(in_order.compute(), expected[keep], exact=not weighted)
+    # Any merge order gives the same multiset of tables and the same per-label sums.
+    got = m.compute()
+    assert sorted(map(tuple, got.reshape(-1, 4).tolist())) == sorted(
+        map(tuple, expected[keep].reshape(-1, 4).tolist())
+    )
+
+
+def test_multilabel_confusion_matrix_refusals():
+    with pytest.raises(sm.InputError, match="samplewise"):
+        sm.MultilabelConfusionMatrix(samplewise=True).update([0, 1], [0, 1])
+    with pytest.raises(sm.InputError, match="samplewise"):
+        sm.MultilabelConfusionMatrix(samplewise=True).update(0, 1)
+    with pytest.raises(ValueError, match="samplewise"):
+        sm.MultilabelConfusionMatrix(samplewise="yes")
+    with pytest.raises(TypeError):
+        sm.MultilabelConfusionMatrix(samplewise=True).update(YML, PML).revert(YML, PML)
+    with pytest.raises(sm.MergeError):
+        sm.MultilabelConfusionMatrix(samplewise=True).merge(sm.MultilabelConfusionMatrix())
+    state = sm.MultilabelConfusionMatrix(samplewise=True).update(YML, PML).state_dict()
+    state["state"]["rows"] = np.asarray(state["state"]["rows"])[:-1].tolist()
+    state["state"]["rows"][0][0][0] += 1
+    with pytest.raises(sm.StateError):
+        sm.from_state_dict(state)

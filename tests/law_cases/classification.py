@@ -329,6 +329,31 @@ CASES += [
         ),
     ),
     LawCase(
+        "MultilabelConfusionMatrix",
+        sm.MultilabelConfusionMatrix,
+        _strings,
+        lambda t, p, sample_weight=None: skm.multilabel_confusion_matrix(t, p, sample_weight=sample_weight),
+        exact=True,
+    ),
+    LawCase(
+        "MultilabelConfusionMatrix[multilabel]",
+        sm.MultilabelConfusionMatrix,
+        _multilabel,
+        lambda t, p, sample_weight=None: skm.multilabel_confusion_matrix(t, p, sample_weight=sample_weight),
+        exact=True,
+    ),
+    # One table per row: a merge appends the other's rows ("ordered"), and a weight-k row is one
+    # table scaled by k, not k tables (no weights law; weight 0 still leaves the row out).
+    LawCase(
+        "MultilabelConfusionMatrix[samplewise]",
+        lambda: sm.MultilabelConfusionMatrix(samplewise=True),
+        _multilabel,
+        lambda t, p, sample_weight=None: skm.multilabel_confusion_matrix(t, p, samplewise=True),
+        exact=True,
+        weights=False,
+        tags=frozenset({"ordered"}),
+    ),
+    LawCase(
         "ClassificationReport",
         sm.ClassificationReport,
         _multiclass,
