@@ -39,7 +39,8 @@ class Precision(RateMetric):
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
         labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
+            column indices, picking and ordering the columns as scikit-learn.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -69,7 +70,8 @@ class Recall(RateMetric):
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
         labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
+            column indices, picking and ordering the columns as scikit-learn.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -99,7 +101,8 @@ class Specificity(RateMetric):
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
         labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
+            column indices, picking and ordering the columns as scikit-learn.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -129,7 +132,8 @@ class NPV(RateMetric):
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
         labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
+            column indices, picking and ordering the columns as scikit-learn.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -159,7 +163,8 @@ class FPR(RateMetric):
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
         labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
+            column indices, picking and ordering the columns as scikit-learn.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -190,7 +195,8 @@ class FNR(RateMetric):
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
         labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
+            column indices, picking and ordering the columns as scikit-learn.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -221,7 +227,8 @@ class FDR(RateMetric):
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
         labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
+            column indices, picking and ordering the columns as scikit-learn.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -252,7 +259,8 @@ class FOR(RateMetric):
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
         labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
+            column indices, picking and ordering the columns as scikit-learn.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -284,7 +292,8 @@ class FBeta(RateMetric):
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
         labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
+            column indices, picking and ordering the columns as scikit-learn.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -340,7 +349,8 @@ class F1(RateMetric):
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
         labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
+            column indices, picking and ordering the columns as scikit-learn.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -370,7 +380,8 @@ class Jaccard(RateMetric):
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
         labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
+            column indices, picking and ordering the columns as scikit-learn.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -400,7 +411,8 @@ class Informedness(RateMetric):
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
         labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
+            column indices, picking and ordering the columns as scikit-learn.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -430,7 +442,8 @@ class Markedness(RateMetric):
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
         labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
+            column indices, picking and ordering the columns as scikit-learn.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -462,7 +475,8 @@ class FowlkesMallows(RateMetric):
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
         labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
+            column indices, picking and ordering the columns as scikit-learn.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -539,7 +553,8 @@ class PositiveLikelihoodRatio(_LikelihoodRatio):
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
         labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
+            column indices, picking and ordering the columns as scikit-learn.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; NaN with an
@@ -579,7 +594,8 @@ class NegativeLikelihoodRatio(_LikelihoodRatio):
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
         labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
+            column indices, picking and ordering the columns as scikit-learn.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; NaN with an
@@ -612,7 +628,8 @@ class DiagnosticOddsRatio(RateMetric):
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
         labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
+            column indices, picking and ordering the columns as scikit-learn.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; NaN with an
@@ -643,7 +660,8 @@ class PrevalenceThreshold(RateMetric):
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
         labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
+            column indices, picking and ordering the columns as scikit-learn.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; NaN with an
@@ -675,7 +693,8 @@ class Prevalence(RateMetric):
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
         labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
+            column indices, picking and ordering the columns as scikit-learn.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -717,7 +736,8 @@ class Accuracy(RateMetric):
             ``"samples"``: mean over rows (multilabel input). On multilabel input ``"binary"`` gives the
             subset accuracy and ``"micro"`` the fraction of cells right.
         labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
+            column indices, picking and ordering the columns as scikit-learn.
         pos_label: The positive class of the predictions ``threshold`` makes; default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
             ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
@@ -797,7 +817,8 @@ class BalancedAccuracy(RateMetric):
             array, one value per label): the one-vs-rest value of each label, averaged or not; ``"samples"``:
             mean over rows (multilabel input).
         labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
+            column indices, picking and ordering the columns as scikit-learn.
         pos_label: The positive class of the predictions ``threshold`` makes; default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
             ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
@@ -856,7 +877,8 @@ class MCC(RateMetric):
             ``None`` (an array, one value per label): the one-vs-rest value of each label, averaged or not;
             ``"samples"``: mean over rows (multilabel input).
         labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
+            column indices, picking and ordering the columns as scikit-learn.
         pos_label: The positive class of the predictions ``threshold`` makes; default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
             ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
@@ -899,7 +921,8 @@ class CohenKappa(RateMetric):
             per label): the one-vs-rest value of each label, averaged or not; ``"samples"``: mean over rows
             (multilabel input).
         labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
+            column indices, picking and ordering the columns as scikit-learn.
         pos_label: The positive class of the predictions ``threshold`` makes; default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; NaN with an
             ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
@@ -983,7 +1006,8 @@ class RateMean(RateMetric):
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
         labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
+            column indices, picking and ordering the columns as scikit-learn.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an

@@ -22,7 +22,8 @@ class HammingLoss(ConfusionMetric):
 
     Args:
         labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
+            column indices, picking and ordering the columns as scikit-learn.
         pos_label: The positive class of the predictions ``threshold`` makes; default 1.
         threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
             turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
@@ -48,7 +49,8 @@ class SubsetAccuracy(ConfusionMetric):
 
     Args:
         labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
+            column indices, picking and ordering the columns as scikit-learn.
         pos_label: The positive class of the predictions ``threshold`` makes; default 1.
         threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
             turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
@@ -79,7 +81,8 @@ class ConfusionMatrix(ConfusionMetric):
         normalize: ``None`` (default; counts), ``"true"`` (rows sum to 1), ``"pred"`` (columns sum to 1) or
             ``"all"`` (the whole matrix sums to 1).
         labels: The labels, in the order of rows and columns; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
+            column indices, picking and ordering the columns as scikit-learn.
         pos_label: The positive class of the predictions ``threshold`` makes; default 1.
         threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
             turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
@@ -222,7 +225,8 @@ class ClassificationReport(ConfusionMetric):
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
             ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
         labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
+            column indices, picking and ordering the columns as scikit-learn.
         pos_label: The positive class of the predictions ``threshold`` makes; default 1.
         threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
             turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting

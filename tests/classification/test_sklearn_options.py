@@ -253,3 +253,56 @@ def test_multilabel_confusion_matrix_refusals():
     state["state"]["rows"][0][0][0] += 1
     with pytest.raises(sm.StateError):
         sm.from_state_dict(state)
+
+
+# ---------------------------------------------------------------- 3. labels= on multilabel input
+PRF_SK = {
+    sm.Precision: skm.precision_score,
+    sm.Recall: skm.recall_score,
+    sm.F1: skm.f1_score,
+    sm.Jaccard: skm.jaccard_score,
+}
+
+
+@pytest.mark.parametrize("labels", [[2, 0], [3, 1, 0, 2], [1]], ids=str)
+@pytest.mark.parametrize("average", ["micro", "macro", "weighted", "samples", None], ids=str)
+@pytest.mark.parametrize("cls", PRF_SK, ids=lambda c: c.__name__)
+def test_multilabel_labels_pick_columns_by_index_as_sklearn(cls, average, labels):
+    kw = {"average": average, "labels": labels, "zero_division": 0.0}
+    expected = quiet(PRF_SK[cls], YML, PML, sample_weight=W, **kw)
+    got = quiet(sharded(lambda: cls(**kw), YML, PML, sample_weight=W).compute)
+    assert_same(got, expected)
+
+
+@pytest.mark.parametrize("labels", [[2, 0], [3, 1, 0, 2]], ids=str)
+def test_multilabel_labels_select_tables_and_report_rows(labels):
+    expected = skm.multilabel_confusion_matrix(YML, PML, labels=labels)
+    assert_same(
+        sharded(lambda: sm.MultilabelConfusionMatrix(labels=labels), YML, PML).compute(), expected, exact=True
+    )
+    assert_same(sharded(lambda: sm.ConfusionMatrix(labels=labels), YML, PML).compute(), expected, exact=True)
+    samplewise = skm.multilabel_confusion_matrix(YML, PML, labels=labels, samplewise=True)
+    in_order = sm.MultilabelConfusionMatrix(samplewise=True, labels=labels).update(YML, PML)
+    assert_same(in_order.compute(), samplewise, exact=True)
+    report = quiet(sharded(lambda: sm.ClassificationReport(labels=labels), YML, PML).compute)
+    assert str(report) == quiet(skm.classification_report, YML, PML, labels=labels)
+
+
+def test_multilabel_labels_out_of_range_are_refused():
+    for labels in ([4], [-1, 0], ["a", "b"]):
+        m = sm.F1(average="macro", labels=labels)
+        with pytest.raises(sm.InputError, match="labels"):
+            m.update(YML, PML)
+        assert m.n_samples == 0
+
+
+@pytest.mark.parametrize("cls", PRF_SK, ids=lambda c: c.__name__)
+def test_multiclass_labels_reorder_and_include_unseen_labels(cls):
+    kw = {"average": None, "labels": ["cat", "emu", "ant", "bee"], "zero_division": 0.0}
+    expected = quiet(PRF_SK[cls], YS, PS, sample_weight=W, **kw)
+    assert_same(quiet(sharded(lambda: cls(**kw), YS, PS, sample_weight=W).compute), expected)
+    expected_cm = skm.confusion_matrix(YS, PS, labels=kw["labels"], sample_weight=W)
+    assert_same(
+        sharded(lambda: sm.ConfusionMatrix(labels=kw["labels"]), YS, PS, sample_weight=W).compute(),
+        expected_cm,
+    )
