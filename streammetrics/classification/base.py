@@ -15,6 +15,7 @@ from .._core.onerow import OneRowMixin
 from .._core.params import check_number, check_option, check_zero_division, plain
 from .._core.state import canonical_json
 from ..errors import InputError
+from . import selection
 from .averaging import AVERAGES, RateFn, score
 from .counts import ConfusionCounts
 from .rows import ConfusionRows
@@ -106,7 +107,12 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts]):
         )
 
     def _make_state(self) -> ConfusionCounts:
-        return ConfusionCounts(self.labels)
+        # Every label is counted; ``labels=`` chooses and orders what is reported (:meth:`_view`).
+        return ConfusionCounts()
+
+    def _view(self, state: ConfusionCounts) -> ConfusionCounts:
+        """The counts as ``labels=`` shows them: its labels in its order, others counted as the rest."""
+        return selection.view(state, self.labels)
 
     def _share_key(self) -> Hashable:
         """``(state key, labels/pos_label/threshold/input, parsing code)``.
@@ -340,7 +346,7 @@ class RateMetric(ConfusionMetric):
         ):
             return self.whole_matrix(state)
         return score(
-            state,
+            self._view(state),
             self._rate,
             average=self.average,
             pos_label=self.pos_label,

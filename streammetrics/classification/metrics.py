@@ -38,9 +38,10 @@ class Precision(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
-            column indices, picking and ordering the columns as scikit-learn.
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -69,9 +70,10 @@ class Recall(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
-            column indices, picking and ordering the columns as scikit-learn.
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -100,9 +102,10 @@ class Specificity(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
-            column indices, picking and ordering the columns as scikit-learn.
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -131,9 +134,10 @@ class NPV(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
-            column indices, picking and ordering the columns as scikit-learn.
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -162,9 +166,10 @@ class FPR(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
-            column indices, picking and ordering the columns as scikit-learn.
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -194,9 +199,10 @@ class FNR(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
-            column indices, picking and ordering the columns as scikit-learn.
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -226,9 +232,10 @@ class FDR(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
-            column indices, picking and ordering the columns as scikit-learn.
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -258,9 +265,10 @@ class FOR(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
-            column indices, picking and ordering the columns as scikit-learn.
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -291,9 +299,10 @@ class FBeta(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
-            column indices, picking and ordering the columns as scikit-learn.
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -348,9 +357,10 @@ class F1(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
-            column indices, picking and ordering the columns as scikit-learn.
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -379,9 +389,10 @@ class Jaccard(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
-            column indices, picking and ordering the columns as scikit-learn.
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -410,9 +421,10 @@ class Informedness(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
-            column indices, picking and ordering the columns as scikit-learn.
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -441,9 +453,10 @@ class Markedness(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
-            column indices, picking and ordering the columns as scikit-learn.
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -474,9 +487,10 @@ class FowlkesMallows(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
-            column indices, picking and ordering the columns as scikit-learn.
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -552,9 +566,10 @@ class PositiveLikelihoodRatio(_LikelihoodRatio):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
-            column indices, picking and ordering the columns as scikit-learn.
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; NaN with an
@@ -593,9 +608,10 @@ class NegativeLikelihoodRatio(_LikelihoodRatio):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
-            column indices, picking and ordering the columns as scikit-learn.
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; NaN with an
@@ -627,9 +643,10 @@ class DiagnosticOddsRatio(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
-            column indices, picking and ordering the columns as scikit-learn.
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; NaN with an
@@ -659,9 +676,10 @@ class PrevalenceThreshold(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
-            column indices, picking and ordering the columns as scikit-learn.
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; NaN with an
@@ -692,9 +710,10 @@ class Prevalence(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
-            column indices, picking and ordering the columns as scikit-learn.
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -735,9 +754,10 @@ class Accuracy(RateMetric):
             ``None`` (an array, one value per label): the one-vs-rest value of each label, averaged or not;
             ``"samples"``: mean over rows (multilabel input). On multilabel input ``"binary"`` gives the
             subset accuracy and ``"micro"`` the fraction of cells right.
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
-            column indices, picking and ordering the columns as scikit-learn.
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of the predictions ``threshold`` makes; default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
             ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
@@ -816,9 +836,10 @@ class BalancedAccuracy(RateMetric):
             matrix (binary and multiclass input); ``"macro"``, ``"weighted"`` (by support) or ``None`` (an
             array, one value per label): the one-vs-rest value of each label, averaged or not; ``"samples"``:
             mean over rows (multilabel input).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
-            column indices, picking and ordering the columns as scikit-learn.
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of the predictions ``threshold`` makes; default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
             ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
@@ -876,9 +897,10 @@ class MCC(RateMetric):
             confusion matrix (binary and multiclass input); ``"macro"``, ``"weighted"`` (by support) or
             ``None`` (an array, one value per label): the one-vs-rest value of each label, averaged or not;
             ``"samples"``: mean over rows (multilabel input).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
-            column indices, picking and ordering the columns as scikit-learn.
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of the predictions ``threshold`` makes; default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
             ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
@@ -920,9 +942,10 @@ class CohenKappa(RateMetric):
             and multiclass input); ``"macro"``, ``"weighted"`` (by support) or ``None`` (an array, one value
             per label): the one-vs-rest value of each label, averaged or not; ``"samples"``: mean over rows
             (multilabel input).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
-            column indices, picking and ordering the columns as scikit-learn.
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of the predictions ``threshold`` makes; default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; NaN with an
             ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
@@ -984,7 +1007,8 @@ class CohenKappa(RateMetric):
         }
 
     def whole_matrix(self, state: ConfusionCounts) -> float:
-        return formulas.cohen_kappa(state, self.weights, self.replace_undefined_by)
+        # The chosen labels' block of the matrix, as cohen_kappa_score(labels=...).
+        return formulas.cohen_kappa(self._view(state), self.weights, self.replace_undefined_by)
 
 
 class RateMean(RateMetric):
@@ -1005,9 +1029,10 @@ class RateMean(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
-            column indices, picking and ordering the columns as scikit-learn.
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an

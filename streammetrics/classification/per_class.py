@@ -135,8 +135,8 @@ class MultilabelConfusionMatrix(ConfusionMetric):
             row (over the labels), in the order the rows arrived (a merge appends the other's rows);
             multilabel input only. Memory then grows with the rows.
         labels: The labels, in the order of the tables: for multiclass input their values (``None``,
-            default, discovers them; a list fixes them, and a batch holding another label is refused),
-            for multilabel input column indices, which pick and order the columns as scikit-learn.
+            default: every label of the data, sorted; a list chooses and orders them, rows of other labels
+            counting as negatives), for multilabel input column indices, which pick and order the columns.
         pos_label: The positive class of the predictions ``threshold`` makes; default 1.
         threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
             turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
@@ -170,7 +170,7 @@ class MultilabelConfusionMatrix(ConfusionMetric):
         return {"samplewise": self.samplewise, **self._base_config()}
 
     def _make_state(self) -> ConfusionCounts:
-        return SampleConfusion(self.labels) if self.samplewise else ConfusionCounts(self.labels)
+        return SampleConfusion() if self.samplewise else ConfusionCounts()
 
     def _check_mode(self, mode: str) -> None:
         if mode == "multiclass" and self.samplewise:
@@ -189,16 +189,14 @@ class MultilabelConfusionMatrix(ConfusionMetric):
     @property
     def classes(self) -> list[Any]:
         """The labels (multiclass) or column indices (multilabel), in the order of the tables."""
-        return self._state.labels.tolist()
+        return self._view(self._state).labels.tolist()
 
     def _compute(self, state: ConfusionCounts) -> np.ndarray:
         if isinstance(state, SampleConfusion):
             return state.rows.copy()
         if state.mode == "multilabel":
             return state.matrix.copy()
-        m = state.matrix
-        tp = np.diag(m).copy()
-        fp = m.sum(axis=0) - tp
-        fn = m.sum(axis=1) - tp
-        tn = m.sum() - tp - fp - fn
-        return np.stack([np.stack([tn, fp], -1), np.stack([fn, tp], -1)], 1)
+        tp, fp, fn, tn = self._view(state).one_vs_rest()
+        out = np.stack([np.stack([tn, fp], -1), np.stack([fn, tp], -1)], 1)
+        # Counts stay integers unless weighted, as scikit-learn's.
+        return np.rint(out).astype(np.int64) if state.matrix.dtype.kind != "f" else out

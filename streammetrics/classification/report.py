@@ -21,9 +21,10 @@ class HammingLoss(ConfusionMetric):
     predicted wrong. (No ``average``: the loss is defined on the whole table.)
 
     Args:
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
-            column indices, picking and ordering the columns as scikit-learn.
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of the predictions ``threshold`` makes; default 1.
         threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
             turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
@@ -48,9 +49,10 @@ class SubsetAccuracy(ConfusionMetric):
     """Exact-match ratio: rows whose whole label set is right, ``accuracy_score`` on multilabel.
 
     Args:
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
-            column indices, picking and ordering the columns as scikit-learn.
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of the predictions ``threshold`` makes; default 1.
         threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
             turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
@@ -80,9 +82,10 @@ class ConfusionMatrix(ConfusionMetric):
     Args:
         normalize: ``None`` (default; counts), ``"true"`` (rows sum to 1), ``"pred"`` (columns sum to 1) or
             ``"all"`` (the whole matrix sums to 1).
-        labels: The labels, in the order of rows and columns; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
-            column indices, picking and ordering the columns as scikit-learn.
+        labels: The labels of the rows and columns, in order, as ``confusion_matrix(labels=...)``: ``None``
+            (default) every label of the data, sorted; a list chooses and orders them (a label never seen has
+            zero counts; rows holding another label are left out of the matrix, but kept in the state). On
+            multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of the predictions ``threshold`` makes; default 1.
         threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
             turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
@@ -118,10 +121,11 @@ class ConfusionMatrix(ConfusionMetric):
     @property
     def classes(self) -> list[Any]:
         """The labels, in the order of the matrix rows and columns."""
-        return self._state.labels.tolist()
+        return self._view(self._state).labels.tolist()
 
     def _compute(self, state: ConfusionCounts) -> np.ndarray:
-        m = state.matrix.copy()
+        # With labels=, the chosen labels' block in their order (rows of other labels dropped).
+        m = self._view(state).matrix.copy()
         if self.normalize is None:
             return m
         m = m.astype(np.float64)
@@ -224,9 +228,10 @@ class ClassificationReport(ConfusionMetric):
             ``labels`` when they are given, and the number of labels seen at ``compute()`` otherwise.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
             ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused); on multilabel input,
-            column indices, picking and ordering the columns as scikit-learn.
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of the predictions ``threshold`` makes; default 1.
         threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
             turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
@@ -280,6 +285,7 @@ class ClassificationReport(ConfusionMetric):
         }
 
     def _compute(self, state: ConfusionCounts) -> Report:
+        full, state = state, self._view(state)
         tp, fp, fn, tn = state.one_vs_rest()
         zd = self.zero_division
         per_class = {
@@ -290,8 +296,10 @@ class ClassificationReport(ConfusionMetric):
         support = tp + fn
         averages: dict[str, dict[str, float]] = {}
         multilabel = state.mode == "multilabel"
-        # scikit-learn shows "micro avg" unless the micro average equals accuracy (multiclass).
-        if multilabel:
+        # scikit-learn shows "micro avg" unless the micro average equals accuracy: multiclass
+        # input whose labels are all reported.
+        micro_is_accuracy = not multilabel and getattr(state, "covers_data", True)
+        if not micro_is_accuracy:
             sums = [np.array([a.sum()]) for a in (tp, fp, fn, tn)]
             averages["micro avg"] = {
                 "precision": float(apply_zero_division(rates.ppv(*sums), zd, 0.0, "Precision")[0]),
@@ -317,7 +325,7 @@ class ClassificationReport(ConfusionMetric):
                 ),
                 "support": float(support.sum()),
             }
-        accuracy = None if multilabel else formulas.multiclass_accuracy(state)
+        accuracy = formulas.multiclass_accuracy(full) if micro_is_accuracy else None
         if self.target_names is not None and len(self.target_names) != len(tp):
             raise ValueError(
                 f"target_names: expected one name per label ({len(tp)} labels seen: "

@@ -306,3 +306,52 @@ def test_multiclass_labels_reorder_and_include_unseen_labels(cls):
         sharded(lambda: sm.ConfusionMatrix(labels=kw["labels"]), YS, PS, sample_weight=W).compute(),
         expected_cm,
     )
+
+
+# ---------------------------------------------------------------- 3. labels= choosing a subset
+SUBSETS = [[2, 0], [1], [3, 1, 0], [0, 1, 2]]
+
+
+@pytest.mark.parametrize("labels", SUBSETS, ids=str)
+@pytest.mark.parametrize("average", ["micro", "macro", "weighted", None], ids=str)
+@pytest.mark.parametrize("cls", PRF_SK, ids=lambda c: c.__name__)
+def test_multiclass_labels_subset_matches_sklearn(cls, average, labels):
+    kw = {"average": average, "labels": labels, "zero_division": 0.0}
+    expected = quiet(PRF_SK[cls], Y3, P3, sample_weight=W, **kw)
+    got = quiet(sharded(lambda: cls(**kw), Y3, P3, sample_weight=W).compute)
+    assert_same(got, expected)
+
+
+@pytest.mark.parametrize("labels", SUBSETS, ids=str)
+def test_multiclass_labels_subset_tables_kappa_and_report_match_sklearn(labels):
+    for weighted in (False, True):
+        w = W if weighted else None
+        cm = sharded(lambda: sm.ConfusionMatrix(labels=labels), Y3, P3, sample_weight=w)
+        assert_same(
+            cm.compute(), skm.confusion_matrix(Y3, P3, labels=labels, sample_weight=w), exact=not weighted
+        )
+        assert cm.classes == labels
+        mcm = sharded(lambda: sm.MultilabelConfusionMatrix(labels=labels), Y3, P3, sample_weight=w)
+        expected = skm.multilabel_confusion_matrix(Y3, P3, labels=labels, sample_weight=w)
+        assert_same(mcm.compute(), expected, exact=not weighted)
+        kappa = sharded(lambda: sm.CohenKappa(labels=labels), Y3, P3, sample_weight=w)
+        assert_same(
+            quiet(kappa.compute), quiet(skm.cohen_kappa_score, Y3, P3, labels=labels, sample_weight=w)
+        )
+        report = quiet(
+            sharded(lambda: sm.ClassificationReport(labels=labels), Y3, P3, sample_weight=w).compute
+        )
+        assert str(report) == quiet(skm.classification_report, Y3, P3, labels=labels, sample_weight=w)
+        expected_dict = quiet(
+            skm.classification_report, Y3, P3, labels=labels, sample_weight=w, output_dict=True
+        )
+        assert_same(report.to_dict(), expected_dict)
+
+
+def test_labels_subset_one_row_at_a_time_equals_one_batch():
+    batch = sm.F1(average="macro", labels=[2, 0]).update(Y3, P3)
+    rows = sm.F1(average="macro", labels=[2, 0])
+    for t, p in zip(Y3.tolist(), P3.tolist(), strict=True):
+        rows.update(t, p)
+    assert rows.compute() == batch.compute()
+    assert rows.to_bytes() == batch.to_bytes()
