@@ -223,11 +223,11 @@ class ClassificationReport(ConfusionMetric):
 
     Args:
         digits: Decimals shown by ``str(report)``; default 2.
+        zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
+            ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
         target_names: Names of the rows, one per label in label order (``str(report)`` and the keys of
             ``to_dict()``); ``None`` (default) shows the labels. Its length must equal the number of
             ``labels`` when they are given, and the number of labels seen at ``compute()`` otherwise.
-        zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
-            ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
         labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
             ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
             label never seen has zero counts; rows of other labels still count, as negatives of the chosen
