@@ -27,6 +27,7 @@ from .metrics import (
     Recall,
     Specificity,
 )
+from .per_class import MultilabelConfusionMatrix, SampleConfusion
 from .report import ClassificationReport, ConfusionMatrix, HammingLoss, Report, SubsetAccuracy
 
 __all__ = [
@@ -50,6 +51,7 @@ __all__ = [
     "Informedness",
     "Jaccard",
     "Markedness",
+    "MultilabelConfusionMatrix",
     "NegativeLikelihoodRatio",
     "PositiveLikelihoodRatio",
     "Precision",
@@ -58,6 +60,7 @@ __all__ = [
     "RateMean",
     "Recall",
     "Report",
+    "SampleConfusion",
     "Specificity",
     "SubsetAccuracy",
 ]

@@ -15,6 +15,7 @@ from .._core.onerow import OneRowMixin
 from .._core.params import check_number, check_option, check_zero_division, plain
 from .._core.state import canonical_json
 from ..errors import InputError
+from . import selection
 from .averaging import AVERAGES, RateFn, score
 from .counts import ConfusionCounts
 from .rows import ConfusionRows
@@ -32,6 +33,7 @@ _BEHAVIOUR = (
     "_make_state",
     "_check_mode",
     "_check_labels",
+    "_label_columns",
 )
 
 
@@ -105,7 +107,12 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts]):
         )
 
     def _make_state(self) -> ConfusionCounts:
-        return ConfusionCounts(self.labels)
+        # Every label is counted; ``labels=`` chooses and orders what is reported (:meth:`_view`).
+        return ConfusionCounts()
+
+    def _view(self, state: ConfusionCounts) -> ConfusionCounts:
+        """The counts as ``labels=`` shows them: its labels in its order, others counted as the rest."""
+        return selection.view(state, self.labels)
 
     def _share_key(self) -> Hashable:
         """``(state key, labels/pos_label/threshold/input, parsing code)``.
@@ -196,9 +203,22 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts]):
             yp = inputs.derived((1, "indicator"), lambda: v.as_indicator(inputs.array(1, "y_pred"), "y_pred"))
         if yp.shape != yt.shape:
             raise InputError(f"y_pred: expected shape {yt.shape} (the shape of y_true), found {yp.shape}")
+        if self.labels is not None:  # multilabel labels are column indices, as scikit-learn's
+            columns = self._label_columns(yt.shape[1])
+            yt, yp = yt[:, columns], yp[:, columns]
         weights = inputs.weights(len(yt))
         self._check_mode("multilabel")
         return ("multilabel", yt, yp, weights)
+
+    def _label_columns(self, n_columns: int) -> np.ndarray:
+        """The columns ``labels=`` picks from multilabel input, in its order (checked)."""
+        labels = self.labels or []
+        if not all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c < n_columns for c in labels):
+            raise InputError(
+                f"y_true: labels= picks multilabel columns by index, expected indices in [0, {n_columns}), "
+                f"found labels={labels!r}"
+            )
+        return np.asarray(labels, dtype=np.int64)
 
     def _check_mode(self, mode: str) -> None:
         """Reject input kinds this configuration cannot evaluate (before any state change)."""
@@ -326,7 +346,7 @@ class RateMetric(ConfusionMetric):
         ):
             return self.whole_matrix(state)
         return score(
-            state,
+            self._view(state),
             self._rate,
             average=self.average,
             pos_label=self.pos_label,

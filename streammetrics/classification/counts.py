@@ -277,7 +277,7 @@ class ConfusionCounts(State):
         2x2 matrix, so with unweighted counts every label's matrix sums to ``n_samples`` exactly.
         """
         where = _FIELDS.where
-        _FIELDS.check(self.to_dict())
+        _FIELDS.check(ConfusionCounts.to_dict(self))  # its own fields (a subclass checks its others)
         k, n = self.matrix.shape[0], self._n
         if self.mode is None:
             if n or self.matrix.any() or self.codes.size:

@@ -22,8 +22,8 @@ from ..errors import UndefinedMetricWarning
 from .counts import ConfusionCounts
 
 
-def multiclass_accuracy(counts: ConfusionCounts) -> float:
-    """Fraction of rows whose predicted label equals the true label.
+def multiclass_accuracy(counts: ConfusionCounts, normalize: bool = True) -> float:
+    """Fraction of rows whose predicted label equals the true label (their weight with ``normalize=False``).
 
     Examples:
         >>> import numpy as np
@@ -34,11 +34,13 @@ def multiclass_accuracy(counts: ConfusionCounts) -> float:
         0.8
     """
     m = counts.matrix
-    return float(np.trace(m) / m.sum())
+    return float(np.trace(m) / m.sum()) if normalize else float(np.trace(m))
 
 
-def subset_accuracy(counts: ConfusionCounts) -> float:
+def subset_accuracy(counts: ConfusionCounts, normalize: bool = True) -> float:
     """Fraction of rows predicted exactly (every label right, for multilabel input).
+
+    ``normalize=False`` gives their number (their total weight when weighted).
 
     Examples:
         >>> import numpy as np
@@ -49,9 +51,10 @@ def subset_accuracy(counts: ConfusionCounts) -> float:
         0.8
     """
     if counts.mode != "multilabel":
-        return multiclass_accuracy(counts)
+        return multiclass_accuracy(counts, normalize)
     _tp, fp, fn, _, w = counts.samplewise()
-    return float(w[(fp == 0) & (fn == 0)].sum() / w.sum())
+    right = float(w[(fp == 0) & (fn == 0)].sum())
+    return right / float(w.sum()) if normalize else right
 
 
 def hamming_loss(counts: ConfusionCounts) -> float:

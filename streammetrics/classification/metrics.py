@@ -17,11 +17,14 @@ Examples:
 
 from __future__ import annotations
 
-from typing import Any
+import math
+import warnings
+from typing import Any, ClassVar
 
 import numpy as np
 
 from .._core.params import check_number, check_option
+from ..errors import UndefinedMetricWarning
 from . import formulas, rates
 from .base import RateMetric
 from .counts import ConfusionCounts
@@ -35,8 +38,10 @@ class Precision(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -65,8 +70,10 @@ class Recall(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -95,8 +102,10 @@ class Specificity(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -125,8 +134,10 @@ class NPV(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -155,8 +166,10 @@ class FPR(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -186,8 +199,10 @@ class FNR(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -217,8 +232,10 @@ class FDR(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -248,8 +265,10 @@ class FOR(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -280,8 +299,10 @@ class FBeta(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -336,8 +357,10 @@ class F1(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -366,8 +389,10 @@ class Jaccard(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -396,8 +421,10 @@ class Informedness(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -426,8 +453,10 @@ class Markedness(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -458,8 +487,10 @@ class FowlkesMallows(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -480,19 +511,65 @@ class FowlkesMallows(RateMetric):
     rate = staticmethod(rates.fowlkes_mallows)
 
 
-class PositiveLikelihoodRatio(RateMetric):
+class _LikelihoodRatio(RateMetric):
+    """LR+ or LR-: a rate with scikit-learn's ``replace_undefined_by`` for a zero denominator count."""
+
+    warn_value = float("nan")
+    #: The key of this ratio in scikit-learn's ``replace_undefined_by`` dict: ``"LR+"`` or ``"LR-"``.
+    ratio_key: ClassVar[str]
+
+    def __init__(
+        self,
+        *,
+        replace_undefined_by: Any = float("nan"),
+        average: str | None = "binary",
+        labels: Any = None,
+        pos_label: Any = 1,
+        zero_division: Any = "warn",
+        threshold: float | None = None,
+        input: str = "probability",
+    ) -> None:
+        self.replace_undefined_by = _ratio_replacement(self.ratio_key, replace_undefined_by)
+        super().__init__(
+            average=average,
+            labels=labels,
+            pos_label=pos_label,
+            zero_division=zero_division,
+            threshold=threshold,
+            input=input,
+        )
+
+    def get_config(self) -> dict[str, Any]:
+        return {"replace_undefined_by": self.replace_undefined_by, **super().get_config()}
+
+    def _rate(self, tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarray) -> np.ndarray:
+        den = fp if self.ratio_key == "LR+" else tn
+        return _replace_undefined(
+            type(self).rate(tp, fp, fn, tn), den == 0, self.replace_undefined_by, type(self).__name__
+        )
+
+
+class PositiveLikelihoodRatio(_LikelihoodRatio):
     """LR+ = TPR / FPR, as ``sklearn.metrics.class_likelihood_ratios``. Seed 003.
 
     Undefined (NaN with an :class:`~streammetrics.UndefinedMetricWarning` by default, as
-    scikit-learn) when there are no false positives or no positives.
+    scikit-learn) when there are no false positives or no positives; ``replace_undefined_by``
+    chooses the value when there are no false positives.
 
     Args:
+        replace_undefined_by: The value where the ratio is undefined because FP is 0, as
+            ``class_likelihood_ratios(replace_undefined_by=...)``: ``np.nan`` (default), a number >= 1 (``np.inf`` included), ``1.0``
+            (the worst value, as scikit-learn's ``1.0``) or scikit-learn's dict ``{"LR+": v1, "LR-": v2}``
+            (this metric takes its own entry). A warning is given whenever the value is undefined, as
+            scikit-learn; what stays undefined (no positive rows) takes ``zero_division``.
         average: How per-label values combine: ``"binary"`` (default; the ``pos_label`` class alone, at most
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; NaN with an
@@ -508,22 +585,33 @@ class PositiveLikelihoodRatio(RateMetric):
         >>> import streammetrics as sm
         >>> sm.PositiveLikelihoodRatio().update([1, 1, 0, 0, 0], [1, 0, 1, 0, 0]).compute()
         1.5
+        >>> m = sm.PositiveLikelihoodRatio(replace_undefined_by=1.0, zero_division=0.0)
+        >>> m.update([1, 1, 0, 0], [1, 0, 0, 0]).compute()  # no false positive: LR+ undefined
+        1.0
     """
 
     rate = staticmethod(rates.positive_likelihood_ratio)
     warn_value = float("nan")
+    ratio_key = "LR+"
 
 
-class NegativeLikelihoodRatio(RateMetric):
+class NegativeLikelihoodRatio(_LikelihoodRatio):
     """LR- = FNR / TNR, as ``sklearn.metrics.class_likelihood_ratios``. Seed 003.
 
     Args:
+        replace_undefined_by: The value where the ratio is undefined because TN is 0, as
+            ``class_likelihood_ratios(replace_undefined_by=...)``: ``np.nan`` (default), a number in [0, 1], ``1.0``
+            (the worst value, as scikit-learn's ``1.0``) or scikit-learn's dict ``{"LR+": v1, "LR-": v2}``
+            (this metric takes its own entry). A warning is given whenever the value is undefined, as
+            scikit-learn; what stays undefined (no positive rows) takes ``zero_division``.
         average: How per-label values combine: ``"binary"`` (default; the ``pos_label`` class alone, at most
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; NaN with an
@@ -544,6 +632,7 @@ class NegativeLikelihoodRatio(RateMetric):
     rate = staticmethod(rates.negative_likelihood_ratio)
     warn_value = float("nan")
     higher_is_better = False
+    ratio_key = "LR-"
 
 
 class DiagnosticOddsRatio(RateMetric):
@@ -554,8 +643,10 @@ class DiagnosticOddsRatio(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; NaN with an
@@ -585,8 +676,10 @@ class PrevalenceThreshold(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; NaN with an
@@ -617,8 +710,10 @@ class Prevalence(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -647,15 +742,22 @@ class Accuracy(RateMetric):
     binary and multiclass input; for multilabel input ``"binary"`` gives the subset accuracy (as
     scikit-learn) and ``"micro"`` the fraction of label cells right. ``"macro"``, ``"weighted"``
     and ``None`` average the one-vs-rest accuracy (TP + TN) / N of each label.
+    ``normalize=False`` gives the number of rows predicted right instead of their fraction (their
+    total weight when weighted), as ``accuracy_score(normalize=False)``.
 
     Args:
+        normalize: ``True`` (default): the fraction of rows (or, with ``average="micro"`` on
+            multilabel input, cells) predicted right; ``False``: their number, or their total weight
+            when weighted, as scikit-learn. ``False`` needs ``average="binary"`` or ``"micro"``.
         average: ``"binary"`` (default) and ``"micro"``: the fraction of rows predicted right of the whole
             confusion matrix (binary and multiclass input); ``"macro"``, ``"weighted"`` (by support) or
             ``None`` (an array, one value per label): the one-vs-rest value of each label, averaged or not;
             ``"samples"``: mean over rows (multilabel input). On multilabel input ``"binary"`` gives the
             subset accuracy and ``"micro"`` the fraction of cells right.
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of the predictions ``threshold`` makes; default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
             ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
@@ -670,17 +772,54 @@ class Accuracy(RateMetric):
         >>> import streammetrics as sm
         >>> sm.Accuracy().update(["a", "b", "c", "c"], ["a", "c", "c", "c"]).compute()
         0.75
+        >>> sm.Accuracy(normalize=False).update(["a", "b", "c", "c"], ["a", "c", "c", "c"]).compute()
+        3.0
     """
 
     rate = staticmethod(rates.accuracy)
     multilabel_binary = True
 
+    def __init__(
+        self,
+        *,
+        normalize: bool = True,
+        average: str | None = "binary",
+        labels: Any = None,
+        pos_label: Any = 1,
+        zero_division: Any = "warn",
+        threshold: float | None = None,
+        input: str = "probability",
+    ) -> None:
+        self.normalize = check_option("normalize", normalize, (True, False))
+        if not self.normalize and average not in ("binary", "micro"):
+            raise ValueError(
+                f"normalize: False (a count of rows right) needs average='binary' or 'micro', "
+                f"found average={average!r}"
+            )
+        super().__init__(
+            average=average,
+            labels=labels,
+            pos_label=pos_label,
+            zero_division=zero_division,
+            threshold=threshold,
+            input=input,
+        )
+
+    def get_config(self) -> dict[str, Any]:
+        return {"normalize": self.normalize, **super().get_config()}
+
     def whole_matrix(self, state: ConfusionCounts) -> float:
-        return formulas.multiclass_accuracy(state)
+        return formulas.multiclass_accuracy(state, self.normalize)
 
     def _score(self, state: ConfusionCounts, prevalence: float | None) -> Any:
         if state.mode == "multilabel" and self.average == "binary":
-            return formulas.subset_accuracy(state)
+            return formulas.subset_accuracy(state, self.normalize)
+        if not self.normalize:
+            if prevalence is not None:
+                raise ValueError("prevalence: needs normalize=True (a count has no prevalence to rescale)")
+            if state.mode == "multilabel":  # average="micro": the label cells predicted right
+                tp, _fp, _fn, tn = state.one_vs_rest()
+                return float(tp.sum() + tn.sum())
         return super()._score(state, prevalence)
 
 
@@ -697,8 +836,10 @@ class BalancedAccuracy(RateMetric):
             matrix (binary and multiclass input); ``"macro"``, ``"weighted"`` (by support) or ``None`` (an
             array, one value per label): the one-vs-rest value of each label, averaged or not; ``"samples"``:
             mean over rows (multilabel input).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of the predictions ``threshold`` makes; default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
             ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
@@ -756,8 +897,10 @@ class MCC(RateMetric):
             confusion matrix (binary and multiclass input); ``"macro"``, ``"weighted"`` (by support) or
             ``None`` (an array, one value per label): the one-vs-rest value of each label, averaged or not;
             ``"samples"``: mean over rows (multilabel input).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of the predictions ``threshold`` makes; default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
             ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
@@ -784,17 +927,25 @@ class MCC(RateMetric):
 class CohenKappa(RateMetric):
     """Cohen's kappa, ``sklearn.metrics.cohen_kappa_score`` (``weights``: None, linear, quadratic).
 
-    Undefined (one label in common) gives NaN with a warning, as scikit-learn's default.
+    Undefined (one label in common) gives ``replace_undefined_by`` (NaN by default) with a
+    warning, as scikit-learn.
 
     Args:
         weights: ``None`` (default; every disagreement counts 1), ``"linear"`` or ``"quadratic"``
             (disagreements weighted by the distance between the two labels' positions).
+        replace_undefined_by: The value of an undefined kappa (the two raters share only one label), as
+            ``cohen_kappa_score(replace_undefined_by=...)``: ``np.nan`` (default) or a number in [-1, 1];
+            a warning is given either way, as scikit-learn. It applies to the whole-table kappa
+            (``average="binary"`` or ``"micro"`` on binary and multiclass input); the one-vs-rest values
+            of the other averages take ``zero_division``.
         average: ``"binary"`` (default) and ``"micro"``: Cohen's kappa of the whole confusion matrix (binary
             and multiclass input); ``"macro"``, ``"weighted"`` (by support) or ``None`` (an array, one value
             per label): the one-vs-rest value of each label, averaged or not; ``"samples"``: mean over rows
             (multilabel input).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of the predictions ``threshold`` makes; default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; NaN with an
             ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
@@ -809,6 +960,8 @@ class CohenKappa(RateMetric):
         >>> import streammetrics as sm
         >>> round(sm.CohenKappa().update([0, 1, 2, 2], [0, 2, 2, 2]).compute(), 6)
         0.6
+        >>> sm.CohenKappa(replace_undefined_by=0.0).update([1, 1], [1, 1]).compute()
+        0.0
     """
 
     rate = staticmethod(rates.cohen_kappa)
@@ -818,6 +971,7 @@ class CohenKappa(RateMetric):
         self,
         weights: str | None = None,
         *,
+        replace_undefined_by: float = float("nan"),
         average: str | None = "binary",
         labels: Any = None,
         pos_label: Any = 1,
@@ -826,6 +980,16 @@ class CohenKappa(RateMetric):
         input: str = "probability",
     ) -> None:
         self.weights = check_option("weights", weights, (None, "linear", "quadratic"))
+        number = isinstance(replace_undefined_by, (int, float, np.integer, np.floating))
+        if (
+            not number
+            or isinstance(replace_undefined_by, (bool, np.bool_))
+            or not (math.isnan(replace_undefined_by) or -1.0 <= replace_undefined_by <= 1.0)
+        ):
+            raise ValueError(
+                f"replace_undefined_by: expected np.nan or a number in [-1, 1], found {replace_undefined_by!r}"
+            )
+        self.replace_undefined_by = float(replace_undefined_by)
         super().__init__(
             average=average,
             labels=labels,
@@ -836,10 +1000,15 @@ class CohenKappa(RateMetric):
         )
 
     def get_config(self) -> dict[str, Any]:
-        return {"weights": self.weights, **super().get_config()}
+        return {
+            "weights": self.weights,
+            "replace_undefined_by": self.replace_undefined_by,
+            **super().get_config(),
+        }
 
     def whole_matrix(self, state: ConfusionCounts) -> float:
-        return formulas.cohen_kappa(state, self.weights, self.warn_value)
+        # The chosen labels' block of the matrix, as cohen_kappa_score(labels=...).
+        return formulas.cohen_kappa(self._view(state), self.weights, self.replace_undefined_by)
 
 
 class RateMean(RateMetric):
@@ -860,8 +1029,10 @@ class RateMean(RateMetric):
             two labels), ``"micro"`` (counts summed over labels), ``"macro"`` (plain mean over labels),
             ``"weighted"`` (mean weighted by support), ``"samples"`` (mean over rows; multilabel input) or
             ``None`` (an array, one value per label in label order).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -915,3 +1086,45 @@ class RateMean(RateMetric):
         a = rates.RATE_FUNCTIONS[self.rate_a](tp, fp, fn, tn)
         b = rates.RATE_FUNCTIONS[self.rate_b](tp, fp, fn, tn)
         return rates.mean_of_rates(a, b, self.kind)
+
+
+def _ratio_replacement(key: str, value: Any) -> float:
+    """The value of a likelihood ratio where it is undefined, from scikit-learn's ``replace_undefined_by``.
+
+    ``np.nan``, ``1.0`` (both ratios 1.0), a dict ``{"LR+": v1, "LR-": v2}`` (LR+ >= 1 or NaN, LR- in
+    [0, 1] or NaN, as scikit-learn checks it), or a number in that range for this ratio alone.
+    """
+    low, high = (1.0, math.inf) if key == "LR+" else (0.0, 1.0)
+    expected = (
+        f"np.nan, 1.0, a dict {{'LR+': value >= 1, 'LR-': value in [0, 1]}} (NaN allowed) or a number "
+        f"in [{low}, {high}] for {key}"
+    )
+    if isinstance(value, dict):
+        if set(value) != {"LR+", "LR-"}:
+            raise ValueError(f"replace_undefined_by: expected {expected}, found {value!r}")
+        _ratio_replacement("LR+", value["LR+"])
+        _ratio_replacement("LR-", value["LR-"])
+        value = value[key]
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)):
+        number = float(value)
+        if math.isnan(number) or low <= number <= high:
+            return number
+    raise ValueError(f"replace_undefined_by: expected {expected}, found {value!r}")
+
+
+def _replace_undefined(
+    values: np.ndarray, undefined: np.ndarray, replacement: float, name: str
+) -> np.ndarray:
+    """``values`` with ``replacement`` where ``undefined``, warning as scikit-learn does.
+
+    A NaN replacement leaves the value undefined, for ``zero_division`` to decide (and warn).
+    """
+    if math.isnan(replacement) or not undefined.any():
+        return values
+    warnings.warn(
+        f"{name} is undefined (zero denominator) for {int(undefined.sum())} of {values.size} value(s) "
+        f"and set to replace_undefined_by={replacement}",
+        UndefinedMetricWarning,
+        stacklevel=6,
+    )
+    return np.where(undefined, replacement, values)

@@ -21,8 +21,10 @@ class HammingLoss(ConfusionMetric):
     predicted wrong. (No ``average``: the loss is defined on the whole table.)
 
     Args:
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of the predictions ``threshold`` makes; default 1.
         threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
             turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
@@ -47,8 +49,10 @@ class SubsetAccuracy(ConfusionMetric):
     """Exact-match ratio: rows whose whole label set is right, ``accuracy_score`` on multilabel.
 
     Args:
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of the predictions ``threshold`` makes; default 1.
         threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
             turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
@@ -78,8 +82,10 @@ class ConfusionMatrix(ConfusionMetric):
     Args:
         normalize: ``None`` (default; counts), ``"true"`` (rows sum to 1), ``"pred"`` (columns sum to 1) or
             ``"all"`` (the whole matrix sums to 1).
-        labels: The labels, in the order of rows and columns; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+        labels: The labels of the rows and columns, in order, as ``confusion_matrix(labels=...)``: ``None``
+            (default) every label of the data, sorted; a list chooses and orders them (a label never seen has
+            zero counts; rows holding another label are left out of the matrix, but kept in the state). On
+            multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of the predictions ``threshold`` makes; default 1.
         threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
             turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
@@ -115,10 +121,11 @@ class ConfusionMatrix(ConfusionMetric):
     @property
     def classes(self) -> list[Any]:
         """The labels, in the order of the matrix rows and columns."""
-        return self._state.labels.tolist()
+        return self._view(self._state).labels.tolist()
 
     def _compute(self, state: ConfusionCounts) -> np.ndarray:
-        m = state.matrix.copy()
+        # With labels=, the chosen labels' block in their order (rows of other labels dropped).
+        m = self._view(state).matrix.copy()
         if self.normalize is None:
             return m
         m = m.astype(np.float64)
@@ -137,6 +144,9 @@ class ConfusionMatrix(ConfusionMetric):
 class Report:
     """Per-class precision, recall, F1 and support, with averages (``ClassificationReport``).
 
+    ``str(report)`` is the text of ``classification_report`` character for character, and
+    ``to_dict()`` its ``output_dict=True`` dict; rows are named by ``target_names`` when given.
+
     Examples:
         >>> import streammetrics as sm
         >>> report = sm.ClassificationReport().update(["a", "b", "b"], ["a", "b", "a"]).compute()
@@ -152,12 +162,23 @@ class Report:
     averages: dict[str, dict[str, float]]
     accuracy: float | None
     digits: int = 2
+    #: The row names (``target_names=``); ``None``: the labels as text.
+    target_names: list[str] | None = None
+    #: Whether the counts are weighted (support is then printed as a float, as scikit-learn).
+    weighted: bool = False
+
+    @property
+    def names(self) -> list[str]:
+        """The row names: ``target_names``, or ``str(label)`` for each label."""
+        if self.target_names is not None:
+            return list(self.target_names)
+        return [str(label) for label in self.labels]
 
     def to_dict(self) -> dict[str, Any]:
         """A dict like ``classification_report(output_dict=True)``, ready for a logger."""
         out: dict[str, Any] = {}
-        for i, label in enumerate(self.labels):
-            out[str(label)] = {
+        for i, name in enumerate(self.names):
+            out[name] = {
                 "precision": float(self.precision[i]),
                 "recall": float(self.recall[i]),
                 "f1-score": float(self.f1[i]),
@@ -168,30 +189,30 @@ class Report:
         out.update({name: dict(values) for name, values in self.averages.items()})
         return out
 
+    def _support(self, value: float) -> Any:
+        # scikit-learn prints its support array as is: ints unweighted, floats weighted.
+        return float(value) if self.weighted else round(float(value))
+
     def __str__(self) -> str:
-        names = [str(label) for label in self.labels] + list(self.averages)
-        width = max([len(n) for n in names] + [len("weighted avg"), self.digits])
-        head = f"{'':>{width}s} " + " ".join(
-            f"{h:>9s}" for h in ("precision", "recall", "f1-score", "support")
-        )
-        lines = [head, ""]
+        # The format strings of scikit-learn's classification_report, so the text is identical.
+        names = self.names
         d = self.digits
-
-        def row(name: str, p: float, r: float, f: float, s: float) -> str:
-            support = f"{s:>9.0f}" if float(s).is_integer() else f"{s:>9.{d}f}"
-            return f"{name:>{width}s} {p:>9.{d}f} {r:>9.{d}f} {f:>9.{d}f} {support}"
-
-        for i, label in enumerate(self.labels):
-            lines.append(row(str(label), self.precision[i], self.recall[i], self.f1[i], self.support[i]))
-        lines.append("")
-        total = float(self.support.sum())
+        width = max([len(n) for n in names] + [len("weighted avg"), d])
+        headers = ("precision", "recall", "f1-score", "support")
+        out = ("{:>{width}s} " + " {:>9}" * len(headers)).format("", *headers, width=width) + "\n\n"
+        row_fmt = "{:>{width}s} " + " {:>9.{digits}f}" * 3 + " {:>9}\n"
+        for i, name in enumerate(names):
+            values = (self.precision[i], self.recall[i], self.f1[i], self._support(self.support[i]))
+            out += row_fmt.format(name, *values, width=width, digits=d)
+        out += "\n"
+        total = self._support(float(self.support.sum()))
         if self.accuracy is not None:
-            lines.append(f"{'accuracy':>{width}s} {'':>9s} {'':>9s} {self.accuracy:>9.{d}f} {total:>9.0f}")
+            acc_fmt = "{:>{width}s} " + " {:>9.{digits}}" * 2 + " {:>9.{digits}f}" + " {:>9}\n"
+            out += acc_fmt.format("accuracy", "", "", self.accuracy, total, width=width, digits=d)
         for name, values in self.averages.items():
-            lines.append(
-                row(name, values["precision"], values["recall"], values["f1-score"], values["support"])
-            )
-        return "\n".join(lines) + "\n"
+            row = (values["precision"], values["recall"], values["f1-score"], total)
+            out += row_fmt.format(name, *row, width=width, digits=d)
+        return out
 
 
 class ClassificationReport(ConfusionMetric):
@@ -204,8 +225,13 @@ class ClassificationReport(ConfusionMetric):
         digits: Decimals shown by ``str(report)``; default 2.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
             ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
-        labels: The labels, in the order of per-label results; ``None`` (default) discovers them from the data
-            as batches arrive, a list fixes them (a batch holding another label is refused).
+        target_names: Names of the rows, one per label in label order (``str(report)`` and the keys of
+            ``to_dict()``); ``None`` (default) shows the labels. Its length must equal the number of
+            ``labels`` when they are given, and the number of labels seen at ``compute()`` otherwise.
+        labels: The labels to report, in the order of per-label results, as scikit-learn's ``labels=``:
+            ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
+            label never seen has zero counts; rows of other labels still count, as negatives of the chosen
+            ones). On multilabel input, column indices that pick and order the columns.
         pos_label: The positive class of the predictions ``threshold`` makes; default 1.
         threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
             turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
@@ -219,6 +245,17 @@ class ClassificationReport(ConfusionMetric):
         >>> r = sm.ClassificationReport().update([0, 1, 2, 2], [0, 2, 2, 2]).compute()
         >>> round(r.to_dict()["macro avg"]["f1-score"], 4)
         0.6
+        >>> named = sm.ClassificationReport(target_names=["cat", "dog"]).update([0, 1, 1], [0, 1, 0])
+        >>> print(named.compute())
+                      precision    recall  f1-score   support
+        <BLANKLINE>
+                 cat       0.50      1.00      0.67         1
+                 dog       1.00      0.50      0.67         2
+        <BLANKLINE>
+            accuracy                           0.67         3
+           macro avg       0.75      0.75      0.67         3
+        weighted avg       0.83      0.67      0.67         3
+        <BLANKLINE>
     """
 
     higher_is_better: ClassVar[bool | None] = None
@@ -228,6 +265,7 @@ class ClassificationReport(ConfusionMetric):
         digits: int = 2,
         zero_division: Any = "warn",
         *,
+        target_names: Any = None,
         labels: Any = None,
         pos_label: Any = 1,
         threshold: float | None = None,
@@ -235,12 +273,19 @@ class ClassificationReport(ConfusionMetric):
     ) -> None:
         self.digits = int(digits)
         self.zero_division = check_zero_division(zero_division)
+        self.target_names = _target_names(target_names, labels)
         super().__init__(labels=labels, pos_label=pos_label, threshold=threshold, input=input)
 
     def get_config(self) -> dict[str, Any]:
-        return {"digits": self.digits, "zero_division": self.zero_division, **self._base_config()}
+        return {
+            "digits": self.digits,
+            "zero_division": self.zero_division,
+            "target_names": self.target_names,
+            **self._base_config(),
+        }
 
     def _compute(self, state: ConfusionCounts) -> Report:
+        full, state = state, self._view(state)
         tp, fp, fn, tn = state.one_vs_rest()
         zd = self.zero_division
         per_class = {
@@ -251,8 +296,10 @@ class ClassificationReport(ConfusionMetric):
         support = tp + fn
         averages: dict[str, dict[str, float]] = {}
         multilabel = state.mode == "multilabel"
-        # scikit-learn shows "micro avg" unless the micro average equals accuracy (multiclass).
-        if multilabel:
+        # scikit-learn shows "micro avg" unless the micro average equals accuracy: multiclass
+        # input whose labels are all reported.
+        micro_is_accuracy = not multilabel and getattr(state, "covers_data", True)
+        if not micro_is_accuracy:
             sums = [np.array([a.sum()]) for a in (tp, fp, fn, tn)]
             averages["micro avg"] = {
                 "precision": float(apply_zero_division(rates.ppv(*sums), zd, 0.0, "Precision")[0]),
@@ -278,7 +325,13 @@ class ClassificationReport(ConfusionMetric):
                 ),
                 "support": float(support.sum()),
             }
-        accuracy = None if multilabel else formulas.multiclass_accuracy(state)
+        accuracy = formulas.multiclass_accuracy(full) if micro_is_accuracy else None
+        if self.target_names is not None and len(self.target_names) != len(tp):
+            raise ValueError(
+                f"target_names: expected one name per label ({len(tp)} labels seen: "
+                f"{state.labels.tolist()[:10]}), found {len(self.target_names)} names; "
+                "pass labels= to fix the labels"
+            )
         return Report(
             labels=state.labels.tolist(),
             precision=per_class["precision"],
@@ -288,4 +341,20 @@ class ClassificationReport(ConfusionMetric):
             averages=averages,
             accuracy=accuracy,
             digits=self.digits,
+            target_names=self.target_names,
+            weighted=state.matrix.dtype.kind == "f",
         )
+
+
+def _target_names(target_names: Any, labels: Any) -> list[str] | None:
+    """The row names as a list of strings, checked against ``labels`` when those are fixed."""
+    if target_names is None:
+        return None
+    if isinstance(target_names, str) or not hasattr(target_names, "__iter__"):
+        raise ValueError(f"target_names: expected a list of names, found {target_names!r}")
+    names = [str(name) for name in target_names]
+    if labels is not None and len(names) != len(list(labels)):
+        raise ValueError(
+            f"target_names: expected one name per label ({len(list(labels))} labels), found {len(names)} names"
+        )
+    return names

@@ -41,7 +41,8 @@ class ConfusionRows:
 
     def __init__(self, rules: Any, state: Any) -> None:
         self.rules = rules
-        self.fixed = rules.labels is not None
+        # The state counts every label (``labels=`` only chooses what is reported), as batches do.
+        self.fixed = False
         self.threshold = rules.threshold
         self.probability = rules.input == "probability"
         self.pos, self.neg = rules.pos_label, rules._negative_label

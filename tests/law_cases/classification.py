@@ -224,6 +224,15 @@ CASES += [
         exact=True,
     ),
     LawCase(
+        "Accuracy[normalize=False]",
+        lambda: sm.Accuracy(normalize=False),
+        _strings,
+        lambda t, p, sample_weight=None: skm.accuracy_score(
+            t, p, normalize=False, sample_weight=sample_weight
+        ),
+        exact=True,
+    ),
+    LawCase(
         "SubsetAccuracy",
         sm.SubsetAccuracy,
         _multilabel,
@@ -318,6 +327,31 @@ CASES += [
         lambda t, p, sample_weight=None: skm.confusion_matrix(
             t, p, sample_weight=sample_weight, normalize="true"
         ),
+    ),
+    LawCase(
+        "MultilabelConfusionMatrix",
+        sm.MultilabelConfusionMatrix,
+        _strings,
+        lambda t, p, sample_weight=None: skm.multilabel_confusion_matrix(t, p, sample_weight=sample_weight),
+        exact=True,
+    ),
+    LawCase(
+        "MultilabelConfusionMatrix[multilabel]",
+        sm.MultilabelConfusionMatrix,
+        _multilabel,
+        lambda t, p, sample_weight=None: skm.multilabel_confusion_matrix(t, p, sample_weight=sample_weight),
+        exact=True,
+    ),
+    # One table per row: a merge appends the other's rows ("ordered"), and a weight-k row is one
+    # table scaled by k, not k tables (no weights law; weight 0 still leaves the row out).
+    LawCase(
+        "MultilabelConfusionMatrix[samplewise]",
+        lambda: sm.MultilabelConfusionMatrix(samplewise=True),
+        _multilabel,
+        lambda t, p, sample_weight=None: skm.multilabel_confusion_matrix(t, p, samplewise=True),
+        exact=True,
+        weights=False,
+        tags=frozenset({"ordered"}),
     ),
     LawCase(
         "ClassificationReport",

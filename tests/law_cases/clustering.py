@@ -370,14 +370,15 @@ def _ni(X, labels, sample_weight=None):
     return float(0.5 * np.sum(p * np.log(dets)) - 0.5 * np.log(total) - np.sum(p * np.log(p)))
 
 
-def _silhouette(X, labels, sample_weight=None):
+def _silhouette(X, labels, sample_weight=None, metric="euclidean"):
     if sample_weight is None:
-        return _quiet(skm.silhouette_score)(X, labels)
+        return _quiet(skm.silhouette_score)(X, labels, metric=metric)
     _, W, _, _, X, labels, w, _, _ = _wmoments(X, labels, sample_weight)
     ks = np.unique(labels)
     if len(ks) < 2 or len(ks) > W - 1:
         return float("nan")
-    d = np.sqrt(((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+    d = skm.pairwise_distances(X, metric=metric)
+    np.fill_diagonal(d, 0.0)
     s = np.zeros(len(X))
     for i in range(len(X)):
         own = labels == labels[i]
@@ -420,6 +421,14 @@ CASES += [
     # the bottom-k keys are a hash of the row content, so every law holds exactly.
     LawCase("Silhouette", sm.Silhouette, _points, _silhouette, rtol=1e-8, atol=1e-10),
     LawCase("DaviesBouldin", sm.DaviesBouldin, _points, _db, rtol=1e-8, atol=1e-10),
+    LawCase(
+        "Silhouette[cosine]",
+        lambda: sm.Silhouette(metric="cosine"),
+        _points,
+        lambda X, labels, sample_weight=None: _silhouette(X, labels, sample_weight, metric="cosine"),
+        rtol=1e-8,
+        atol=1e-10,
+    ),
     # A sample smaller than the data: the estimate still obeys every law (content-hash keys),
     # but it is not the exact value, so no reference here (tests/clustering checks it against
     # the exact value within its standard error).

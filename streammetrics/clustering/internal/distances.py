@@ -2,8 +2,9 @@
 
 :func:`prepare_points` turns an in-memory batch into validated rows, cluster indices and
 weights; :func:`cluster_means` gives the weighted centroids; :func:`pairwise_distances` the
-Euclidean distances between two sets of rows, by direct coordinate differences (never
-``|a|^2 + |b|^2 - 2ab``, whose cancellation loses the small distances).
+distances between two sets of rows: Euclidean by direct coordinate differences (never
+``|a|^2 + |b|^2 - 2ab``, whose cancellation loses the small distances), or another of
+:data:`METRICS` (the silhouette's ``metric=``).
 """
 
 from __future__ import annotations
@@ -35,19 +36,72 @@ def prepare_points(X: Any, labels: Any, sample_weight: Any) -> tuple[np.ndarray,
     return x, idx, w, int(idx.max()) + 1 if idx.size else 0
 
 
-def pairwise_distances(a: np.ndarray, b: np.ndarray, chunk: int = 256) -> np.ndarray:
-    """Euclidean distances from the rows of ``a`` to those of ``b`` (direct differences, chunked).
+#: The distances :func:`pairwise_distances` knows, by scikit-learn's names (aliases included):
+#: each is a function of two rows alone, so a sample of rows gives its exact distances.
+METRICS = {
+    "euclidean": "euclidean",
+    "l2": "euclidean",
+    "manhattan": "manhattan",
+    "cityblock": "manhattan",
+    "l1": "manhattan",
+    "cosine": "cosine",
+    "sqeuclidean": "sqeuclidean",
+    "chebyshev": "chebyshev",
+}
+
+
+def check_metric(metric: object) -> str:
+    """``metric`` if :func:`pairwise_distances` knows it, else ``ValueError`` naming the choices.
+
+    Examples:
+        >>> check_metric("l1")
+        'l1'
+    """
+    if isinstance(metric, str) and metric in METRICS:
+        return metric
+    raise ValueError(
+        f"metric: expected one of {sorted(METRICS)}, found {metric!r} (a streaming index sees each row "
+        "once: 'precomputed' distances and callables, which could not be saved or merged, are not supported)"
+    )
+
+
+def pairwise_distances(
+    a: np.ndarray, b: np.ndarray, chunk: int = 256, metric: str = "euclidean"
+) -> np.ndarray:
+    """Distances from the rows of ``a`` to those of ``b`` (direct differences, chunked).
+
+    ``metric`` is one of :data:`METRICS`, as :func:`sklearn.metrics.pairwise_distances`: the
+    cosine distance is ``1 - cos``, clipped to [0, 2], with a zero row at distance 1 from every row.
 
     Examples:
         >>> pairwise_distances(np.array([[0.0, 0.0]]), np.array([[3.0, 4.0], [0.0, 0.0]])).tolist()
         [[5.0, 0.0]]
+        >>> pairwise_distances(np.array([[0.0, 0.0]]), np.array([[3.0, 4.0]]), metric="manhattan").tolist()
+        [[7.0]]
     """
+    kind = METRICS[check_metric(metric)]
+    if kind == "cosine":
+        return _cosine(a, b)
     out = np.empty((len(a), len(b)))
     step = max(1, chunk * 16 // max(a.shape[1], 1))
     for start in range(0, len(a), step):
         diff = a[start : start + step, None, :] - b[None, :, :]
-        out[start : start + step] = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
+        if kind == "manhattan":
+            out[start : start + step] = np.abs(diff).sum(axis=2)
+        elif kind == "chebyshev":
+            out[start : start + step] = np.abs(diff).max(axis=2, initial=0.0)
+        else:
+            squared = np.einsum("ijk,ijk->ij", diff, diff)
+            out[start : start + step] = squared if kind == "sqeuclidean" else np.sqrt(squared)
     return out
+
+
+def _cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``1 - cos(a_i, b_j)`` clipped to [0, 2], as scikit-learn's ``cosine_distances`` (zero rows: 1)."""
+    na, nb = np.linalg.norm(a, axis=1), np.linalg.norm(b, axis=1)
+    ua = a / np.where(na > 0, na, 1.0)[:, None]
+    ub = b / np.where(nb > 0, nb, 1.0)[:, None]
+    return np.clip(1.0 - ua @ ub.T, 0.0, 2.0)
 
 
 def cluster_means(x: np.ndarray, idx: np.ndarray, w: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

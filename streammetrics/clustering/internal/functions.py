@@ -5,7 +5,8 @@
 labels, sample_weight=None)`` as scikit-learn's, whose streaming metrics evaluate the same code
 on a mergeable sample (:mod:`~streammetrics.clustering.internal.sample`) or on exact moments.
 Weights are frequency weights throughout (an integer weight ``k`` equals ``k`` copies of the
-row). Distances are Euclidean.
+row). Distances are Euclidean, or for the silhouette any of
+:data:`~streammetrics.clustering.internal.distances.METRICS` (``metric=``).
 
 Examples:
     >>> import numpy as np
@@ -22,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..inputs import validate_points
-from .distances import cluster_means, pairwise_distances, prepare_points
+from .distances import check_metric, cluster_means, pairwise_distances, prepare_points
 from .formulas import calinski_harabasz
 from .moments import ClusterMoments
 
@@ -42,37 +43,49 @@ def silhouette_values(dsum: np.ndarray, idx: np.ndarray, cluster_w: np.ndarray) 
     return s
 
 
-def silhouette_samples(X: Any, labels: Any, sample_weight: Any = None) -> np.ndarray:
-    """Silhouette of every row (Euclidean), rows of weight 0 dropped. :func:`sklearn.metrics.silhouette_samples`.
+def silhouette_samples(
+    X: Any, labels: Any, sample_weight: Any = None, metric: str = "euclidean"
+) -> np.ndarray:
+    """Silhouette of every row, rows of weight 0 dropped. :func:`sklearn.metrics.silhouette_samples`.
 
     ``a`` is the mean distance to the *other* members of the row's cluster (``W_c - 1`` in the
     denominator with frequency weights), ``b`` the smallest mean distance to another cluster;
-    ``s = (b - a) / max(a, b)``, and 0 for a cluster of weight at most 1.
+    ``s = (b - a) / max(a, b)``, and 0 for a cluster of weight at most 1. ``metric``: one of
+    :data:`~streammetrics.clustering.internal.distances.METRICS` (default Euclidean).
 
     Examples:
         >>> silhouette_samples([[0.0], [1.0], [10.0]], [0, 0, 1]).tolist()
         [0.9, 0.8888888888888888, 0.0]
     """
+    check_metric(metric)
     x, idx, w, k = prepare_points(X, labels, sample_weight)
     onehot_w = np.zeros((len(x), k))
     onehot_w[np.arange(len(x)), idx] = w
-    dsum = pairwise_distances(x, x) @ onehot_w
+    dist = pairwise_distances(x, x, metric=metric)
+    dsum = dist @ onehot_w
+    # A row is at distance 0 from itself, as scikit-learn sets it; its other copies (weight - 1)
+    # keep the metric's distance (1 between zero rows under cosine).
+    dsum[np.arange(len(x)), idx] -= np.diag(dist)
     return silhouette_values(dsum, idx, onehot_w.sum(axis=0))
 
 
-def silhouette_score(X: Any, labels: Any, sample_weight: Any = None) -> float:
+def silhouette_score(X: Any, labels: Any, sample_weight: Any = None, metric: str = "euclidean") -> float:
     """Mean silhouette (weighted by the sample weights). :func:`sklearn.metrics.silhouette_score`.
 
-    Returns NaN unless ``2 <= K <= N - 1`` (scikit-learn raises instead).
+    Returns NaN unless ``2 <= K <= N - 1`` (scikit-learn raises instead). ``metric``: as
+    :func:`silhouette_samples`.
 
     Examples:
         >>> round(silhouette_score([[0.0], [1.0], [10.0], [11.0]], [0, 0, 1, 1]), 4)
         0.8997
+        >>> round(silhouette_score([[1.0, 0.0], [2.0, 0.1], [0.0, 1.0], [0.1, 3.0]], [0, 0, 1, 1], metric="cosine"), 4)
+        0.9991
     """
+    check_metric(metric)
     x, idx, w, k = prepare_points(X, labels, sample_weight)
     if k < 2 or k > w.sum() - 1:
         return float("nan")
-    s = silhouette_samples(x, idx, w)
+    s = silhouette_samples(x, idx, w, metric)
     return float(np.sum(w * s) / np.sum(w))
 
 

@@ -20,13 +20,13 @@ Examples:
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
 from . import formulas as f
 from .base import MomentsMetric, SampledMetric
-from .distances import pairwise_distances
+from .distances import check_metric, pairwise_distances
 from .functions import silhouette_values
 from .moments import ClusterMoments
 
@@ -98,28 +98,53 @@ class NegentropyIncrement(MomentsMetric):
 
 
 class Silhouette(SampledMetric):
-    """Mean silhouette coefficient (Euclidean); a mergeable bounded-memory estimate. Seeds 000, 001, 004.
+    """Mean silhouette coefficient; a mergeable bounded-memory estimate. Seeds 000, 001, 004.
 
-    :func:`sklearn.metrics.silhouette_score`. Exact (equal to scikit-learn) while at most
-    ``sample_size`` distinct rows were seen; beyond, the silhouette of a uniform sample of the
-    distinct rows (each with its total weight) with a jackknife standard error
-    (:meth:`compute_with_error`). Exact in memory: :func:`~streammetrics.clustering.internal.silhouette_score`.
+    :func:`sklearn.metrics.silhouette_score`, with its ``metric=`` among Euclidean, Manhattan,
+    cosine, squared Euclidean and Chebyshev. The state is a sample of the distinct rows
+    themselves (not per-cluster moments), so every distance between two kept rows is exact
+    whatever the metric: exact (equal to scikit-learn) while at most ``sample_size`` distinct rows
+    were seen; beyond, the silhouette of a uniform sample of the distinct rows (each with its
+    total weight) with a jackknife standard error (:meth:`estimate`), for every metric alike.
+    Exact in memory: :func:`~streammetrics.clustering.internal.silhouette_score`.
+
+    Args:
+        sample_size: The number of distinct rows kept (memory ``sample_size x n_features``; compute time
+            grows as ``sample_size^2``); default 1000.
+        seed: Salt of the row hashes: the same seed gives the same sample for the same data in any
+            batching or merge order; shards to merge must share it. Default 0.
+        metric: The distance between rows, by scikit-learn's names: ``"euclidean"`` (default, also
+            ``"l2"``), ``"manhattan"`` (also ``"cityblock"``, ``"l1"``), ``"cosine"`` (``1 - cos``),
+            ``"sqeuclidean"`` or ``"chebyshev"``. ``"precomputed"`` and callables are refused: a stream
+            has no distance matrix, and a callable could not be saved or merged.
 
     Examples:
         >>> import streammetrics as sm
         >>> m = sm.Silhouette().update([[0.0], [1.0], [10.0], [11.0]], [0, 0, 1, 1])
         >>> round(m.compute(), 4), m.compute_with_error().exact
         (0.8997, True)
+        >>> m = sm.Silhouette(metric="manhattan").update([[0.0, 0.0], [1.0, 1.0], [9.0, 9.0], [9.0, 8.0]], [0, 0, 1, 1])
+        >>> round(m.compute(), 4)
+        0.9088
     """
 
     higher_is_better: ClassVar[bool | None] = True
+
+    def __init__(self, sample_size: int = 1000, seed: int = 0, *, metric: str = "euclidean") -> None:
+        self.metric = check_metric(metric)
+        super().__init__(sample_size=sample_size, seed=seed)
+
+    def get_config(self) -> dict[str, Any]:
+        return {**super().get_config(), "metric": self.metric}
 
     def _on_sample(self, moments, x, idx, w, groups):
         k = moments.n_clusters
         ow = np.zeros((len(x), k))
         ow[np.arange(len(x)), idx] = w
-        dist = pairwise_distances(x, x)
+        dist = pairwise_distances(x, x, metric=self.metric)
         dsum = dist @ ow
+        # A row is at distance 0 from itself (its other copies keep the metric's distance).
+        dsum[np.arange(len(x)), idx] -= np.diag(dist)
         cw = ow.sum(axis=0)
         if (cw > 0).sum() < 2:
             return float("nan"), np.empty(0)
