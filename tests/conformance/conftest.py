@@ -95,8 +95,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture(autouse=True)
-def _shims_in_sklearn_metrics() -> Any:
-    """Tests that reach through ``sklearn.metrics`` at run time get the shims too."""
+def _shims_in_sklearn_metrics(request: pytest.FixtureRequest) -> Any:
+    """scikit-learn's tests that reach through ``sklearn.metrics`` at run time get the shims too."""
+    if not _from_sklearn(request.node):
+        yield
+        return
     with patched():
         yield
 
