@@ -302,9 +302,7 @@ def read_file(path: str | os.PathLike[str], *, max_bytes: int = MAX_FILE_BYTES) 
         head = fh.read(PREFIX_SIZE)
         prefix = read_prefix(head)  # the magic and a whole prefix, or StateError
         if prefix.size > max_bytes:
-            raise StateError(
-                f"state file of {prefix.size} bytes exceeds the limit max_bytes={max_bytes}"
-            )
+            raise StateError(f"state file of {prefix.size} bytes exceeds the limit max_bytes={max_bytes}")
         rest = fh.read(prefix.size - PREFIX_SIZE + 1)
     data = head + rest
     if len(data) > prefix.size:

@@ -20,7 +20,7 @@ from .._core.metric import Metric
 from .._core.onerow import OneRowMixin
 from .._core.params import check_option, plain
 from ..errors import InputError
-from ..ranking.positive import PositiveRule, plain_labels, union
+from ..ranking.positive import PositiveRule, present_labels, union
 from ..ranking.rows import ScoreRows
 
 INPUTS = ("probability", "score")
@@ -122,7 +122,7 @@ class _ProbabilityMetric(OneRowMixin, Metric[Any]):
                 p = _sigmoid(p)
             rule = self._rule()
             w = inputs.weights(len(yt))  # a row of weight 0 is a row left out: its label is not seen
-            present = plain_labels(np.unique(yt if w is None else yt[w > 0])) if rule.tracked else ()
+            present = present_labels(yt if w is None else yt[w > 0], seen) if rule.tracked else ()
             used = rule.positive(union(seen, present)) if rule.tracked else rule.pos_label
             positive = yt == used if used is not None else np.zeros(len(yt), bool)
             n = len(yt)

@@ -191,10 +191,13 @@ class BrierScore(_ProbabilityMetric):
 
     def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
         onehot, p, w, n, binary, present, used = self._probabilities(inputs)
-        sq = ((p - onehot) ** 2).sum(axis=1)
-        other = ((p - onehot[:, ::-1]) ** 2).sum(axis=1) if binary else sq
-        if binary or p.shape[1] < 3:
-            sq, other = sq / 2, other / 2
+        if binary:  # (f - o)^2 with the positive class's probability f, and with the other class's
+            f, o = p[:, 1], onehot[:, 1]
+            sq, other = np.square(f - o), np.square(f - (1.0 - o))
+        else:
+            sq = other = ((p - onehot) ** 2).sum(axis=1)
+            if p.shape[1] < 3:
+                sq = other = sq / 2
         table = np.zeros((self.n_bins + 1, 5))
         table[0, 0], table[0, 1] = _wsum(sq, w), float(n if w is None else w.sum())
         table[0, 2] = _wsum(other, w)

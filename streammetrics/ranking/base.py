@@ -22,7 +22,7 @@ from .._core.state import canonical_json, describe_difference
 from ..errors import InputError, MergeError
 from . import formulas as f
 from .keys import keys_of
-from .positive import PositiveRule, plain_labels, union
+from .positive import PositiveRule, present_labels, union
 from .rows import ScoreRows
 from .sketch import EXACT, BinaryHistogram, ScoreSketch
 
@@ -186,10 +186,8 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch]):
             yt = inputs.labels(0, "y_true")
             rule = self._rule()
             # a row of weight 0 is a row left out (the weights law): its label is not seen
-            present = (
-                plain_labels(np.unique(yt if weights is None else yt[weights > 0])) if rule.tracked else ()
-            )
             seen = getattr(self._state, "seen", ())
+            present = present_labels(yt if weights is None else yt[weights > 0], seen) if rule.tracked else ()
             used = rule.positive(union(seen, present)) if rule.tracked else rule.pos_label
             groups = (yt == used).astype(np.int64) if used is not None else np.zeros(n, np.int64)
             layout = (1, 2)

@@ -37,6 +37,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..errors import InputError
 
 KINDS = ("greater", "fixed", "curve", "calibration", "brier")
@@ -127,6 +129,16 @@ def plan(
         before = rule.positive(seen)
         flip_state = (seen[0] == before) != (seen[0] == positive)
     return new, flip_state, (labels[0] == used) != (labels[0] == positive)
+
+
+def present_labels(yt: np.ndarray, seen: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The sorted distinct labels of ``yt`` as plain values, or ``seen`` itself when ``seen`` holds
+    two labels and every label of ``yt`` is one of them (the common case after the first batches:
+    two comparisons instead of a sort; uniting either with ``seen`` gives ``seen``)."""
+    if len(seen) == 2 and len(yt) and (yt.dtype.kind == "U") == isinstance(seen[0], str):
+        if bool(((yt == seen[0]) | (yt == seen[1])).all()):
+            return seen
+    return plain_labels(np.unique(yt))
 
 
 def plain_labels(values: Any) -> tuple[Any, ...]:
