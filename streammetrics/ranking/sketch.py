@@ -218,7 +218,9 @@ class ScoreSketch(State):
         """
         if labels and self.rule is not None and self.rule.tracked:
             if set(labels) - set(self.seen):
-                raise InputError(f"y_true: expected labels seen before {list(self.seen)}, found {list(labels)}")
+                raise InputError(
+                    f"y_true: expected labels seen before {list(self.seen)}, found {list(labels)}"
+                )
             if plan(self.rule, self.seen, labels, used)[2]:  # groups made under another positive label
                 groups = 1 - groups
         n_rows = len(keys) if n_rows is None else n_rows
