@@ -27,7 +27,7 @@ from .metrics import (
     Recall,
     Specificity,
 )
-from .per_class import MultilabelConfusionMatrix, SampleConfusion
+from .per_class import MultilabelConfusionMatrix
 from .report import ClassificationReport, ConfusionMatrix, HammingLoss, Report, SubsetAccuracy
 
 __all__ = [
@@ -60,7 +60,6 @@ __all__ = [
     "RateMean",
     "Recall",
     "Report",
-    "SampleConfusion",
     "Specificity",
     "SubsetAccuracy",
 ]

@@ -112,7 +112,16 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch]):
     def _rule(self) -> PositiveRule:
         return PositiveRule(self.positive_rule, self.pos_label)
 
+    @property
+    def _samples(self) -> bool:
+        """``average="samples"``: per-row values summed (:mod:`.samples`), not the sketch."""
+        return getattr(self, "average", None) == "samples"
+
     def _make_state(self) -> ScoreSketch:
+        if self._samples:
+            from ..probabilistic.states import SumTable  # the family of sums (imports ranking)
+
+            return SumTable((3,), revertible=True)  # type: ignore[return-value]
         if self.exact:
             return ScoreSketch(resolution=EXACT, max_bins=None, rule=self._rule())
         return ScoreSketch(resolution=self.resolution, max_bins=self.max_bins, rule=self._rule())
@@ -136,7 +145,7 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch]):
         with other._lock:
             snapshot = other._state.copy()
         with self._lock:
-            if snapshot._resolution < self._state._resolution:  # type: ignore[attr-defined]
+            if getattr(snapshot, "_resolution", 0) < getattr(self._state, "_resolution", 0):
                 self._state._resolution = snapshot._resolution  # type: ignore[attr-defined]
                 self.resolution = snapshot._resolution  # type: ignore[attr-defined]
             self._state.merge(snapshot)
@@ -159,6 +168,8 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch]):
         n = len(yt_raw) if yt_raw.ndim else 0
         v.check_length(scores, n, "y_score")
         weights = inputs.weights(n)
+        if self._samples:
+            return self._parse_samples(inputs, yt_raw, scores, weights, n)
         if yt_raw.ndim == 2:
             yt = inputs.derived((0, "indicator"), lambda: v.as_indicator(yt_raw, "y_true"))
             if scores.shape != yt.shape:
@@ -199,6 +210,34 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch]):
         keys = inputs.derived((1, "sketch keys", self.input), lambda: keys_of(scores, self.input))
         return keys, groups, weights, layout, n, mode, (), None
 
+    def _row_values(self, yt: np.ndarray, scores: np.ndarray) -> np.ndarray:
+        raise NotImplementedError  # ROCAUC, AveragePrecision
+
+    def _parse_samples(
+        self, inputs: Inputs, yt_raw: np.ndarray, scores: np.ndarray, weights: Any, n: int
+    ) -> tuple:
+        """``average="samples"``: each row's value, summed as ``[sum w v, sum w, sum w undefined]``."""
+        if yt_raw.ndim != 2:
+            raise InputError(
+                f"y_true: average='samples' needs multilabel input (a 2-D 0/1 y_true), found {yt_raw.ndim}-D"
+            )
+        yt = inputs.derived((0, "indicator"), lambda: v.as_indicator(yt_raw, "y_true"))
+        if scores.shape != yt.shape:
+            raise InputError(
+                f"y_score: expected shape {yt.shape} (the shape of y_true), found {scores.shape}"
+            )
+        values = self._row_values(yt, scores)
+        w = np.ones(n) if weights is None else weights
+        undefined = np.isnan(values) & (w > 0)  # a row of weight 0 is left out (as scikit-learn)
+        table = np.array(
+            [
+                float(np.dot(w, np.where(np.isnan(values), 0.0, values))),
+                float(w.sum()),
+                float(w[undefined].sum()),
+            ]
+        )
+        return "samples", table, n
+
     def _class_index(self, yt: np.ndarray, k: int) -> np.ndarray:
         if self.labels is not None:
             if len(self.labels) != k:
@@ -225,6 +264,9 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch]):
         """Reject input kinds this metric cannot evaluate."""
 
     def _apply(self, state: ScoreSketch, batch: tuple[Any, ...]) -> None:
+        if isinstance(batch[0], str):  # "samples"
+            state.add(batch[1], batch[2])  # type: ignore[call-arg]
+            return
         keys, groups, weights, layout, n, mode, present, used = batch
         state.add(
             keys,
@@ -238,6 +280,9 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch]):
         )
 
     def _unapply(self, state: ScoreSketch, batch: tuple[Any, ...]) -> None:
+        if isinstance(batch[0], str):  # "samples"
+            state.add(batch[1], batch[2], -1)  # type: ignore[call-arg]
+            return
         keys, groups, weights, layout, n, mode, present, used = batch
         state.remove(
             keys,
@@ -251,6 +296,8 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch]):
         )
 
     def _is_empty(self, state: ScoreSketch) -> bool:
+        if self._samples:
+            return state.table[1] == 0  # type: ignore[attr-defined]
         return state.layout is None or state.total_weight() == 0
 
     def _row_checker(self, state: Any) -> Any:
@@ -258,7 +305,7 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch]):
 
     def output_labels(self, state: ScoreSketch) -> list[Any] | None:
         """Per-class values follow ``labels`` (multiclass) or the columns (multilabel)."""
-        if self.labels is not None and state.layout is not None and not state.multilabel:
+        if self.labels is not None and getattr(state, "layout", None) is not None and not state.multilabel:
             return list(self.labels)
         return None
 

@@ -12,6 +12,7 @@ from .._core.params import check_number, check_option
 from ..errors import InputError, UndefinedMetricWarning
 from . import formulas as f
 from .base import DEFAULT_MAX_BINS, DEFAULT_RESOLUTION, RankingMetric
+from .samples import row_auc, row_average_precision
 from .sketch import BinaryHistogram, ScoreSketch
 
 
@@ -32,6 +33,14 @@ def _average(ests: list[f.Estimate], weights: np.ndarray, average: str | None, n
     if w.sum() <= 0:
         return f.Estimate(np.nan, np.nan, np.nan)
     return f.Estimate(*(float(np.average(x, weights=w)) for x in (vals, lows, highs)))
+
+
+def _samples_value(name: str, s: Any) -> f.Estimate:
+    """``average="samples"``: the weighted mean of the rows' values (exact); NaN when a row is
+    undefined (one class only, for ROC AUC), as scikit-learn."""
+    total, weight, undefined = s.table
+    value = float(total / weight) if undefined == 0 else np.nan
+    return _undefined(name, f.Estimate(value, value, value))
 
 
 def _undefined(name: str, est: f.Estimate) -> f.Estimate:
@@ -57,8 +66,9 @@ class ROCAUC(RankingMetric):
     Args:
         average: Multiclass and multilabel input: ``"macro"`` (default; plain mean), ``"weighted"`` (by
             prevalence), ``"micro"`` (multilabel, and multiclass with ``multi_class="ovr"``: every (row, class)
-            cell pooled, as scikit-learn) or ``None`` (an array, one value per class or label). Binary input
-            ignores it.
+            cell pooled, as scikit-learn), ``"samples"`` (multilabel: each row's labels ranked by its scores,
+            the rows averaged, exact; NaN when a row holds one class only, as scikit-learn) or ``None`` (an
+            array, one value per class or label). Binary input ignores it.
         multi_class: ``"ovr"`` (default; each class against the rest) or ``"ovo"`` (every pair of the classes
             present in ``y_true``, as Hand and Till and scikit-learn: a class of ``labels`` that no row holds
             takes no part).
@@ -105,11 +115,13 @@ class ROCAUC(RankingMetric):
         pos_label: Any = None,
         labels: Any = None,
     ) -> None:
-        self.average = check_option("average", average, ("macro", "weighted", "micro", None))
+        self.average = check_option("average", average, ("macro", "weighted", "micro", "samples", None))
         self.multi_class = check_option("multi_class", multi_class, ("ovr", "ovo"))
         if max_fpr is not None:
             check_number("max_fpr", max_fpr, low=0.0, high=1.0, low_open=True)
             max_fpr = float(max_fpr)
+            if average == "samples" and max_fpr != 1.0:
+                raise ValueError(f"max_fpr: not available with average='samples', found {max_fpr}")
         self.max_fpr = max_fpr
         super().__init__(
             input=input,
@@ -140,7 +152,12 @@ class ROCAUC(RankingMetric):
                 "found multi_class='ovo'"
             )
 
+    def _row_values(self, yt: np.ndarray, scores: np.ndarray) -> np.ndarray:
+        return row_auc(yt, scores)
+
     def _estimate(self, s: ScoreSketch) -> f.Estimate:
+        if self._samples:
+            return _samples_value("ROCAUC", s)
         n_cols, n_cls = s.layout  # type: ignore[misc]
         partial = self.max_fpr not in (None, 1.0)
 
@@ -186,7 +203,9 @@ class ROCAUC(RankingMetric):
             if self._is_empty(self._state):
                 return bounded(self.compute(), np.nan, np.nan)
             e = self._estimate(self._state)
-            exact = self._state.is_exact or bool(np.all(np.subtract(e.high, e.low) <= 4 * f.ROUNDING_SLACK))
+            exact = getattr(self._state, "is_exact", True) or bool(
+                np.all(np.subtract(e.high, e.low) <= 4 * f.ROUNDING_SLACK)
+            )
         return bounded(e.value, e.low, e.high, exact=exact)
 
     def bounds(self) -> tuple[Any, Any]:
@@ -204,8 +223,9 @@ class AveragePrecision(RankingMetric):
 
     Args:
         average: Multiclass and multilabel input: ``"macro"`` (default; plain mean), ``"weighted"`` (by the
-            number of positives), ``"micro"`` (multilabel: all cells pooled) or ``None`` (an array, one value
-            per class or label). Binary input ignores it.
+            number of positives), ``"micro"`` (multilabel: all cells pooled), ``"samples"`` (multilabel: each
+            row's labels ranked by its scores, the rows averaged, exact; a row without positives counts 0, as
+            scikit-learn) or ``None`` (an array, one value per class or label). Binary input ignores it.
         input: What ``y_score`` holds: ``"probability"`` (default; checked to lie in [0, 1], multiclass rows
             summing to 1; the sketch bins logits) or ``"score"`` (any finite real; the sketch bins relative
             score).
@@ -239,7 +259,7 @@ class AveragePrecision(RankingMetric):
         pos_label: Any = 1,
         labels: Any = None,
     ) -> None:
-        self.average = check_option("average", average, ("macro", "weighted", "micro", None))
+        self.average = check_option("average", average, ("macro", "weighted", "micro", "samples", None))
         super().__init__(
             input=input,
             exact=exact,
@@ -252,7 +272,12 @@ class AveragePrecision(RankingMetric):
     def get_config(self) -> dict[str, Any]:
         return {**self._base_config(), "average": self.average}
 
+    def _row_values(self, yt: np.ndarray, scores: np.ndarray) -> np.ndarray:
+        return row_average_precision(yt, scores)
+
     def _estimate(self, s: ScoreSketch) -> f.Estimate:
+        if self._samples:
+            return _samples_value("AveragePrecision", s)
         unit = 1.0 if s.counts.dtype.kind == "i" else 0.0
 
         def ap(h: BinaryHistogram) -> f.Estimate:
@@ -281,7 +306,9 @@ class AveragePrecision(RankingMetric):
             if self._is_empty(self._state):
                 return bounded(self.compute(), np.nan, np.nan)
             e = self._estimate(self._state)
-            exact = self._state.is_exact or bool(np.all(np.subtract(e.high, e.low) <= 4 * f.ROUNDING_SLACK))
+            exact = getattr(self._state, "is_exact", True) or bool(
+                np.all(np.subtract(e.high, e.low) <= 4 * f.ROUNDING_SLACK)
+            )
         return bounded(e.value, e.low, e.high, exact=exact)
 
     def bounds(self) -> tuple[Any, Any]:
@@ -406,7 +433,7 @@ class ROCCurve(_BinaryCurve):
         """
         with self._lock:
             low, high = self.bounds()
-            return bounded(self.compute(), low, high, exact=self._state.is_exact)
+            return bounded(self.compute(), low, high, exact=getattr(self._state, "is_exact", True))
 
     def bounds(self) -> tuple[f.ROCCurveResult, f.ROCCurveResult]:
         """Two staircase curves: the exact curve lies on or between them (negatives first / positives first)."""
@@ -493,7 +520,7 @@ class PRCurve(_BinaryCurve):
         """The curve with the two staircases of :meth:`bounds` as ``low`` and ``high`` (as :meth:`ROCCurve.estimate`)."""
         with self._lock:
             low, high = self.bounds()
-            return bounded(self.compute(), low, high, exact=self._state.is_exact)
+            return bounded(self.compute(), low, high, exact=getattr(self._state, "is_exact", True))
 
     def bounds(self) -> tuple[f.PRCurveResult, f.PRCurveResult]:
         """Two staircases: the exact curve lies on or between them."""

@@ -126,6 +126,10 @@ class ScoreRows:
                 f"{self.name}: expected one score (a binary sample) on the per-row path, found a dict; "
                 "pass multiclass probabilities as a 2-D batch"
             )
+        if getattr(self.rules, "average", None) == "samples":
+            raise InputError(
+                "y_true: average='samples' needs multilabel input (a 2-D 0/1 y_true), found one binary row"
+            )
         yt = label_of(y_true, "y_true")
         score = number_of(y_pred, self.name)
         if self.probability and not 0.0 <= score <= 1.0:

@@ -102,6 +102,7 @@ def proportion_counts(metric: Metric[Any]) -> tuple[Any, Any]:
             raise ValueError("metric: subset accuracy of multilabel data: use sm.Bootstrap")
         m = state.matrix.astype(np.float64)
         return float(np.trace(m)), float(m.sum())
+    state = metric._view(state)  # labels= chooses and orders the labels (the state counts all)
     tp, fp, fn, tn = state.one_vs_rest()
     if average == "micro":
         tp, fp, fn, tn = (np.array([a.sum()]) for a in (tp, fp, fn, tn))

@@ -355,3 +355,11 @@ def test_labels_subset_one_row_at_a_time_equals_one_batch():
         rows.update(t, p)
     assert rows.compute() == batch.compute()
     assert rows.to_bytes() == batch.to_bytes()
+
+
+def test_wilson_counts_follow_a_labels_subset():
+    from streammetrics.uncertainty import analytic
+
+    m = sharded(lambda: sm.Recall(average=None, labels=[2, 0]), Y3, P3)
+    successes, trials = analytic.proportion_counts(m)
+    assert_same(successes / trials, skm.recall_score(Y3, P3, average=None, labels=[2, 0]))

@@ -175,8 +175,8 @@ def _cases():
         (acc, "labels", "012", "labels must be a list of labels"),
         (ml, "codes", np.array([1.0]), "codes must be a 1-D int64 array, found float64"),
         (ml, "code_weights", np.array([1, 1, 1]), r"code_weights must be .* of shape \(2,\)"),
-        (sm.LogLoss().update(y, p), "table", np.zeros(3), r"table must be .* of shape \(2,\)"),
-        (sm.LogLoss().update(y, p), "table", np.array([np.nan, 1.0]), "table must be finite"),
+        (sm.LogLoss().update(y, p), "table", np.zeros(2), r"table must be .* of shape \(3,\)"),
+        (sm.LogLoss().update(y, p), "table", np.array([np.nan, 1.0, 1.0]), "table must be finite"),
         (
             sm.ExpectedCost([[0, 1], [1, 0]]).update(y, 1 - y),
             "table",

@@ -49,6 +49,23 @@ def _multilabel(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarra
     return y, np.round(np.clip(0.3 * y + 0.7 * rng.random((n, 3)), 0, 1), 2)
 
 
+def _multilabel_mixed(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Multilabel rows that each hold both classes (a row of one class makes samples-AUC NaN)."""
+    y, s = _multilabel(rng, n)
+    y[:, 0] = 1 - y[:, 1]
+    return y, s
+
+
+def _samples(fn):
+    @_nan_on_error
+    def ref(y, s, sample_weight=None):
+        if not len(y) or (sample_weight is not None and not np.sum(sample_weight)):
+            return np.nan
+        return fn(y, s, sample_weight=sample_weight, average="samples")
+
+    return ref
+
+
 def _nan_on_error(fn):
     def ref(*args, **kwargs):
         with warnings.catch_warnings():
@@ -185,6 +202,20 @@ CASES: list[LawCase] = [
         lambda: sm.ROCAUC(exact=True),
         _multilabel,
         _multilabel_ref(_auc, "macro"),
+        rtol=1e-12,
+    ),
+    LawCase(
+        "ROCAUC[samples]",
+        lambda: sm.ROCAUC(average="samples"),
+        _multilabel_mixed,
+        _samples(skm.roc_auc_score),
+        rtol=1e-12,
+    ),
+    LawCase(
+        "AveragePrecision[samples]",
+        lambda: sm.AveragePrecision(average="samples"),
+        _multilabel,
+        _samples(skm.average_precision_score),
         rtol=1e-12,
     ),
     LawCase("AveragePrecision[exact]", lambda: sm.AveragePrecision(exact=True), _binary, _ap, rtol=1e-12),

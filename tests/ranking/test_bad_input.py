@@ -54,7 +54,7 @@ def test_layout_change_is_an_error_and_leaves_state_unchanged():
         ({"input": "logit"}, "input"),
         ({"resolution": 60}, "resolution"),
         ({"max_bins": 0}, "max_bins"),
-        ({"average": "samples"}, "average"),
+        ({"average": "binary"}, "average"),
         ({"multi_class": "raise"}, "multi_class"),
         ({"max_fpr": 0.0}, "max_fpr"),
     ],

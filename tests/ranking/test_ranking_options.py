@@ -75,3 +75,45 @@ def test_max_fpr_on_multiclass_input_is_refused_as_scikit_learn() -> None:
         warnings.simplefilter("ignore")
         with pytest.raises(sm.InputError, match="max_fpr"):
             sm.ROCAUC(max_fpr=0.3).update(y, p)
+
+
+@pytest.mark.parametrize(
+    "make, ref", [(sm.ROCAUC, skm.roc_auc_score), (sm.AveragePrecision, skm.average_precision_score)]
+)
+def test_average_samples_agrees_with_scikit_learn_weighted_merged_reverted(make, ref) -> None:
+    y, s = _multilabel(k=5)
+    y[:, 0] = 1 - y[:, 1]  # every row holds both classes (else samples-AUC is NaN)
+    w = np.random.default_rng(7).uniform(0, 2, len(y))
+    expected = ref(y, s, average="samples", sample_weight=w)
+    for value in _streamed(lambda: make(average="samples"), y, s):
+        assert value == pytest.approx(ref(y, s, average="samples"), rel=1e-12)
+    m = make(average="samples").update(y[:25], s[:25], sample_weight=w[:25])
+    m.merge(make(average="samples").update(y[25:], s[25:], sample_weight=w[25:]))
+    assert m.compute() == pytest.approx(expected, rel=1e-12)
+    assert m.bounds() == (m.compute(), m.compute())  # exact
+    m.revert(y[25:], s[25:], sample_weight=w[25:])
+    assert m.compute() == pytest.approx(
+        ref(y[:25], s[:25], average="samples", sample_weight=w[:25]), rel=1e-12
+    )
+
+
+def test_average_samples_undefined_rows_and_bad_input() -> None:
+    y = np.array([[1, 0, 1], [0, 0, 0]])
+    s = np.array([[0.9, 0.2, 0.4], [0.3, 0.6, 0.7]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert np.isnan(skm.roc_auc_score(y, s, average="samples"))
+    with pytest.warns(sm.UndefinedMetricWarning):
+        assert np.isnan(sm.ROCAUC(average="samples").update(y, s).compute())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ap = skm.average_precision_score(y, s, average="samples")  # a row without positives counts 0
+    assert sm.AveragePrecision(average="samples").update(y, s).compute() == pytest.approx(ap)
+    m = sm.ROCAUC(average="samples")
+    with pytest.raises(sm.InputError, match="multilabel"):
+        m.update([0, 1], [0.2, 0.8])
+    with pytest.raises(sm.InputError, match="multilabel"):
+        m.update(1, 0.8)  # a binary row is refused when offered
+    assert m.n_samples == 0
+    with pytest.raises(ValueError, match="max_fpr"):
+        sm.ROCAUC(average="samples", max_fpr=0.5)
