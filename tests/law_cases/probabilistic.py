@@ -93,11 +93,12 @@ def _log_loss(y, p, sample_weight=None):
 
 
 CASES: list[LawCase] = [
-    LawCase("LogLoss[binary]", sm.LogLoss, _binary, _log_loss),
+    # pos_label=1: the reference's labels=[0, 1] fixes the positive class before both labels are seen
+    LawCase("LogLoss[binary]", lambda: sm.LogLoss(pos_label=1), _binary, _log_loss),
     LawCase("LogLoss[multiclass]", sm.LogLoss, _multiclass, _log_loss),
     LawCase(
         "LogLoss[score]",
-        lambda: sm.LogLoss(input="score"),
+        lambda: sm.LogLoss(input="score", pos_label=1),
         _logits,
         lambda y, x, sample_weight=None: skm.log_loss(
             y, 1 / (1 + np.exp(-x)), sample_weight=sample_weight, labels=[0, 1]

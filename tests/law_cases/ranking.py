@@ -115,13 +115,16 @@ def _ovr(metric, average):
 def _ovo(y, p, sample_weight=None):
     w = np.ones(len(y)) if sample_weight is None else sample_weight
     vals = []
+    present = set(np.asarray(y)[w > 0].tolist())  # scikit-learn averages the pairs of classes present
     for a in range(p.shape[1]):
         for b in range(a + 1, p.shape[1]):
+            if not {a, b} <= present:
+                continue
             mask = (y == a) | (y == b)
             v1 = _auc((y[mask] == a).astype(int), p[mask, a], sample_weight=w[mask])
             v2 = _auc((y[mask] == b).astype(int), p[mask, b], sample_weight=w[mask])
             vals.append((v1 + v2) / 2)
-    return np.mean(vals)
+    return np.mean(vals) if vals else np.nan
 
 
 def _multilabel_ref(metric, average):
