@@ -59,11 +59,14 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts]):
         self,
         *,
         labels: Any = None,
+        unlisted: str = "refuse",
         pos_label: Any = 1,
         threshold: float | None = None,
         input: str = "probability",
     ) -> None:
         self.labels = None if labels is None else plain(list(labels))
+        #: With ``labels=``: ``"refuse"`` a row of another label (the contract) or ``"count"`` it.
+        self.unlisted = check_option("unlisted", unlisted, UNLISTED)
         self.pos_label = plain(pos_label)
         self.input = check_option("input", input, INPUTS)
         if threshold is not None:
@@ -81,6 +84,7 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts]):
     def _base_config(self) -> dict[str, Any]:
         return {
             "labels": self.labels,
+            "unlisted": self.unlisted,
             "pos_label": self.pos_label,
             "threshold": self.threshold,
             "input": self.input,
@@ -165,6 +169,9 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts]):
         else:
             yp = inputs.labels(1, "y_pred")
         v.check_length(yp, len(yt), "y_pred")
+        if self.labels is not None and self.unlisted == "refuse":
+            _check_listed(self.labels, yt, "y_true")
+            _check_listed(self.labels, yp, "y_pred")
         weights = inputs.weights(len(yt))
         self._check_mode("multiclass")
         return ("multiclass", yt, yp, weights)
@@ -272,6 +279,7 @@ class RateMetric(ConfusionMetric):
         *,
         average: str | None = "binary",
         labels: Any = None,
+        unlisted: str = "refuse",
         pos_label: Any = 1,
         zero_division: Any = "warn",
         threshold: float | None = None,
@@ -279,7 +287,9 @@ class RateMetric(ConfusionMetric):
     ) -> None:
         self.average = check_option("average", average, AVERAGES)
         self.zero_division = check_zero_division(zero_division)
-        super().__init__(labels=labels, pos_label=pos_label, threshold=threshold, input=input)
+        super().__init__(
+            labels=labels, unlisted=unlisted, pos_label=pos_label, threshold=threshold, input=input
+        )
         if self.average == "binary" and self.labels is not None and self.whole_matrix is None:
             if self.pos_label not in self.labels:
                 raise ValueError(
@@ -355,3 +365,20 @@ class RateMetric(ConfusionMetric):
             name=type(self).__name__,
             prevalence=prevalence,
         )
+
+
+#: What a row holding a label outside ``labels=`` does (the confusion family).
+UNLISTED = ("refuse", "count")
+
+
+def _check_listed(labels: list[Any], values: np.ndarray, name: str) -> None:
+    """Refuse (:class:`InputError`) a label of ``values`` not in ``labels`` (``unlisted="refuse"``)."""
+    if not len(values):
+        return
+    listed = np.asarray(labels)
+    if (listed.dtype.kind == "U") != (values.dtype.kind == "U"):
+        outside = values[:1]
+    else:
+        outside = values[~np.isin(values, listed)]
+    if len(outside):
+        raise InputError(f"{name}: expected labels in the fixed list {labels}, found [{outside[0].item()!r}]")

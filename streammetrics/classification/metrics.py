@@ -42,6 +42,9 @@ class Precision(RateMetric):
             ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
             label never seen has zero counts; rows of other labels still count, as negatives of the chosen
             ones). On multilabel input, column indices that pick and order the columns.
+        unlisted: With ``labels=``, what a row holding a label not in the list does: ``"refuse"`` (default)
+            raises :class:`~streammetrics.InputError` and changes nothing; ``"count"`` counts it as
+            scikit-learn does (a negative of every listed label; only the listed labels are reported).
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -74,6 +77,9 @@ class Recall(RateMetric):
             ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
             label never seen has zero counts; rows of other labels still count, as negatives of the chosen
             ones). On multilabel input, column indices that pick and order the columns.
+        unlisted: With ``labels=``, what a row holding a label not in the list does: ``"refuse"`` (default)
+            raises :class:`~streammetrics.InputError` and changes nothing; ``"count"`` counts it as
+            scikit-learn does (a negative of every listed label; only the listed labels are reported).
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -106,6 +112,9 @@ class Specificity(RateMetric):
             ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
             label never seen has zero counts; rows of other labels still count, as negatives of the chosen
             ones). On multilabel input, column indices that pick and order the columns.
+        unlisted: With ``labels=``, what a row holding a label not in the list does: ``"refuse"`` (default)
+            raises :class:`~streammetrics.InputError` and changes nothing; ``"count"`` counts it as
+            scikit-learn does (a negative of every listed label; only the listed labels are reported).
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -138,6 +147,9 @@ class NPV(RateMetric):
             ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
             label never seen has zero counts; rows of other labels still count, as negatives of the chosen
             ones). On multilabel input, column indices that pick and order the columns.
+        unlisted: With ``labels=``, what a row holding a label not in the list does: ``"refuse"`` (default)
+            raises :class:`~streammetrics.InputError` and changes nothing; ``"count"`` counts it as
+            scikit-learn does (a negative of every listed label; only the listed labels are reported).
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -170,6 +182,9 @@ class FPR(RateMetric):
             ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
             label never seen has zero counts; rows of other labels still count, as negatives of the chosen
             ones). On multilabel input, column indices that pick and order the columns.
+        unlisted: With ``labels=``, what a row holding a label not in the list does: ``"refuse"`` (default)
+            raises :class:`~streammetrics.InputError` and changes nothing; ``"count"`` counts it as
+            scikit-learn does (a negative of every listed label; only the listed labels are reported).
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -203,6 +218,9 @@ class FNR(RateMetric):
             ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
             label never seen has zero counts; rows of other labels still count, as negatives of the chosen
             ones). On multilabel input, column indices that pick and order the columns.
+        unlisted: With ``labels=``, what a row holding a label not in the list does: ``"refuse"`` (default)
+            raises :class:`~streammetrics.InputError` and changes nothing; ``"count"`` counts it as
+            scikit-learn does (a negative of every listed label; only the listed labels are reported).
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -236,6 +254,9 @@ class FDR(RateMetric):
             ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
             label never seen has zero counts; rows of other labels still count, as negatives of the chosen
             ones). On multilabel input, column indices that pick and order the columns.
+        unlisted: With ``labels=``, what a row holding a label not in the list does: ``"refuse"`` (default)
+            raises :class:`~streammetrics.InputError` and changes nothing; ``"count"`` counts it as
+            scikit-learn does (a negative of every listed label; only the listed labels are reported).
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -269,6 +290,9 @@ class FOR(RateMetric):
             ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
             label never seen has zero counts; rows of other labels still count, as negatives of the chosen
             ones). On multilabel input, column indices that pick and order the columns.
+        unlisted: With ``labels=``, what a row holding a label not in the list does: ``"refuse"`` (default)
+            raises :class:`~streammetrics.InputError` and changes nothing; ``"count"`` counts it as
+            scikit-learn does (a negative of every listed label; only the listed labels are reported).
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -303,6 +327,9 @@ class FBeta(RateMetric):
             ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
             label never seen has zero counts; rows of other labels still count, as negatives of the chosen
             ones). On multilabel input, column indices that pick and order the columns.
+        unlisted: With ``labels=``, what a row holding a label not in the list does: ``"refuse"`` (default)
+            raises :class:`~streammetrics.InputError` and changes nothing; ``"count"`` counts it as
+            scikit-learn does (a negative of every listed label; only the listed labels are reported).
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -326,6 +353,7 @@ class FBeta(RateMetric):
         *,
         average: str | None = "binary",
         labels: Any = None,
+        unlisted: str = "refuse",
         pos_label: Any = 1,
         zero_division: Any = "warn",
         threshold: float | None = None,
@@ -336,6 +364,7 @@ class FBeta(RateMetric):
         super().__init__(
             average=average,
             labels=labels,
+            unlisted=unlisted,
             pos_label=pos_label,
             zero_division=zero_division,
             threshold=threshold,
@@ -361,6 +390,9 @@ class F1(RateMetric):
             ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
             label never seen has zero counts; rows of other labels still count, as negatives of the chosen
             ones). On multilabel input, column indices that pick and order the columns.
+        unlisted: With ``labels=``, what a row holding a label not in the list does: ``"refuse"`` (default)
+            raises :class:`~streammetrics.InputError` and changes nothing; ``"count"`` counts it as
+            scikit-learn does (a negative of every listed label; only the listed labels are reported).
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -393,6 +425,9 @@ class Jaccard(RateMetric):
             ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
             label never seen has zero counts; rows of other labels still count, as negatives of the chosen
             ones). On multilabel input, column indices that pick and order the columns.
+        unlisted: With ``labels=``, what a row holding a label not in the list does: ``"refuse"`` (default)
+            raises :class:`~streammetrics.InputError` and changes nothing; ``"count"`` counts it as
+            scikit-learn does (a negative of every listed label; only the listed labels are reported).
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -425,6 +460,9 @@ class Informedness(RateMetric):
             ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
             label never seen has zero counts; rows of other labels still count, as negatives of the chosen
             ones). On multilabel input, column indices that pick and order the columns.
+        unlisted: With ``labels=``, what a row holding a label not in the list does: ``"refuse"`` (default)
+            raises :class:`~streammetrics.InputError` and changes nothing; ``"count"`` counts it as
+            scikit-learn does (a negative of every listed label; only the listed labels are reported).
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -457,6 +495,9 @@ class Markedness(RateMetric):
             ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
             label never seen has zero counts; rows of other labels still count, as negatives of the chosen
             ones). On multilabel input, column indices that pick and order the columns.
+        unlisted: With ``labels=``, what a row holding a label not in the list does: ``"refuse"`` (default)
+            raises :class:`~streammetrics.InputError` and changes nothing; ``"count"`` counts it as
+            scikit-learn does (a negative of every listed label; only the listed labels are reported).
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -491,6 +532,9 @@ class FowlkesMallows(RateMetric):
             ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
             label never seen has zero counts; rows of other labels still count, as negatives of the chosen
             ones). On multilabel input, column indices that pick and order the columns.
+        unlisted: With ``labels=``, what a row holding a label not in the list does: ``"refuse"`` (default)
+            raises :class:`~streammetrics.InputError` and changes nothing; ``"count"`` counts it as
+            scikit-learn does (a negative of every listed label; only the listed labels are reported).
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -524,6 +568,7 @@ class _LikelihoodRatio(RateMetric):
         replace_undefined_by: Any = float("nan"),
         average: str | None = "binary",
         labels: Any = None,
+        unlisted: str = "refuse",
         pos_label: Any = 1,
         zero_division: Any = "warn",
         threshold: float | None = None,
@@ -533,6 +578,7 @@ class _LikelihoodRatio(RateMetric):
         super().__init__(
             average=average,
             labels=labels,
+            unlisted=unlisted,
             pos_label=pos_label,
             zero_division=zero_division,
             threshold=threshold,
@@ -570,6 +616,9 @@ class PositiveLikelihoodRatio(_LikelihoodRatio):
             ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
             label never seen has zero counts; rows of other labels still count, as negatives of the chosen
             ones). On multilabel input, column indices that pick and order the columns.
+        unlisted: With ``labels=``, what a row holding a label not in the list does: ``"refuse"`` (default)
+            raises :class:`~streammetrics.InputError` and changes nothing; ``"count"`` counts it as
+            scikit-learn does (a negative of every listed label; only the listed labels are reported).
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; NaN with an
@@ -612,6 +661,9 @@ class NegativeLikelihoodRatio(_LikelihoodRatio):
             ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
             label never seen has zero counts; rows of other labels still count, as negatives of the chosen
             ones). On multilabel input, column indices that pick and order the columns.
+        unlisted: With ``labels=``, what a row holding a label not in the list does: ``"refuse"`` (default)
+            raises :class:`~streammetrics.InputError` and changes nothing; ``"count"`` counts it as
+            scikit-learn does (a negative of every listed label; only the listed labels are reported).
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; NaN with an
@@ -647,6 +699,9 @@ class DiagnosticOddsRatio(RateMetric):
             ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
             label never seen has zero counts; rows of other labels still count, as negatives of the chosen
             ones). On multilabel input, column indices that pick and order the columns.
+        unlisted: With ``labels=``, what a row holding a label not in the list does: ``"refuse"`` (default)
+            raises :class:`~streammetrics.InputError` and changes nothing; ``"count"`` counts it as
+            scikit-learn does (a negative of every listed label; only the listed labels are reported).
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; NaN with an
@@ -680,6 +735,9 @@ class PrevalenceThreshold(RateMetric):
             ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
             label never seen has zero counts; rows of other labels still count, as negatives of the chosen
             ones). On multilabel input, column indices that pick and order the columns.
+        unlisted: With ``labels=``, what a row holding a label not in the list does: ``"refuse"`` (default)
+            raises :class:`~streammetrics.InputError` and changes nothing; ``"count"`` counts it as
+            scikit-learn does (a negative of every listed label; only the listed labels are reported).
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; NaN with an
@@ -714,6 +772,9 @@ class Prevalence(RateMetric):
             ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
             label never seen has zero counts; rows of other labels still count, as negatives of the chosen
             ones). On multilabel input, column indices that pick and order the columns.
+        unlisted: With ``labels=``, what a row holding a label not in the list does: ``"refuse"`` (default)
+            raises :class:`~streammetrics.InputError` and changes nothing; ``"count"`` counts it as
+            scikit-learn does (a negative of every listed label; only the listed labels are reported).
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -758,6 +819,9 @@ class Accuracy(RateMetric):
             ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
             label never seen has zero counts; rows of other labels still count, as negatives of the chosen
             ones). On multilabel input, column indices that pick and order the columns.
+        unlisted: With ``labels=``, what a row holding a label not in the list does: ``"refuse"`` (default)
+            raises :class:`~streammetrics.InputError` and changes nothing; ``"count"`` counts it as
+            scikit-learn does (a negative of every listed label; only the listed labels are reported).
         pos_label: The positive class of the predictions ``threshold`` makes; default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
             ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
@@ -785,6 +849,7 @@ class Accuracy(RateMetric):
         normalize: bool = True,
         average: str | None = "binary",
         labels: Any = None,
+        unlisted: str = "refuse",
         pos_label: Any = 1,
         zero_division: Any = "warn",
         threshold: float | None = None,
@@ -799,6 +864,7 @@ class Accuracy(RateMetric):
         super().__init__(
             average=average,
             labels=labels,
+            unlisted=unlisted,
             pos_label=pos_label,
             zero_division=zero_division,
             threshold=threshold,
@@ -840,6 +906,9 @@ class BalancedAccuracy(RateMetric):
             ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
             label never seen has zero counts; rows of other labels still count, as negatives of the chosen
             ones). On multilabel input, column indices that pick and order the columns.
+        unlisted: With ``labels=``, what a row holding a label not in the list does: ``"refuse"`` (default)
+            raises :class:`~streammetrics.InputError` and changes nothing; ``"count"`` counts it as
+            scikit-learn does (a negative of every listed label; only the listed labels are reported).
         pos_label: The positive class of the predictions ``threshold`` makes; default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
             ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
@@ -864,6 +933,7 @@ class BalancedAccuracy(RateMetric):
         *,
         average: str | None = "binary",
         labels: Any = None,
+        unlisted: str = "refuse",
         pos_label: Any = 1,
         zero_division: Any = "warn",
         threshold: float | None = None,
@@ -873,6 +943,7 @@ class BalancedAccuracy(RateMetric):
         super().__init__(
             average=average,
             labels=labels,
+            unlisted=unlisted,
             pos_label=pos_label,
             zero_division=zero_division,
             threshold=threshold,
@@ -901,6 +972,9 @@ class MCC(RateMetric):
             ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
             label never seen has zero counts; rows of other labels still count, as negatives of the chosen
             ones). On multilabel input, column indices that pick and order the columns.
+        unlisted: With ``labels=``, what a row holding a label not in the list does: ``"refuse"`` (default)
+            raises :class:`~streammetrics.InputError` and changes nothing; ``"count"`` counts it as
+            scikit-learn does (a negative of every listed label; only the listed labels are reported).
         pos_label: The positive class of the predictions ``threshold`` makes; default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
             ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
@@ -946,6 +1020,9 @@ class CohenKappa(RateMetric):
             ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
             label never seen has zero counts; rows of other labels still count, as negatives of the chosen
             ones). On multilabel input, column indices that pick and order the columns.
+        unlisted: With ``labels=``, what a row holding a label not in the list does: ``"refuse"`` (default)
+            raises :class:`~streammetrics.InputError` and changes nothing; ``"count"`` counts it as
+            scikit-learn does (a negative of every listed label; only the listed labels are reported).
         pos_label: The positive class of the predictions ``threshold`` makes; default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; NaN with an
             ``UndefinedMetricWarning``), ``0.0``, ``1.0`` or ``np.nan`` (left out of averages).
@@ -974,6 +1051,7 @@ class CohenKappa(RateMetric):
         replace_undefined_by: float = float("nan"),
         average: str | None = "binary",
         labels: Any = None,
+        unlisted: str = "refuse",
         pos_label: Any = 1,
         zero_division: Any = "warn",
         threshold: float | None = None,
@@ -993,6 +1071,7 @@ class CohenKappa(RateMetric):
         super().__init__(
             average=average,
             labels=labels,
+            unlisted=unlisted,
             pos_label=pos_label,
             zero_division=zero_division,
             threshold=threshold,
@@ -1033,6 +1112,9 @@ class RateMean(RateMetric):
             ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
             label never seen has zero counts; rows of other labels still count, as negatives of the chosen
             ones). On multilabel input, column indices that pick and order the columns.
+        unlisted: With ``labels=``, what a row holding a label not in the list does: ``"refuse"`` (default)
+            raises :class:`~streammetrics.InputError` and changes nothing; ``"count"`` counts it as
+            scikit-learn does (a negative of every listed label; only the listed labels are reported).
         pos_label: The positive class of ``average="binary"`` and of the predictions ``threshold`` makes;
             default 1.
         zero_division: The value of a ratio whose denominator is zero: ``"warn"`` (default; 0.0 with an
@@ -1060,6 +1142,7 @@ class RateMean(RateMetric):
         *,
         average: str | None = "binary",
         labels: Any = None,
+        unlisted: str = "refuse",
         pos_label: Any = 1,
         zero_division: Any = "warn",
         threshold: float | None = None,
@@ -1073,6 +1156,7 @@ class RateMean(RateMetric):
         super().__init__(
             average=average,
             labels=labels,
+            unlisted=unlisted,
             pos_label=pos_label,
             zero_division=zero_division,
             threshold=threshold,

@@ -137,6 +137,9 @@ class MultilabelConfusionMatrix(ConfusionMetric):
         labels: The labels, in the order of the tables: for multiclass input their values (``None``,
             default: every label of the data, sorted; a list chooses and orders them, rows of other labels
             counting as negatives), for multilabel input column indices, which pick and order the columns.
+        unlisted: With ``labels=``, what a row holding a label not in the list does: ``"refuse"`` (default)
+            raises :class:`~streammetrics.InputError` and changes nothing; ``"count"`` counts it as
+            scikit-learn does (a negative of every listed label; only the listed labels are reported).
         pos_label: The positive class of the predictions ``threshold`` makes; default 1.
         threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
             turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
@@ -159,12 +162,15 @@ class MultilabelConfusionMatrix(ConfusionMetric):
         samplewise: bool = False,
         *,
         labels: Any = None,
+        unlisted: str = "refuse",
         pos_label: Any = 1,
         threshold: float | None = None,
         input: str = "probability",
     ) -> None:
         self.samplewise = check_option("samplewise", samplewise, (False, True))
-        super().__init__(labels=labels, pos_label=pos_label, threshold=threshold, input=input)
+        super().__init__(
+            labels=labels, unlisted=unlisted, pos_label=pos_label, threshold=threshold, input=input
+        )
 
     def get_config(self) -> dict[str, Any]:
         return {"samplewise": self.samplewise, **self._base_config()}

@@ -25,6 +25,9 @@ class HammingLoss(ConfusionMetric):
             ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
             label never seen has zero counts; rows of other labels still count, as negatives of the chosen
             ones). On multilabel input, column indices that pick and order the columns.
+        unlisted: With ``labels=``, what a row holding a label not in the list does: ``"refuse"`` (default)
+            raises :class:`~streammetrics.InputError` and changes nothing; ``"count"`` counts it as
+            scikit-learn does (a negative of every listed label; only the listed labels are reported).
         pos_label: The positive class of the predictions ``threshold`` makes; default 1.
         threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
             turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
@@ -53,6 +56,9 @@ class SubsetAccuracy(ConfusionMetric):
             ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
             label never seen has zero counts; rows of other labels still count, as negatives of the chosen
             ones). On multilabel input, column indices that pick and order the columns.
+        unlisted: With ``labels=``, what a row holding a label not in the list does: ``"refuse"`` (default)
+            raises :class:`~streammetrics.InputError` and changes nothing; ``"count"`` counts it as
+            scikit-learn does (a negative of every listed label; only the listed labels are reported).
         pos_label: The positive class of the predictions ``threshold`` makes; default 1.
         threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
             turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
@@ -86,6 +92,9 @@ class ConfusionMatrix(ConfusionMetric):
             (default) every label of the data, sorted; a list chooses and orders them (a label never seen has
             zero counts; rows holding another label are left out of the matrix, but kept in the state). On
             multilabel input, column indices that pick and order the columns.
+        unlisted: With ``labels=``, what a row holding a label not in the list does: ``"refuse"`` (default)
+            raises :class:`~streammetrics.InputError` and changes nothing; ``"count"`` counts it as
+            scikit-learn does (a negative of every listed label; only the listed labels are reported).
         pos_label: The positive class of the predictions ``threshold`` makes; default 1.
         threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
             turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
@@ -108,12 +117,15 @@ class ConfusionMatrix(ConfusionMetric):
         normalize: str | None = None,
         *,
         labels: Any = None,
+        unlisted: str = "refuse",
         pos_label: Any = 1,
         threshold: float | None = None,
         input: str = "probability",
     ) -> None:
         self.normalize = check_option("normalize", normalize, (None, "true", "pred", "all"))
-        super().__init__(labels=labels, pos_label=pos_label, threshold=threshold, input=input)
+        super().__init__(
+            labels=labels, unlisted=unlisted, pos_label=pos_label, threshold=threshold, input=input
+        )
 
     def get_config(self) -> dict[str, Any]:
         return {"normalize": self.normalize, **self._base_config()}
@@ -232,6 +244,9 @@ class ClassificationReport(ConfusionMetric):
             ``None`` (default) reports every label of the data, sorted; a list chooses and orders them (a
             label never seen has zero counts; rows of other labels still count, as negatives of the chosen
             ones). On multilabel input, column indices that pick and order the columns.
+        unlisted: With ``labels=``, what a row holding a label not in the list does: ``"refuse"`` (default)
+            raises :class:`~streammetrics.InputError` and changes nothing; ``"count"`` counts it as
+            scikit-learn does (a negative of every listed label; only the listed labels are reported).
         pos_label: The positive class of the predictions ``threshold`` makes; default 1.
         threshold: ``None`` (default): ``y_pred`` holds labels, or 2-D class scores read by arg-max; a number
             turns 1-D scores (or multilabel score cells) into labels, ``score >= threshold`` predicting
@@ -267,6 +282,7 @@ class ClassificationReport(ConfusionMetric):
         *,
         target_names: Any = None,
         labels: Any = None,
+        unlisted: str = "refuse",
         pos_label: Any = 1,
         threshold: float | None = None,
         input: str = "probability",
@@ -274,7 +290,9 @@ class ClassificationReport(ConfusionMetric):
         self.digits = int(digits)
         self.zero_division = check_zero_division(zero_division)
         self.target_names = _target_names(target_names, labels)
-        super().__init__(labels=labels, pos_label=pos_label, threshold=threshold, input=input)
+        super().__init__(
+            labels=labels, unlisted=unlisted, pos_label=pos_label, threshold=threshold, input=input
+        )
 
     def get_config(self) -> dict[str, Any]:
         return {

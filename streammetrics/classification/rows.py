@@ -41,8 +41,9 @@ class ConfusionRows:
 
     def __init__(self, rules: Any, state: Any) -> None:
         self.rules = rules
-        # The state counts every label (``labels=`` only chooses what is reported), as batches do.
-        self.fixed = False
+        # ``unlisted="refuse"``: the listed labels only (a row of another is refused, as in a batch);
+        # ``"count"``: the state counts every label, ``labels=`` chooses what is reported.
+        self.fixed = rules.labels is not None and rules.unlisted == "refuse"
         self.threshold = rules.threshold
         self.probability = rules.input == "probability"
         self.pos, self.neg = rules.pos_label, rules._negative_label

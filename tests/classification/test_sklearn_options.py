@@ -318,28 +318,39 @@ SUBSETS = [[2, 0], [1], [3, 1, 0], [0, 1, 2]]
 def test_multiclass_labels_subset_matches_sklearn(cls, average, labels):
     kw = {"average": average, "labels": labels, "zero_division": 0.0}
     expected = quiet(PRF_SK[cls], Y3, P3, sample_weight=W, **kw)
-    got = quiet(sharded(lambda: cls(**kw), Y3, P3, sample_weight=W).compute)
+    got = quiet(sharded(lambda: cls(**kw, unlisted="count"), Y3, P3, sample_weight=W).compute)
     assert_same(got, expected)
+    if not set(np.unique(Y3)) <= set(labels):  # the default refuses a row of an unlisted label (API.md)
+        with pytest.raises(sm.InputError, match="fixed list"):
+            cls(**kw).update(Y3, P3)
+        m = cls(**kw)
+        with pytest.raises(sm.InputError, match="fixed list"):
+            for t, p in zip(Y3.tolist(), P3.tolist(), strict=True):
+                m.update(t, p)
 
 
 @pytest.mark.parametrize("labels", SUBSETS, ids=str)
 def test_multiclass_labels_subset_tables_kappa_and_report_match_sklearn(labels):
     for weighted in (False, True):
         w = W if weighted else None
-        cm = sharded(lambda: sm.ConfusionMatrix(labels=labels), Y3, P3, sample_weight=w)
+        cm = sharded(lambda: sm.ConfusionMatrix(labels=labels, unlisted="count"), Y3, P3, sample_weight=w)
         assert_same(
             cm.compute(), skm.confusion_matrix(Y3, P3, labels=labels, sample_weight=w), exact=not weighted
         )
         assert cm.classes == labels
-        mcm = sharded(lambda: sm.MultilabelConfusionMatrix(labels=labels), Y3, P3, sample_weight=w)
+        mcm = sharded(
+            lambda: sm.MultilabelConfusionMatrix(labels=labels, unlisted="count"), Y3, P3, sample_weight=w
+        )
         expected = skm.multilabel_confusion_matrix(Y3, P3, labels=labels, sample_weight=w)
         assert_same(mcm.compute(), expected, exact=not weighted)
-        kappa = sharded(lambda: sm.CohenKappa(labels=labels), Y3, P3, sample_weight=w)
+        kappa = sharded(lambda: sm.CohenKappa(labels=labels, unlisted="count"), Y3, P3, sample_weight=w)
         assert_same(
             quiet(kappa.compute), quiet(skm.cohen_kappa_score, Y3, P3, labels=labels, sample_weight=w)
         )
         report = quiet(
-            sharded(lambda: sm.ClassificationReport(labels=labels), Y3, P3, sample_weight=w).compute
+            sharded(
+                lambda: sm.ClassificationReport(labels=labels, unlisted="count"), Y3, P3, sample_weight=w
+            ).compute
         )
         assert str(report) == quiet(skm.classification_report, Y3, P3, labels=labels, sample_weight=w)
         expected_dict = quiet(
@@ -349,8 +360,8 @@ def test_multiclass_labels_subset_tables_kappa_and_report_match_sklearn(labels):
 
 
 def test_labels_subset_one_row_at_a_time_equals_one_batch():
-    batch = sm.F1(average="macro", labels=[2, 0]).update(Y3, P3)
-    rows = sm.F1(average="macro", labels=[2, 0])
+    batch = sm.F1(average="macro", labels=[2, 0], unlisted="count").update(Y3, P3)
+    rows = sm.F1(average="macro", labels=[2, 0], unlisted="count")
     for t, p in zip(Y3.tolist(), P3.tolist(), strict=True):
         rows.update(t, p)
     assert rows.compute() == batch.compute()
@@ -360,6 +371,6 @@ def test_labels_subset_one_row_at_a_time_equals_one_batch():
 def test_wilson_counts_follow_a_labels_subset():
     from streammetrics.uncertainty import analytic
 
-    m = sharded(lambda: sm.Recall(average=None, labels=[2, 0]), Y3, P3)
+    m = sharded(lambda: sm.Recall(average=None, labels=[2, 0], unlisted="count"), Y3, P3)
     successes, trials = analytic.proportion_counts(m)
     assert_same(successes / trials, skm.recall_score(Y3, P3, average=None, labels=[2, 0]))

@@ -163,6 +163,8 @@ def _config(
         if ours not in params:
             raise ShimUnsupported(f"{name}({key}={_short(value)})")
         kwargs[ours] = value
+    if kwargs.get("labels") is not None and "unlisted" in params:
+        kwargs["unlisted"] = "count"  # scikit-learn's labels= chooses labels; rows of others count
     return kwargs
 
 
