@@ -75,6 +75,8 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts]):
                 check_number("threshold", threshold, low=0.0, high=1.0)
         self.threshold = None if threshold is None else float(threshold)
         if self.labels is not None:
+            if not self.labels:
+                raise ValueError("labels: expected at least one label, found []")
             LabelSet(self.labels)  # raises ValueError on duplicates or bad types
         self._negative_label = self._find_negative_label()
         #: Hard labels, or scores turned into labels by ``threshold=``.

@@ -229,6 +229,12 @@ def _compute(run: Callable[..., Any], bound: dict[str, Any]) -> Any:
     return run().compute()
 
 
+def _report(run: Callable[..., Any], bound: dict[str, Any]) -> Any:
+    """classification_report's value: the text, or the dict with ``output_dict=True``."""
+    report = run().compute()
+    return report.to_dict() if bound.get("output_dict") else str(report)
+
+
 def _support(m: Any, labels: Any) -> np.ndarray:
     """Per-class support (tp + fn) read from the streamed state, in the order of ``labels``."""
     tp, _, fn, _ = m.state.one_vs_rest()
@@ -272,7 +278,7 @@ SPECS: dict[str, Spec] = {
     "cohen_kappa_score": Spec(sm.CohenKappa, roles=("y1", "y2")),
     "hamming_loss": Spec(sm.HammingLoss),
     "confusion_matrix": Spec(sm.ConfusionMatrix),
-    "classification_report": Spec(sm.ClassificationReport),
+    "classification_report": Spec(sm.ClassificationReport, ignore=("output_dict",), result=_report),
     "precision_recall_fscore_support": Spec(
         sm.FBeta, fixed={"average": None}, ignore=("warn_for",), result=_prfs
     ),
