@@ -42,7 +42,7 @@ def jackknife(fn: Callable[[np.ndarray], float], groups: np.ndarray) -> tuple[fl
     return value, np.array([fn(groups != g) for g in np.unique(groups)])
 
 
-class InternalMetric(Metric[Any]):
+class InternalMetric(Metric[Any], base=True):
     """An internal index: ``update(X, labels, sample_weight=None)`` with a 2-D ``X``.
 
     ``X`` must keep its number of features between batches; NaN or infinite features raise
@@ -82,7 +82,7 @@ class InternalMetric(Metric[Any]):
         """The index on a non-empty state."""
 
 
-class MomentsMetric(InternalMetric):
+class MomentsMetric(InternalMetric, base=True):
     """An index exact in streaming: a formula on :class:`ClusterMoments`."""
 
     full: ClassVar[bool] = False
@@ -99,7 +99,7 @@ class MomentsMetric(InternalMetric):
         return state.n_clusters == 0
 
 
-class SampledMetric(InternalMetric):
+class SampledMetric(InternalMetric, base=True):
     """A distance-based index estimated on a mergeable sample (exact while it holds every row).
 
     Args:
