@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._core.labels import LabelSet
 from ..._core.state import State, require_keys
 from ...errors import StateError
 from .moments import ClusterMoments
@@ -93,3 +94,9 @@ class ClusterSample(State):
             same_kind = (labels.dtype.kind == "U") == (known.dtype.kind == "U")
             if not same_kind or not np.isin(labels, known).all():
                 raise StateError(f"{where}: sampled rows carry labels of no cluster of the moments")
+            # a sampled row's weight is part of its cluster's: the sample never outweighs it
+            uniq, index = np.unique(labels, return_inverse=True)
+            sampled = np.bincount(index.ravel(), weights=self.sample.weights)
+            cluster = self.moments.weight[LabelSet(uniq).positions_in(self.moments.labels)]
+            if np.any(sampled > cluster * (1 + 1e-9) + 1e-300):
+                raise StateError(f"{where}: sampled rows outweigh their clusters")
