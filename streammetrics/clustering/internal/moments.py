@@ -268,7 +268,8 @@ class ClusterMoments(State):
         }
         for name, shape in shapes.items():
             arr = getattr(self, name)
-            if arr.shape != shape or (arr.dtype.kind == "f" and not np.isfinite(arr).all()):
+            wrong = arr.size if not k else arr.shape != shape  # no cluster: any empty layout
+            if wrong or (arr.dtype.kind == "f" and not np.isfinite(arr).all()):
                 raise StateError(f"{where}: {name} must be finite of shape {shape}, found {arr.shape}")
         if self.count.size and (self.count.min() <= 0 or self.weight.min() <= 0):
             raise StateError(f"{where}: every cluster must hold rows of positive weight")
