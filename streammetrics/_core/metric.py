@@ -61,11 +61,16 @@ class Metric(abc.ABC, Generic[S]):
     #: ``"scores"`` (scores or probabilities), ``"values"`` (real values), ``"clusters"``
     #: (cluster labels); ``None`` for metrics fed otherwise. River adapters read it.
     prediction: ClassVar[str | None] = None
+    #: Whether the class is a family's base (``class F(Base, base=True)``), not an accumulator.
+    _is_base: ClassVar[bool] = True
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(cls, base: bool = False, **kwargs: Any) -> None:
+        """``class F(Base, base=True)`` declares a family's base class: not an accumulator a
+        state can name, so it stays out of the registry (a crafted state naming it is refused)."""
         super().__init_subclass__(**kwargs)
         own_constructor(cls)  # a wrong keyword's error names the class called, not a base
-        if not getattr(cls, "__abstractmethods__", None) and not cls.__name__.startswith("_"):
+        cls._is_base = base
+        if not base and not getattr(cls, "__abstractmethods__", None) and not cls.__name__.startswith("_"):
             registry.register(cls)
 
     def __init__(self) -> None:
@@ -283,7 +288,7 @@ class Metric(abc.ABC, Generic[S]):
     @classmethod
     def from_state_dict(cls, data: dict[str, Any]) -> Metric[Any]:
         """Rebuild an accumulator from :meth:`state_dict` output (raises :class:`StateError`)."""
-        if cls is Metric or getattr(cls, "__abstractmethods__", None):
+        if cls is Metric or cls._is_base or getattr(cls, "__abstractmethods__", None):
             return registry.from_state_dict(data)
         if not isinstance(data, dict) or set(data) != {"type", "version", "config", "state"}:
             raise StateError(
@@ -303,15 +308,26 @@ class Metric(abc.ABC, Generic[S]):
         config = data["config"]
         if not isinstance(config, dict):
             raise StateError("state dict: 'config' must be a dict")
+        serialization.check_depth(data)  # a dict built in Python may nest as deep as it likes
         try:
             metric = cls(**config)
-        except (TypeError, ValueError) as err:
-            raise StateError(f"state dict: invalid configuration for {cls.type_name()}: {err}") from None
-        metric._state.load_dict(data["state"])
-        metric._state.check()
-        refresh = getattr(metric, "_refresh", None)
-        if callable(refresh):  # the row checkers re-read what the loaded state knows
-            refresh()
+        except (TypeError, ValueError, OverflowError, RecursionError) as err:
+            raise StateError(
+                f"state dict: invalid configuration for {cls.type_name()}: {_short_error(err)}"
+            ) from None
+        try:
+            metric._state.load_dict(data["state"])
+            metric._state.check()
+            refresh = getattr(metric, "_refresh", None)
+            if callable(refresh):  # the row checkers re-read what the loaded state knows
+                refresh()
+        except StateError:
+            raise
+        except (TypeError, ValueError, OverflowError, IndexError, KeyError, ZeroDivisionError) as err:
+            # A field no declaration caught (a value NumPy refuses to convert): still a bad state.
+            raise StateError(
+                f"state dict: invalid {cls.type_name()} state: {type(err).__name__}: {_short_error(err)}"
+            ) from None
         return metric
 
     def to_bytes(self) -> bytes:
@@ -369,6 +385,12 @@ def _zero_dimensional(value: Any) -> bool:
         return False
     ndim = getattr(value, "ndim", None)
     return ndim == 0 if ndim is not None else value is None or np.ndim(value) == 0
+
+
+def _short_error(err: BaseException) -> str:
+    """An error's message for another message: one line, at most 200 characters."""
+    text = " ".join(str(err).split())
+    return text if len(text) <= 200 else text[:197] + "..."
 
 
 def _short_repr(value: Any) -> str:

@@ -103,9 +103,9 @@ class Int(Field):
             return None
         low, high = _resolve(self.low, values), _resolve(self.high, values)
         if not _is_int(value) or (low is not None and value < low) or (high is not None and value > high):
-            raise Invalid(self._expected(low, high), _short(value))
+            raise Invalid(self._expected(low, high), short(value))
         if abs(value) > INT64_MAX:  # every count and size of a state is an int64
-            raise Invalid(f"{self._expected(low, high)} within int64", _short(value))
+            raise Invalid(f"{self._expected(low, high)} within int64", short(value))
         return value
 
     def _expected(self, low: Any, high: Any) -> str:
@@ -171,7 +171,7 @@ class Check(Field):
 
     def read(self, value: Any, values: Mapping[str, Any]) -> Any:
         if not self.accept(value):
-            raise Invalid(self.expected, _short(value))
+            raise Invalid(self.expected, short(value))
         return value
 
 
@@ -186,13 +186,13 @@ class Nested(Field):
     def read(self, value: Any, values: Mapping[str, Any]) -> Any:
         if self.many:
             if not isinstance(value, list):
-                raise Invalid("a list of state dicts", _short(value))
+                raise Invalid("a list of state dicts", short(value))
             return [self._load(v, values) for v in value]
         return self._load(value, values)
 
     def _load(self, value: Any, values: Mapping[str, Any]) -> Any:
         if not isinstance(value, dict):
-            raise Invalid("a state dict", _short(value))
+            raise Invalid("a state dict", short(value))
         state = values[self.make]()
         state.load_dict(value)  # its own errors name it
         state.check()
@@ -290,11 +290,16 @@ def exact_total(arr: np.ndarray, where: str, name: str) -> int | float:
     return total
 
 
-def _short(value: Any) -> str:
+def short(value: Any) -> str:
     """A found value, in a message: an array by its dtype and shape, anything else cut at 80."""
     if isinstance(value, np.ndarray):
         return f"{value.dtype} array of shape {value.shape}"
-    text = repr(value)
+    if _is_int(value) and value.bit_length() > 256:  # repr of a huge int is slow, or refused
+        return f"an int of {value.bit_length()} bits"
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):  # ints beyond 4300 digits nested in lists, deep nesting
+        return f"a {type(value).__name__}"
     return text if len(text) <= 80 else text[:77] + "..."
 
 

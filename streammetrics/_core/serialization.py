@@ -175,17 +175,63 @@ def frame(header: bytes, payload: bytes, *, version: int = FORMAT_VERSION, flags
     return Prefix(version, flags, len(header), len(payload), _digest(body)).pack() + body
 
 
+_INT64_MAX = 2**63 - 1
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _short(value: Any) -> str:
+    """A value from a header, in a message: cut at 80 characters (it may be huge)."""
+    text = repr(value) if not _is_int(value) or abs(value) < 10**80 else f"an int of {len(str(value))} digits"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def _from_jsonable(obj: Any, arrays: list[np.ndarray]) -> Any:
     if isinstance(obj, dict):
         if set(obj) == {_ARRAY_KEY}:
             index = obj[_ARRAY_KEY]
-            if not isinstance(index, int) or not 0 <= index < len(arrays):
-                raise StateError(f"array reference {index!r} points to no array")
+            if not _is_int(index) or not 0 <= index < len(arrays):
+                raise StateError(f"array reference {_short(index)} points to no array")
             return arrays[index]
         return {k: _from_jsonable(v, arrays) for k, v in obj.items()}
     if isinstance(obj, list):
         return [_from_jsonable(v, arrays) for v in obj]
     return obj
+
+
+#: How deep a state's JSON may nest: a collection of windows of metrics is 10 levels deep; a
+#: hostile header nested hundreds deep is refused before anything recurses into it.
+MAX_DEPTH = 64
+#: The most dimensions an array may have (NumPy's own limit is 64).
+MAX_NDIM = 32
+
+
+def check_depth(tree: Any) -> None:
+    """Raise :class:`StateError` if ``tree`` nests deeper than :data:`MAX_DEPTH` (no recursion).
+
+    Examples:
+        >>> check_depth({"a": [1, [2]]})
+        >>> nested = []
+        >>> for _ in range(100):
+        ...     nested = [nested]
+        >>> check_depth(nested)
+        Traceback (most recent call last):
+        ...
+        streammetrics.errors.StateError: corrupt state: nested deeper than 64 levels
+    """
+    level = [tree]
+    for _ in range(MAX_DEPTH + 1):
+        level = [
+            child
+            for node in level
+            if isinstance(node, (dict, list))
+            for child in (node.values() if isinstance(node, dict) else node)
+        ]
+        if not level:
+            return
+    raise StateError(f"corrupt state: nested deeper than {MAX_DEPTH} levels")
 
 
 def _read_arrays(table: Any, payload: memoryview) -> list[np.ndarray]:
@@ -194,15 +240,20 @@ def _read_arrays(table: Any, payload: memoryview) -> list[np.ndarray]:
     arrays = []
     for entry in table:
         if not isinstance(entry, dict) or set(entry) != {"dtype", "shape", "offset"}:
-            raise StateError(f"state header: malformed array entry {entry!r}")
-        dtype = _ALLOWED_DTYPES.get(entry["dtype"])
-        shape, offset = entry["shape"], entry["offset"]
+            raise StateError(f"state header: malformed array entry {_short(entry)}")
+        name, shape, offset = entry["dtype"], entry["shape"], entry["offset"]
+        dtype = _ALLOWED_DTYPES.get(name) if isinstance(name, str) else None
         if dtype is None:
-            raise StateError(f"state header: array dtype {entry['dtype']!r} is not allowed")
-        if not isinstance(shape, list) or not all(isinstance(s, int) and s >= 0 for s in shape):
-            raise StateError(f"state header: bad array shape {shape!r}")
-        if not isinstance(offset, int) or offset < 0:
-            raise StateError(f"state header: bad array offset {offset!r}")
+            raise StateError(f"state header: array dtype {_short(name)} is not allowed")
+        if (
+            not isinstance(shape, list)
+            or len(shape) > MAX_NDIM
+            or not all(_is_int(s) and 0 <= s <= _INT64_MAX for s in shape)
+            or math.prod(s for s in shape if s) > _INT64_MAX  # NumPy's limit, even when empty
+        ):
+            raise StateError(f"state header: bad array shape {_short(shape)}")
+        if not _is_int(offset) or offset < 0:
+            raise StateError(f"state header: bad array offset {_short(offset)}")
         nbytes = math.prod(shape) * np.dtype(dtype).itemsize  # exact Python ints, no overflow
         if offset + nbytes > len(payload):
             raise StateError(
@@ -264,8 +315,9 @@ def _read(data: bytes | bytearray | memoryview) -> tuple[Header, memoryview]:
         raise StateError("corrupt state: checksum mismatch")
     try:
         header = json.loads(bytes(body[:header_len]).decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
+    except (ValueError, RecursionError) as err:  # bad UTF-8 or JSON, an int of > 4300 digits
         raise StateError(f"corrupt state header: {err}") from None
+    check_depth(header)
     if not isinstance(header, dict) or set(header) != {"tree", "arrays"}:
         raise StateError("corrupt state header: expected the keys 'tree' and 'arrays'")
     tree = header["tree"]

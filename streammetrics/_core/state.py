@@ -18,8 +18,10 @@ class State(abc.ABC):
     configuration, how to undo a batch (``revert``, when it can do so exactly), and how to turn
     itself into a plain dict and back. Formulas (pure functions) turn a state into numbers.
 
-    Subclasses keep every update atomic: they compute the new values first and assign them at the
-    end, so that an error leaves the state unchanged.
+    Subclasses keep every change atomic (``update``, ``merge``, ``revert``, ``scale``, ``reset``,
+    ``load_dict``): they compute the new values first and set them all with one
+    :meth:`_commit`, so that an error, or Ctrl-C between two statements, leaves the state
+    unchanged.
 
     Examples:
         >>> import streammetrics as sm
@@ -30,6 +32,9 @@ class State(abc.ABC):
 
     #: Whether ``revert`` is exact for this kind of state.
     revertible: ClassVar[bool] = False
+    #: How many times :meth:`_commit` changed this state (not data: it tells a caller whose
+    #: call was interrupted whether the change it asked for happened).
+    _changes: int = 0
 
     @property
     @abc.abstractmethod
@@ -55,6 +60,15 @@ class State(abc.ABC):
     @abc.abstractmethod
     def load_dict(self, data: dict[str, Any]) -> None:
         """Replace the data by ``data`` (from :meth:`to_dict`), raising :class:`StateError`."""
+
+    def _commit(self, **values: Any) -> None:
+        """Set several attributes at once, the one way every state change ends.
+
+        One ``dict.update`` runs no Python code between its assignments, so no exception (a
+        ``KeyboardInterrupt`` included) can leave some set and others not: build every new value
+        first, then commit them together.
+        """
+        self.__dict__.update(values, _changes=self._changes + 1)
 
     def check(self) -> None:  # noqa: B027 - optional hook: no invariants by default
         """Assert the invariants of the state; raise :class:`StateError` if one is broken."""

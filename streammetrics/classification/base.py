@@ -37,7 +37,7 @@ _BEHAVIOUR = (
 )
 
 
-class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts]):
+class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts], base=True):
     """A metric computed from confusion counts.
 
     ``update(y_true, y_pred, sample_weight=None)`` takes 1-D labels (binary or multiclass), a
@@ -254,7 +254,7 @@ def _standard_code(cls: type) -> tuple[Any, ...]:
     return tuple(getattr(cls, name) for name in _BEHAVIOUR)
 
 
-class RateMetric(ConfusionMetric):
+class RateMetric(ConfusionMetric, base=True):
     """A per-class formula of the 2x2 table averaged over labels like scikit-learn.
 
     ``average``: ``"binary"`` (the ``pos_label`` class), ``"micro"`` (counts summed over labels),

@@ -65,13 +65,16 @@ class ConfusionCounts(State):
 
     def reset(self) -> None:
         fixed = self._fixed_labels is not None
-        self.mode: str | None = None
-        self.labels = LabelSet(self._fixed_labels, fixed=fixed) if fixed else LabelSet()
-        k = len(self.labels)
-        self.matrix = np.zeros((k, k), dtype=np.int64)
-        self.codes = np.empty(0, dtype=np.int64)
-        self.code_weights = np.empty(0, dtype=np.int64)
-        self._n = 0
+        labels = LabelSet(self._fixed_labels, fixed=fixed) if fixed else LabelSet()
+        k = len(labels)
+        self._commit(
+            mode=None,
+            labels=labels,
+            matrix=np.zeros((k, k), dtype=np.int64),
+            codes=np.empty(0, dtype=np.int64),
+            code_weights=np.empty(0, dtype=np.int64),
+            _n=0,
+        )
 
     @property
     def n_samples(self) -> int:
@@ -127,10 +130,12 @@ class ConfusionCounts(State):
         else:
             matrix = _subtract(matrix, counts)
             labels, matrix = self._pruned(labels, matrix)
-        self.labels, self.matrix = labels, matrix
-        if n_rows:
-            self.mode = "multiclass"
-        self._n += sign * n_rows
+        self._commit(
+            labels=labels,
+            matrix=matrix,
+            mode="multiclass" if n_rows else self.mode,
+            _n=self._n + sign * n_rows,
+        )
 
     def _reindexed(self, labels: LabelSet) -> np.ndarray:
         k = len(labels)
@@ -197,24 +202,31 @@ class ConfusionCounts(State):
         codes_out, weights_out = _compact(all_codes, all_w)
         if weights_out.size and weights_out.min() < 0:
             raise InputError("y_true: reverting rows that were never added (counts would go negative)")
-        self.matrix, self.codes, self.code_weights = matrix, codes_out, weights_out
-        self.mode = "multilabel"
-        if self._fixed_labels is None:
-            self.labels = LabelSet(np.arange(n_labels))
-        self._n += sign * n_rows
+        self._commit(
+            matrix=matrix,
+            codes=codes_out,
+            code_weights=weights_out,
+            mode="multilabel",
+            labels=self.labels if self._fixed_labels is not None else LabelSet(np.arange(n_labels)),
+            _n=self._n + sign * n_rows,
+        )
 
     # ------------------------------------------------------------------ merge / serialize
     def merge(self, other: State) -> None:
         self.check_mergeable(other)
         assert isinstance(other, ConfusionCounts)
         if other.mode is None:
-            self._n += other._n
+            self._commit(_n=self._n + other._n)
             return
         if self.mode is None:
-            n = self._n
-            self.mode, self.labels, self.matrix = other.mode, other.labels, other.matrix.copy()
-            self.codes, self.code_weights = other.codes.copy(), other.code_weights.copy()
-            self._n = n + other._n
+            self._commit(
+                mode=other.mode,
+                labels=other.labels,
+                matrix=other.matrix.copy(),
+                codes=other.codes.copy(),
+                code_weights=other.code_weights.copy(),
+                _n=self._n + other._n,
+            )
             return
         if self.mode != other.mode:
             raise MergeError(f"cannot merge {other.mode} counts into {self.mode} counts")
@@ -224,12 +236,17 @@ class ConfusionCounts(State):
                     f"cannot merge multilabel counts of {other.matrix.shape[0]} labels into "
                     f"counts of {self.matrix.shape[0]} labels"
                 )
-            self.matrix = _add(self.matrix, other.matrix)
-            self.codes, self.code_weights = _compact(
+            codes, code_weights = _compact(
                 np.concatenate([self.codes, other.codes]),
                 np.concatenate(
                     [_as(self.code_weights, other.code_weights), _as(other.code_weights, self.code_weights)]
                 ),
+            )
+            self._commit(
+                matrix=_add(self.matrix, other.matrix),
+                codes=codes,
+                code_weights=code_weights,
+                _n=self._n + other._n,
             )
         else:
             try:
@@ -238,8 +255,7 @@ class ConfusionCounts(State):
                 raise MergeError(str(err)) from None
             mine = self._reindexed(labels)
             theirs = other._reindexed(labels)
-            self.labels, self.matrix = labels, _add(mine, theirs)
-        self._n += other._n
+            self._commit(labels=labels, matrix=_add(mine, theirs), _n=self._n + other._n)
 
     def scale(self, factor: float) -> None:
         """Multiply every weight by ``factor`` (exponential forgetting; ``n_samples`` unchanged).
@@ -248,7 +264,7 @@ class ConfusionCounts(State):
         """
         matrix = self.matrix.astype(np.float64) * factor
         code_weights = self.code_weights.astype(np.float64) * factor
-        self.matrix, self.code_weights = matrix, code_weights
+        self._commit(matrix=matrix, code_weights=code_weights)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -266,8 +282,14 @@ class ConfusionCounts(State):
         labels = LabelSet.from_list(values["labels"], self._fixed_labels is not None, _FIELDS.where)
         if self._fixed_labels is not None and labels.to_list() != self.labels.to_list():
             raise StateError(f"{_FIELDS.where}: labels {labels.to_list()} differ from the configured ones")
-        self.mode, self.labels, self.matrix = mode, labels, values["matrix"]
-        self.codes, self.code_weights, self._n = values["codes"], values["code_weights"], n
+        self._commit(
+            mode=mode,
+            labels=labels,
+            matrix=values["matrix"],
+            codes=values["codes"],
+            code_weights=values["code_weights"],
+            _n=n,
+        )
 
     def check(self) -> None:
         """Every invariant: the fields' declarations, then what they add up to.

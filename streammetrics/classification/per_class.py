@@ -46,9 +46,22 @@ class SampleConfusion(ConfusionCounts):
 
     revertible = False
 
+    def _commit(self, **values: Any) -> None:
+        """The counts' change and the new row tables in one swap (see :meth:`_with_rows`)."""
+        if "_rows_next" in self.__dict__:
+            values["rows"] = self.__dict__["_rows_next"]
+        super()._commit(**values)
+
+    def _with_rows(self, rows: np.ndarray, change: Any) -> None:
+        """Run the counts' ``change`` so that its one commit also sets ``rows`` (atomic)."""
+        self.__dict__["_rows_next"] = rows
+        try:
+            change()
+        finally:
+            self.__dict__.pop("_rows_next", None)
+
     def reset(self) -> None:
-        super().reset()
-        self.rows = np.zeros((0, 2, 2), dtype=np.int64)
+        self._with_rows(np.zeros((0, 2, 2), dtype=np.int64), super().reset)
 
     def add_multiclass(self, *args: Any, **kwargs: Any) -> None:
         raise InputError("y_true: samplewise tables need multilabel (2-D indicator) input, found 1-D labels")
@@ -69,21 +82,21 @@ class SampleConfusion(ConfusionCounts):
         new = np.stack([np.stack([tn, fp], -1), np.stack([fn, tp], -1)], 1)
         if weights is not None:
             new = new * weights[:, None, None]
-        rows = _concat(self.rows, new)
-        super().add_multilabel(y_true, y_pred, weights)  # checks the columns; changes nothing if it raises
-        self.rows = rows
+        # the counts check the columns and change nothing if they raise
+        self._with_rows(
+            _concat(self.rows, new),
+            lambda: super(SampleConfusion, self).add_multilabel(y_true, y_pred, weights),
+        )
 
     def merge(self, other: State) -> None:
         self.check_mergeable(other)
         assert isinstance(other, SampleConfusion)
-        rows = _concat(self.rows, other.rows)
-        super().merge(other)
-        self.rows = rows
+        self._with_rows(_concat(self.rows, other.rows), lambda: super(SampleConfusion, self).merge(other))
 
     def scale(self, factor: float) -> None:
-        rows = self.rows.astype(np.float64) * factor
-        super().scale(factor)
-        self.rows = rows
+        self._with_rows(
+            self.rows.astype(np.float64) * factor, lambda: super(SampleConfusion, self).scale(factor)
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {**super().to_dict(), "rows": self.rows}
@@ -93,8 +106,7 @@ class SampleConfusion(ConfusionCounts):
             raise StateError("SampleConfusion state: expected a dict with the field 'rows'")
         rows = _ROWS.read({"rows": data["rows"]})["rows"]
         rest = {key: value for key, value in data.items() if key != "rows"}
-        super().load_dict(rest)
-        self.rows = rows
+        self._with_rows(rows, lambda: super(SampleConfusion, self).load_dict(rest))
         self._check_rows()
 
     def check(self) -> None:

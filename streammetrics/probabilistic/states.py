@@ -7,9 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from .._core.schema import Array, Int, Schema
+from .._core.schema import Array, Int, Schema, exact_total
 from .._core.state import State
-from ..errors import InputError, MergeError
+from ..errors import InputError, MergeError, StateError
+from ..ranking.keys import probability_keys
 from ..ranking.positive import PositiveRule, plan, read_seen
 
 
@@ -53,10 +54,8 @@ class SumTable(State):
         return {"shape": list(self.shape), "integer": self.integer}
 
     def reset(self) -> None:
-        self.table = np.zeros(self.shape, np.int64 if self.integer else np.float64)
-        self._n = 0
-        #: The distinct binary labels seen so far, sorted.
-        self.seen: tuple[Any, ...] = ()
+        # seen: the distinct binary labels seen so far, sorted
+        self._commit(table=np.zeros(self.shape, np.int64 if self.integer else np.float64), _n=0, seen=())
 
     def flipped(self, table: np.ndarray) -> np.ndarray:
         """``table`` (the state's or a batch's) with the negative and positive sides swapped."""
@@ -96,7 +95,7 @@ class SumTable(State):
             raise InputError("y_true: reverting rows that were never added (counts would go negative)")
         if sign < 0 and self._n == n_rows and not self.integer:
             new = np.zeros_like(new)  # every row taken out: no rounding residue is left
-        self.table, self._n, self.seen = new, self._n + sign * n_rows, seen
+        self._commit(table=new, _n=self._n + sign * n_rows, seen=seen)
 
     def merge(self, other: State) -> None:
         self.check_mergeable(other)
@@ -108,7 +107,7 @@ class SumTable(State):
             table = mine + theirs
         else:
             table = mine.astype(np.float64) + theirs.astype(np.float64)
-        self.table, self._n, self.seen = table, self._n + other._n, seen
+        self._commit(table=table, _n=self._n + other._n, seen=seen)
 
     def to_dict(self) -> dict[str, Any]:
         out = {"table": self.table, "n_samples": self._n}
@@ -119,10 +118,21 @@ class SumTable(State):
     def load_dict(self, data: dict[str, Any]) -> None:
         seen, data = read_seen(data, "SumTable state")
         values = _table_fields(self.shape, self.integer).read(data)
-        self.table, self._n, self.seen = values["table"], values["n_samples"], seen
+        self._commit(table=values["table"], _n=values["n_samples"], seen=seen)
 
     def check(self) -> None:
-        _table_fields(self.shape, self.integer).check({"table": self.table, "n_samples": self._n})
+        """The table's declaration, and what it adds up to: every table of the family sums
+        non-negative terms (losses, weights, weighted frequencies), none holds data without rows,
+        and an integer table counts each row at most once."""
+        fields = _table_fields(self.shape, self.integer)
+        fields.check({"table": self.table, "n_samples": self._n})
+        if self.table.size and self.table.min() < 0:
+            raise StateError(f"{fields.where}: table must be non-negative, found {self.table.min()!r}")
+        total = exact_total(self.table, fields.where, "table")
+        if self._n == 0 and total:
+            raise StateError(f"{fields.where}: sums without rows (n_samples=0)")
+        if isinstance(total, int) and total > self._n:
+            raise StateError(f"{fields.where}: counts sum to {total}, more than n_samples={self._n}")
 
 
 @functools.cache
@@ -154,10 +164,7 @@ class KeyedSums(State):
         return {"resolution": self.resolution, "width": self.width}
 
     def reset(self) -> None:
-        self.ids = np.empty(0, np.uint64)
-        self.sums = np.zeros((0, self.width))
-        self._n = 0
-        self.seen: tuple[Any, ...] = ()
+        self._commit(ids=np.empty(0, np.uint64), sums=np.zeros((0, self.width)), _n=0, seen=())
 
     @property
     def n_samples(self) -> int:
@@ -179,17 +186,15 @@ class KeyedSums(State):
             if len(uniq)
             else np.zeros((0, self.width))
         )
-        self.ids, self.sums = _union(self.ids, self.sums, uniq, sums)
-        self._n += n_rows
-        self.seen = seen
+        ids, sums = _union(self.ids, self.sums, uniq, sums)
+        self._commit(ids=ids, sums=sums, _n=self._n + n_rows, seen=seen)
 
     def merge(self, other: State) -> None:
         self.check_mergeable(other)
         assert isinstance(other, KeyedSums)
         seen, _, _ = plan(self.rule, self.seen, other.seen, _positive_of(other))
-        self.ids, self.sums = _union(self.ids, self.sums, other.ids, other.sums)
-        self._n += other._n
-        self.seen = seen
+        ids, sums = _union(self.ids, self.sums, other.ids, other.sums)
+        self._commit(ids=ids, sums=sums, _n=self._n + other._n, seen=seen)
 
     def to_dict(self) -> dict[str, Any]:
         out = {"ids": self.ids, "sums": self.sums, "n_samples": self._n}
@@ -200,10 +205,18 @@ class KeyedSums(State):
     def load_dict(self, data: dict[str, Any]) -> None:
         seen, data = read_seen(data, "KeyedSums state")
         values = _KEYED_FIELDS.read(data, width=self.width)
-        self.ids, self.sums, self._n, self.seen = values["ids"], values["sums"], values["n_samples"], seen
+        self._commit(ids=values["ids"], sums=values["sums"], _n=values["n_samples"], seen=seen)
 
     def check(self) -> None:
+        where = _KEYED_FIELDS.where
         _KEYED_FIELDS.check({"ids": self.ids, "sums": self.sums, "n_samples": self._n}, width=self.width)
+        if self.sums.size and self.sums.min() < 0:
+            raise StateError(f"{where}: sums must be non-negative, found {self.sums.min()!r}")
+        top = int(probability_keys(np.ones(1))[0]) >> (52 - self.resolution)  # the bin of p = 1
+        if self.ids.size and int(self.ids[-1]) > top:
+            raise StateError(f"{where}: bin id {int(self.ids[-1])} beyond the last bin {top}")
+        if self._n == 0 and self.ids.size:
+            raise StateError(f"{where}: bins without rows (n_samples=0)")
 
 
 _KEYED_FIELDS = Schema(

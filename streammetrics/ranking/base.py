@@ -45,7 +45,7 @@ class BestThreshold(NamedTuple):
     tn: float
 
 
-class RankingMetric(OneRowMixin, Metric[ScoreSketch]):
+class RankingMetric(OneRowMixin, Metric[ScoreSketch], base=True):
     """Base of the ranking metrics: input validation, the sketch, and threshold tools.
 
     ``update(y_true, y_score, sample_weight=None)``:

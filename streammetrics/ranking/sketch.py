@@ -25,11 +25,12 @@ resolution never refines back after a coarsening. ``scale(factor)`` multiplies e
 
 from __future__ import annotations
 
+import copy
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from .._core.schema import Array, Schema
+from .._core.schema import Array, Schema, exact_total
 from .._core.state import State
 from ..errors import InputError, MergeError, StateError
 from . import codec
@@ -95,23 +96,22 @@ class ScoreSketch(State):
         return {"resolution": self._resolution, "max_bins": self._max_bins}
 
     def reset(self) -> None:
-        self.layout: tuple[int, int] | None = None
-        self.multilabel = False
-        self.resolution = self._resolution
-        #: whether some extremes are only an envelope after a revert (see the module docstring)
-        self.loose = False
-        self._set(np.empty(0, np.uint64), *_empty_arrays(0, 0, np.int64))
-        self._n = 0
-        #: The distinct binary labels seen so far, sorted (groups are negative/positive under
-        #: ``rule`` applied to them).
-        self.seen: tuple[Any, ...] = ()
+        # loose: whether some extremes are only an envelope after a revert (see the module docstring);
+        # seen: the distinct binary labels seen so far, sorted (groups are negative/positive under
+        # ``rule`` applied to them).
+        self._commit(
+            layout=None,
+            multilabel=False,
+            resolution=self._resolution,
+            loose=False,
+            _n=0,
+            seen=(),
+            **_arrays(np.empty(0, np.uint64), *_empty_arrays(0, 0, np.int64)),
+        )
 
-    def _flipped(self) -> tuple[np.ndarray, ...]:
+    def _flipped(self) -> dict[str, np.ndarray]:
         """The arrays with the two groups of binary input swapped (negative <-> positive)."""
-        return (self.ids, *(a[:, ::-1].copy() for a in (self.counts, self.sums, self.kmin, self.kmax)))
-
-    def _set(self, ids, counts, sums, kmin, kmax) -> None:
-        self.ids, self.counts, self.sums, self.kmin, self.kmax = ids, counts, sums, kmin, kmax
+        return _arrays(self.ids, *(a[:, ::-1].copy() for a in (self.counts, self.sums, self.kmin, self.kmax)))
 
     @property
     def n_samples(self) -> int:
@@ -180,24 +180,18 @@ class ScoreSketch(State):
             self._check_layout(layout, multilabel)
         seen, flip_state, flip_batch = plan(self.rule, self.seen, labels, used)
         if not keys.size:
-            self._n += n_rows
-            self.seen = seen
+            self._commit(_n=self._n + n_rows, seen=seen)
             return
         if flip_batch:
             groups = 1 - groups
         batch = self._batch(keys, groups, weights, layout)
-        before = self.layout, self.multilabel, self.ids, self.counts, self.sums, self.kmin, self.kmax
-        self.layout, self.multilabel = layout, multilabel
-        try:
-            if flip_state:
-                self._set(*self._flipped())
-            self._absorb(*batch, self.resolution)
-        except BaseException:
-            self.layout, self.multilabel = before[:2]
-            self._set(*before[2:])
-            raise
-        self._n += n_rows
-        self.seen = seen
+        if flip_state:  # the state's groups under the new positive label (a copy: nothing changes yet)
+            base = copy.copy(self)
+            base.__dict__.update(self._flipped())
+        else:
+            base = self
+        merged = base._absorbed(*batch, self.resolution, self.loose)
+        self._commit(layout=layout, multilabel=multilabel, _n=self._n + n_rows, seen=seen, **merged)
 
     def remove(
         self,
@@ -227,7 +221,7 @@ class ScoreSketch(State):
         if n_rows > self._n:
             raise InputError(f"y_score: expected at most the {self._n} rows added, found {n_rows} to revert")
         if not keys.size:
-            self._n -= n_rows
+            self._commit(_n=self._n - n_rows)
             return
         if self.layout is None:
             raise InputError("y_score: expected rows that were added before, found an empty sketch")
@@ -266,9 +260,7 @@ class ScoreSketch(State):
         arrays = tuple(a[keep] for a in arrays)
         if not len(arrays[0]):
             arrays = (np.empty(0, np.uint64), *_empty_arrays(0, self.n_groups, new_counts.dtype))
-        self.loose = loose
-        self._set(*_settle(self.resolution, *arrays, loose))
-        self._n -= n_rows
+        self._commit(loose=loose, _n=self._n - n_rows, **_arrays(*_settle(self.resolution, *arrays, loose)))
 
     def scale(self, factor: float) -> None:
         """Multiply every weight by ``factor`` (counts become float64 weighted counts).
@@ -293,19 +285,19 @@ class ScoreSketch(State):
         sums[emptied] = 0.0
         keep = ~emptied.all(axis=1)
         arrays = tuple(a[keep] for a in (self.ids, counts, sums, kmin, kmax))
-        self._set(*_settle(self.resolution, *arrays, self.loose))
+        self._commit(**_arrays(*_settle(self.resolution, *arrays, self.loose)))
 
-    def _absorb(self, ids, counts, sums, kmin, kmax, resolution: int) -> None:
-        """Merge histogram arrays (at ``resolution``) into ``self``; then respect ``max_bins``."""
+    def _absorbed(self, ids, counts, sums, kmin, kmax, resolution: int, loose: bool) -> dict[str, Any]:
+        """Histogram arrays (at ``resolution``) merged into ours, within ``max_bins``: the fields
+        to commit (the resolution and the five arrays)."""
         res = min(self.resolution, resolution)
         mine = _coarsen(self.resolution, res, self.ids, self.counts, self.sums, self.kmin, self.kmax)
         theirs = _coarsen(resolution, res, ids, counts, sums, kmin, kmax)
-        merged = _settle(res, *_union(mine, theirs), self.loose)
+        merged = _settle(res, *_union(mine, theirs), loose)
         while self._max_bins is not None and len(merged[0]) > self._max_bins and res > 0:
-            merged = _settle(res - 1, *_coarsen(res, res - 1, *merged), self.loose)
+            merged = _settle(res - 1, *_coarsen(res, res - 1, *merged), loose)
             res -= 1
-        self.resolution = res
-        self._set(*merged)
+        return {"resolution": res, **_arrays(*merged)}
 
     # ------------------------------------------------------------------ merge / coarsen
     def check_mergeable(self, other: State) -> None:
@@ -329,30 +321,29 @@ class ScoreSketch(State):
             raise MergeError(f"cannot merge score sketches of layout {other.layout} into {self.layout}")
         seen, flip_self, flip_other = plan(self.rule, self.seen, other.seen, _positive_of(other))
         if flip_other:
-            other = other.copy()
-            assert isinstance(other, ScoreSketch)
-            other._set(*other._flipped())
-        loose = self.loose
-        self.loose = self.loose or other.loose
-        before = self.ids, self.counts, self.sums, self.kmin, self.kmax
-        try:
-            if flip_self:
-                self._set(*self._flipped())
-            if other.layout is not None:
-                self.layout, self.multilabel = other.layout, other.multilabel
-                self._absorb(other.ids, other.counts, other.sums, other.kmin, other.kmax, other.resolution)
-            elif other.resolution < self.resolution:
-                self._absorb(other.ids, other.counts, other.sums, other.kmin, other.kmax, other.resolution)
-            elif self.loose != loose:
-                self._set(
-                    *_settle(self.resolution, self.ids, self.counts, self.sums, self.kmin, self.kmax, True)
+            other = copy.copy(other)
+            other.__dict__.update(other._flipped())
+        base = self
+        if flip_self:
+            base = copy.copy(self)
+            base.__dict__.update(self._flipped())
+        loose = self.loose or other.loose
+        new: dict[str, Any] = {"loose": loose, "_n": self._n + other._n, "seen": seen}
+        if flip_self:
+            new.update(self._flipped())
+        theirs = (other.ids, other.counts, other.sums, other.kmin, other.kmax, other.resolution)
+        if other.layout is not None:
+            new.update(layout=other.layout, multilabel=other.multilabel)
+            new.update(base._absorbed(*theirs, loose))
+        elif other.resolution < self.resolution:
+            new.update(base._absorbed(*theirs, loose))
+        elif self.loose != loose:
+            new.update(
+                _arrays(
+                    *_settle(self.resolution, base.ids, base.counts, base.sums, base.kmin, base.kmax, True)
                 )
-        except BaseException:
-            self.loose = loose
-            self._set(*before)
-            raise
-        self._n += other._n
-        self.seen = seen
+            )
+        self._commit(**new)
 
     def coarsen(self, resolution: int) -> None:
         """Lower the resolution in place (bins nest: the result is what that resolution gives)."""
@@ -361,8 +352,7 @@ class ScoreSketch(State):
                 f"resolution: expected at most the current {self.resolution}, found {resolution}"
             )
         arrays = _coarsen(self.resolution, resolution, self.ids, self.counts, self.sums, self.kmin, self.kmax)
-        self._set(*_settle(resolution, *arrays, self.loose))
-        self.resolution = resolution
+        self._commit(resolution=resolution, **_arrays(*_settle(resolution, *arrays, self.loose)))
 
     # ------------------------------------------------------------------ serialization
     def _kinds(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -403,15 +393,15 @@ class ScoreSketch(State):
         settled = _settle(s.resolution, s.ids, s.counts, s.sums, s.kmin, s.kmax, s.loose)
         if any(not np.array_equal(x, y) for x, y in zip(settled[3:], (s.kmin, s.kmax), strict=True)):
             raise StateError(f"{where}: extremes not in canonical form")
-        self.multilabel, self.layout, self.resolution, self.loose = (
-            s.multilabel,
-            s.layout,
-            s.resolution,
-            s.loose,
+        self._commit(
+            multilabel=s.multilabel,
+            layout=s.layout,
+            resolution=s.resolution,
+            loose=s.loose,
+            _n=s.n_samples,
+            seen=seen,
+            **_arrays(s.ids, s.counts, s.sums, s.kmin, s.kmax),
         )
-        self._set(s.ids, s.counts, s.sums, s.kmin, s.kmax)
-        self._n = s.n_samples
-        self.seen = seen
 
     def check(self) -> None:
         where = _LIVE.where
@@ -422,7 +412,24 @@ class ScoreSketch(State):
         if self.ids.size and not self.counts.any(axis=1).all():
             raise StateError(f"{where}: empty bins are not stored")
         if self.layout is None:
+            if self.ids.size:
+                raise StateError(f"{where}: bins without a layout")
             return
+        columns, classes = self.layout
+        # binary: 1 score column, 2 classes; multiclass: K columns, K classes; multilabel: L x 2
+        if (self.multilabel and classes != 2) or (
+            not self.multilabel and (columns, classes) != (1, 2) and columns != classes
+        ):
+            raise StateError(
+                f"{where}: layout {list(self.layout)} is neither binary [1, 2], multiclass [K, K] "
+                "nor multilabel [L, 2]"
+            )
+        if self.counts.dtype.kind in "iu":  # unweighted: every row adds 1 to one group per column
+            total = exact_total(self.counts, where, "counts")
+            if total > self._n * columns:
+                raise StateError(f"{where}: counts sum to {total}, more than n_samples x columns")
+        elif self._n == 0 and self.counts.any():
+            raise StateError(f"{where}: weights without rows (n_samples=0)")
         shift = _U(MANTISSA_BITS - self.resolution)
         occupied = self.counts > 0
         ids = np.broadcast_to(self.ids[:, None], self.kmin.shape)
@@ -567,6 +574,11 @@ def _from_v1(data: dict[str, Any], where: str) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------- array helpers
+def _arrays(ids, counts, sums, kmin, kmax) -> dict[str, np.ndarray]:
+    """The five arrays of a sketch, by name (to commit them at once)."""
+    return {"ids": ids, "counts": counts, "sums": sums, "kmin": kmin, "kmax": kmax}
+
+
 def _empty_arrays(b: int, g: int, dtype: Any) -> tuple[np.ndarray, ...]:
     return (
         np.zeros((b, g), dtype),

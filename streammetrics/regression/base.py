@@ -44,7 +44,7 @@ def check_multioutput(value: Any, variance_weighted: bool) -> Any:
     return weights
 
 
-class RegressionMetric(OneRowMixin, Metric[State]):
+class RegressionMetric(OneRowMixin, Metric[State], base=True):
     """A metric of (y_true, y_pred) pairs of real values, 1-D or ``(n_samples, n_outputs)``.
 
     ``update(y_true, y_pred, sample_weight=None)``: finite numbers of any real dtype (computed in
@@ -134,7 +134,7 @@ class RegressionMetric(OneRowMixin, Metric[State]):
         return state.weight <= 0
 
 
-class ErrorMetric(RegressionMetric):
+class ErrorMetric(RegressionMetric, base=True):
     """A metric of the residual ``y_true - y_pred`` alone (MAE, MSE, RMSE, mean error, MSLE,
     RMSLE): its state is :class:`~streammetrics.regression.moments.ResidualMoments`, shared by
     every error metric of a collection (not with R² and the correlations, which need the
@@ -143,7 +143,7 @@ class ErrorMetric(RegressionMetric):
     moments: ClassVar[type[Moments]] = ResidualMoments
 
 
-class FractionExplained(RegressionMetric):
+class FractionExplained(RegressionMetric, base=True):
     """R² and explained variance: ``variance_weighted`` applies, and ``force_finite``."""
 
     higher_is_better: ClassVar[bool | None] = True

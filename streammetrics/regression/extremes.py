@@ -33,10 +33,7 @@ class MaxAbsError(State):
         return {}
 
     def reset(self) -> None:
-        self._n = 0
-        self.n_outputs: int | None = None
-        self.weight = 0.0
-        self.max_abs = np.zeros(0)
+        self._commit(_n=0, n_outputs=None, weight=0.0, max_abs=np.zeros(0))
 
     @property
     def n_samples(self) -> int:
@@ -58,11 +55,12 @@ class MaxAbsError(State):
             new_max = batch_max if self.weight <= 0 else np.maximum(self.max_abs, batch_max)
         elif n and self.n_outputs is None:
             new_max = np.zeros(k)
-        if n and self.n_outputs is None:
-            self.n_outputs = k
-        self._n += n
-        self.weight += total
-        self.max_abs = new_max
+        self._commit(
+            n_outputs=k if n and self.n_outputs is None else self.n_outputs,
+            _n=self._n + n,
+            weight=self.weight + total,
+            max_abs=new_max,
+        )
 
     def merge(self, other: State) -> None:
         self.check_mergeable(other)
@@ -71,16 +69,17 @@ class MaxAbsError(State):
             raise MergeError(
                 f"cannot merge maxima of {other.n_outputs} outputs into maxima of {self.n_outputs}"
             )
+        max_abs = self.max_abs
         if other.weight > 0:
-            self.max_abs = (
-                other.max_abs.copy() if self.weight <= 0 else np.maximum(self.max_abs, other.max_abs)
-            )
+            max_abs = other.max_abs.copy() if self.weight <= 0 else np.maximum(self.max_abs, other.max_abs)
         elif self.n_outputs is None and other.n_outputs is not None:
-            self.max_abs = other.max_abs.copy()
-        if self.n_outputs is None:
-            self.n_outputs = other.n_outputs
-        self._n += other._n
-        self.weight += other.weight
+            max_abs = other.max_abs.copy()
+        self._commit(
+            max_abs=max_abs,
+            n_outputs=other.n_outputs if self.n_outputs is None else self.n_outputs,
+            _n=self._n + other._n,
+            weight=self.weight + other.weight,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -92,13 +91,21 @@ class MaxAbsError(State):
 
     def load_dict(self, data: dict[str, Any]) -> None:
         values = _FIELDS.read(data)
-        self._n, self.n_outputs, self.weight = values["n_samples"], values["n_outputs"], values["weight"]
-        self.max_abs = values["max_abs"]
+        self._commit(
+            _n=values["n_samples"],
+            n_outputs=values["n_outputs"],
+            weight=values["weight"],
+            max_abs=values["max_abs"],
+        )
 
     def check(self) -> None:
         _FIELDS.check(self.to_dict())
         if self._n == 0 and (self.weight != 0 or self.n_outputs is not None):
             raise StateError(f"{_FIELDS.where}: no rows but a weight or an output count")
+        if self._n and self.n_outputs is None:
+            raise StateError(f"{_FIELDS.where}: rows but no output count")
+        if self.weight == 0 and self.max_abs.any():
+            raise StateError(f"{_FIELDS.where}: a maximum without weight")
 
 
 _FIELDS = Schema(

@@ -74,14 +74,11 @@ class Moments(State):
         return {"transform": self._transform}
 
     def reset(self) -> None:
-        self._n = 0
-        self.n_outputs: int | None = None
-        self._set_empty(0)
+        self._commit(_n=0, n_outputs=None, **self._empty(0))
 
-    def _set_empty(self, k: int) -> None:
-        self.weight = 0.0
-        for name in self.arrays():
-            setattr(self, name, np.zeros(self._shape(name, k)))
+    def _empty(self, k: int) -> dict[str, Any]:
+        """The fields of no weight over ``k`` outputs."""
+        return {"weight": 0.0, **{name: np.zeros(self._shape(name, k)) for name in self.arrays()}}
 
     def _shape(self, name: str, k: int) -> tuple[int, ...]:
         return (len(self.ROWS), k) if name in ("shift", "mean", "m2") else (k,)
@@ -129,16 +126,15 @@ class Moments(State):
             new = _add(self._fields(), batch)
         else:
             new = _subtract(self._fields(), batch)
-        if n and self.n_outputs is None:
-            self.n_outputs = k
-        self._n += sign * n
-        if self._n == 0:
+        n_outputs = k if n and self.n_outputs is None else self.n_outputs
+        n_after = self._n + sign * n
+        if n_after == 0:
             self.reset()
             return
-        if sign < 0 and self._n == 1 and new is not None:
+        if sign < 0 and n_after == 1 and new is not None:
             # One row left has no spread: make that exact instead of a rounding residue.
             new = {**new, **{name: np.zeros_like(new[name]) for name in ("m2", "cross") if name in new}}
-        self._assign(new, k)
+        self._commit(_n=n_after, n_outputs=n_outputs, **self._assigned(new, k))
 
     def revert(self, y_true: np.ndarray, y_pred: np.ndarray, weights: np.ndarray | None) -> None:
         """Remove a batch that was added before (the inverse of :meth:`update`)."""
@@ -157,22 +153,19 @@ class Moments(State):
         if not np.isfinite(factor) or factor < 0:
             raise ValueError(f"factor: expected a finite number >= 0, found {factor!r}")
         if factor == 0 or self.weight == 0:
-            self._set_empty(self.n_outputs or 0)
+            self._commit(**self._empty(self.n_outputs or 0))
             return
-        self.weight *= factor
-        for name in self.arrays()[2:]:  # every weighted sum; shift and mean are unchanged
-            setattr(self, name, getattr(self, name) * factor)
+        scaled = {name: getattr(self, name) * factor for name in self.arrays()[2:]}  # shift, mean stay
+        self._commit(weight=self.weight * factor, **scaled)
 
     def _fields(self) -> dict[str, Any]:
         return {"weight": self.weight, **{name: getattr(self, name) for name in self.arrays()}}
 
-    def _assign(self, fields: dict[str, Any] | None, k: int) -> None:
+    def _assigned(self, fields: dict[str, Any] | None, k: int) -> dict[str, Any]:
+        """The attributes to commit for ``fields`` (``None``: no weight over ``k`` outputs)."""
         if fields is None:
-            self._set_empty(k)
-            return
-        self.weight = float(fields["weight"])
-        for name in self.arrays():
-            setattr(self, name, fields[name])
+            return self._empty(k)
+        return {"weight": float(fields["weight"]), **{name: fields[name] for name in self.arrays()}}
 
     # ------------------------------------------------------------------ merge / serialize
     def merge(self, other: State) -> None:
@@ -189,9 +182,8 @@ class Moments(State):
             theirs["shift"] = self.shift
         new = _add(self._fields(), theirs)
         k = other.n_outputs if self.n_outputs is None else self.n_outputs
-        self.n_outputs = k
-        self._n += other._n
-        self._assign(None if new is None else {n: _copy(v) for n, v in new.items()}, k or 0)
+        fields = self._assigned(None if new is None else {n: _copy(v) for n, v in new.items()}, k or 0)
+        self._commit(n_outputs=k, _n=self._n + other._n, **fields)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -203,9 +195,12 @@ class Moments(State):
 
     def load_dict(self, data: dict[str, Any]) -> None:
         values = _schema_of(type(self)).read(data)
-        self._n, self.n_outputs, self.weight = values["n_samples"], values["n_outputs"], values["weight"]
-        for name in self.arrays():
-            setattr(self, name, values[name])
+        self._commit(
+            _n=values["n_samples"],
+            n_outputs=values["n_outputs"],
+            weight=values["weight"],
+            **{name: values[name] for name in self.arrays()},
+        )
 
     def check(self) -> None:
         fields = _schema_of(type(self))
@@ -214,6 +209,13 @@ class Moments(State):
             raise StateError(f"{fields.where}: no rows but a weight or an output count")
         if self._n and self.n_outputs is None:
             raise StateError(f"{fields.where}: rows but no output count")
+        arrays = [getattr(self, name) for name in self.arrays()]
+        if self.weight == 0 and any(a.any() for a in arrays):
+            raise StateError(f"{fields.where}: moments without weight")
+        if self.CROSS:  # Cauchy-Schwarz: |C| <= sqrt(M2_t M2_p), up to rounding
+            bound = np.sqrt(self.m2[0] * self.m2[1])
+            if np.any(np.abs(self.cross) > bound * (1 + 1e-6) + 1e-300):
+                raise StateError(f"{fields.where}: cross co-moment beyond sqrt(m2_true * m2_pred)")
 
 
 @functools.cache

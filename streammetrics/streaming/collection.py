@@ -44,19 +44,24 @@ class CollectionState(State):
     def merge(self, other: State) -> None:
         self.check_mergeable(other)
         assert isinstance(other, CollectionState)
+        self._all_or_none(lambda name, state: state.merge(other.states[name]))
+
+    def reset(self) -> None:
+        self._all_or_none(lambda name, state: state.reset())
+
+    def _all_or_none(self, change: Any) -> None:
+        """``change(name, state)`` for every member state, or (whatever is raised, Ctrl-C
+        included) for none: the states are shared with the member views, so they change in place,
+        each backed up first and restored if a later one fails."""
         backups: list[tuple[State, State]] = []
         try:
             for name, state in self.states.items():
                 backups.append((state, state.copy()))
-                state.merge(other.states[name])
-        except Exception:
+                change(name, state)
+        except BaseException:
             for state, backup in backups:
                 state.load_dict(backup.to_dict())
             raise
-
-    def reset(self) -> None:
-        for state in self.states.values():
-            state.reset()
 
     def to_dict(self) -> dict[str, Any]:
         return {name: state.to_dict() for name, state in self.states.items()}
@@ -69,8 +74,7 @@ class CollectionState(State):
             trial = state.copy()
             trial.load_dict(data[name])
             trial.check()
-        for name, state in self.states.items():
-            state.load_dict(data[name])
+        self._all_or_none(lambda name, state: state.load_dict(data[name]))
 
     def _regrouped(self, data: dict[str, Any]) -> dict[str, Any]:
         """A state dict saved under other leaders (another grouping), keyed by this one's."""
@@ -233,17 +237,25 @@ class MetricCollection(OneRowMixin, Metric[CollectionState]):
         order = sorted(self._groups, key=lambda leader: not state.states[leader].revertible)
         done: list[str] = []
         backups: dict[str, State] = {}
+        current, mark = None, 0
         try:
             for leader in order:
                 member, target = self._members[leader], state.states[leader]
                 if not target.revertible and leader != order[-1]:
                     backups[leader] = target.copy()
+                current, mark = leader, target._changes
                 try:
                     (member._apply if sign > 0 else member._unapply)(target, batch[leader])
                 except InputError as err:
                     raise InputError(f"{err} (member {leader!r})") from None
                 done.append(leader)
         except BaseException:
+            # A state's change is atomic, so the group in hand when this struck changed iff its
+            # change count moved (the exception may have come between its change and done).
+            if current is not None and current not in done and state.states[current]._changes != mark:
+                done.append(current)
+            if len(done) == len(order):  # every group changed: the update happened, keep it
+                raise
             for leader in done:  # roll back the groups already changed: all or nothing
                 target = state.states[leader]
                 if leader in backups:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from collections import deque
 from typing import Any, ClassVar
 
@@ -83,9 +84,9 @@ class WindowState(State):
         return {"metric": _spec.describe(self.metric), "window": self.window, "panes": self.panes}
 
     def reset(self) -> None:
-        self.state = self.metric._make_state()  # exact mode: the state over the window
-        self.chunks: deque[Rows] = deque()  # exact mode: the window's rows, oldest first
-        self.ring: deque[list[Any]] = deque()  # pane mode: [state, rows] panes, oldest first
+        # exact mode: the state over the window and the window's rows, oldest first;
+        # pane mode: the ring of [state, rows] panes, oldest first
+        self._commit(state=self.metric._make_state(), chunks=deque(), ring=deque())
 
     @property
     def n_samples(self) -> int:
@@ -114,20 +115,23 @@ class WindowState(State):
             tail = _slice(rows, n - self.window)
             fresh = self.metric._make_state()
             self.metric._apply(fresh, self._validated(tail))
-            self.state, self.chunks = fresh, deque([tail])
+            self._commit(state=fresh, chunks=deque([tail]))
             return
-        self.metric._apply(self.state, self._validated(rows) if batch is None else batch)
-        self.chunks.append(rows)
-        excess = self.state.n_samples - self.window
+        # built aside, then committed: rows entering and rows leaving change the state together
+        state, chunks = self.state.copy(), deque(self.chunks)
+        self.metric._apply(state, self._validated(rows) if batch is None else batch)
+        chunks.append(rows)
+        excess = state.n_samples - self.window
         while excess > 0:
-            oldest = self.chunks[0]
+            oldest = chunks[0]
             k = min(excess, _n_rows(oldest))
-            self.metric._unapply(self.state, self._validated(_slice(oldest, 0, k)))
+            self.metric._unapply(state, self._validated(_slice(oldest, 0, k)))
             if k == _n_rows(oldest):
-                self.chunks.popleft()
+                chunks.popleft()
             else:
-                self.chunks[0] = _slice(oldest, k)
+                chunks[0] = _slice(oldest, k)
             excess -= k
+        self._commit(state=state, chunks=chunks)
 
     def _add_panes(self, rows: Rows, n: int) -> None:
         # checks that depend on the data seen (label sets, output counts) see the whole window
@@ -149,15 +153,18 @@ class WindowState(State):
             self.metric._apply(state, self._validated(_slice(rows, start, start + take)))
             new.append([state, take])
             start += take
+        ring = deque(self.ring)
         if refill:
-            self.ring.pop()  # replaced by its updated copy
-        self.ring.extend(new)
-        self._trim()
+            ring.pop()  # replaced by its updated copy
+        ring.extend(new)
+        self._commit(ring=self._trimmed(ring))
 
-    def _trim(self) -> None:
-        total = sum(rows for _, rows in self.ring)
-        while self.ring and total - self.ring[0][1] >= self.window:
-            total -= self.ring.popleft()[1]
+    def _trimmed(self, ring: deque[list[Any]]) -> deque[list[Any]]:
+        """``ring`` (changed in place) without the panes that left the window."""
+        total = sum(rows for _, rows in ring)
+        while ring and total - ring[0][1] >= self.window:
+            total -= ring.popleft()[1]
+        return ring
 
     def merged(self) -> State:
         """The metric's state over the window."""
@@ -177,12 +184,11 @@ class WindowState(State):
             trial = self.copy()
             for chunk in other.chunks:
                 trial.add(chunk)
-            self.state, self.chunks = trial.state, trial.chunks
+            self._commit(state=trial.state, chunks=trial.chunks)
         else:
             ring = deque(self.ring)
             ring.extend([state.copy(), rows] for state, rows in other.ring)
-            self.ring = ring
-            self._trim()
+            self._commit(ring=self._trimmed(ring))
 
     def to_dict(self) -> dict[str, Any]:
         if self.exact:
@@ -202,7 +208,8 @@ class WindowState(State):
                 chunks.append((tuple(np.asarray(a) for a in fields["args"]), fields["weights"]))
             if sum(_n_rows(c) for c in chunks) != state.n_samples or state.n_samples > self.window:
                 raise StateError(f"{_EXACT_FIELDS.where}: the stored rows do not match the window's state")
-            self.state, self.chunks = state, chunks
+            self._check_rows(state, chunks)
+            self._commit(state=state, chunks=chunks)
             return
         ring: deque[list[Any]] = deque()
         for pane in _PANES_FIELDS.read(data)["panes"]:
@@ -215,6 +222,25 @@ class WindowState(State):
                 )
             ring.append([state, fields["rows"]])
         self.ring = ring
+
+    def _check_rows(self, state: State, chunks: deque[Rows]) -> None:
+        """The stored rows are rows the metric accepts (they will be reverted as the window
+        slides), and the window's state is theirs: both give the same value."""
+        where = _EXACT_FIELDS.where
+        rebuilt = self.metric._make_state()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                for chunk in chunks:
+                    self.metric._apply(rebuilt, self._validated(chunk))
+                mine, theirs = (_plain_value(self.metric._value_of(s)) for s in (state, rebuilt))
+            except (InputError, TypeError, ValueError) as err:
+                raise StateError(
+                    f"{where}: the stored rows are not rows of the window's metric: {err}"
+                ) from None
+        same_labels = self.metric.output_labels(state) == self.metric.output_labels(rebuilt)
+        if not same_labels or not _same_value(mine, theirs):
+            raise StateError(f"{where}: the window's state is not the state of its stored rows")
 
     def check(self) -> None:
         if self.exact:
@@ -319,14 +345,14 @@ class DecayedState(State):
         return {"metric": _spec.describe(self.metric), "decay": self.decay}
 
     def reset(self) -> None:
-        self.state = self.metric._make_state()
+        self._commit(state=self.metric._make_state())
 
     def add(self, fresh: State, n_rows: int) -> None:
         """Age everything by ``n_rows`` rows, then add ``fresh`` (already weighted by age)."""
         trial = self.state.copy()
         scale_state(trial, self.decay**n_rows)
         trial.merge(fresh)
-        self.state = trial
+        self._commit(state=trial)
 
     def merge(self, other: State) -> None:
         """Concatenation: ``other``'s rows come after ours, so ours age by its row count."""
@@ -445,3 +471,24 @@ def _fresh(spec: Any, where: str) -> Metric[Any]:
             f"{where}: expected a fresh metric (a template), found one holding {metric.n_samples} rows"
         )
     return metric.empty_like()
+
+
+def _plain_value(value: Any) -> Any:
+    """A value as nested lists of floats (result objects by their fields), to compare."""
+    if hasattr(value, "_asdict"):
+        value = value._asdict()
+    if isinstance(value, dict):
+        return {k: _plain_value(v) for k, v in value.items()}
+    try:
+        return np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        return value
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    """Equal up to rounding (moments rebuilt from rows differ from slid ones in the last bits)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_value(a[k], b[k]) for k in a)
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-6, atol=1e-9, equal_nan=True))
+    return bool(a == b)

@@ -112,13 +112,15 @@ class BootstrapState(State):
         }
 
     def reset(self) -> None:
-        self.base = self._metric._make_state()
-        self.engine: str | None = None
-        self.tensor = np.zeros((self._n_replicates, 0, 0), dtype=np.int64)
-        self.reps: list[State] = []
-        self.entropy: int | None = self._seed
-        self.n_batches = 0
-        self.streams: list[tuple[int, int]] = []
+        self._commit(
+            base=self._metric._make_state(),
+            engine=None,
+            tensor=np.zeros((self._n_replicates, 0, 0), dtype=np.int64),
+            reps=[],
+            entropy=self._seed,
+            n_batches=0,
+            streams=[],
+        )
 
     @property
     def n_samples(self) -> int:
@@ -145,9 +147,11 @@ class BootstrapState(State):
         base = self.base.copy()
         metric._apply(base, batch)  # raises (state untouched) on a state-dependent input error
         if n_rows == 0 or self._n_replicates == 0:
-            self.base = base
+            self._commit(base=base)
             return
-        rng = self.draw_rng()
+        # the stream's entropy is drawn (once) aside, and committed with the batch it served
+        entropy = self.entropy if self.entropy is not None else int(np.random.SeedSequence().entropy)
+        rng = _stream_rng(entropy, self._shard, self.n_batches)
         engine = self.engine or (
             "counts" if isinstance(metric, ConfusionMetric) and batch[0] == "multiclass" else "generic"
         )
@@ -157,11 +161,16 @@ class BootstrapState(State):
         else:
             tensor = self.tensor
             reps = self._generic_update(args, weights, n_rows, rng)
-        stream = (self.entropy, self._shard)
-        self.base, self.engine, self.tensor, self.reps = base, engine, tensor, reps
-        self.n_batches += 1
-        if stream not in self.streams:
-            self.streams = sorted([*self.streams, stream])
+        stream = (entropy, self._shard)
+        self._commit(
+            base=base,
+            engine=engine,
+            tensor=tensor,
+            reps=reps,
+            entropy=entropy,
+            n_batches=self.n_batches + 1,
+            streams=self.streams if stream in self.streams else sorted([*self.streams, stream]),
+        )
 
     def _counts_update(self, base: ConfusionCounts, batch: Any, rng: np.random.Generator) -> np.ndarray:
         _, yt, yp, weights = batch
@@ -258,8 +267,13 @@ class BootstrapState(State):
                 reps = [s.copy() for s in self.reps]
                 for mine_s, theirs_s in zip(reps, other.reps, strict=True):
                     mine_s.merge(theirs_s)
-        self.base, self.engine, self.tensor, self.reps = base, engine, tensor, reps
-        self.streams = sorted(set(self.streams) | set(other.streams))
+        self._commit(
+            base=base,
+            engine=engine,
+            tensor=tensor,
+            reps=reps,
+            streams=sorted(set(self.streams) | set(other.streams)),
+        )
 
     # ------------------------------------------------------------------ values
     def replicate_values(self) -> np.ndarray:
@@ -309,9 +323,15 @@ class BootstrapState(State):
                 f"{_FIELDS.where}: expected {self._n_replicates if engine == 'generic' else 0} "
                 f"replicate states, found {len(reps)}"
             )
-        self.base, self.engine, self.tensor = values["base"], engine, values["tensor"]
-        self.reps, self.entropy, self.n_batches = reps, _parse_int(values["entropy"]), values["n_batches"]
-        self.streams = sorted((_parse_int(e), s) for e, s in values["streams"])
+        self._commit(
+            base=values["base"],
+            engine=engine,
+            tensor=values["tensor"],
+            reps=reps,
+            entropy=_parse_int(values["entropy"]),
+            n_batches=values["n_batches"],
+            streams=sorted((_parse_int(e), s) for e, s in values["streams"]),
+        )
 
     def check(self) -> None:
         context = {"base": self.base, "engine": self.engine or "", "n_replicates": self._n_replicates}

@@ -11,7 +11,7 @@ from .._core import validation as v
 from .._core.inputs import TRUTH_AND_TWO_PREDICTIONS
 from .._core.metric import Metric
 from .._core.onerow import FLUSH_EVERY, OneRowMixin, RowBuffer
-from .._core.schema import Array, Int, Schema
+from .._core.schema import Array, Int, Schema, exact_total
 from .._core.state import State
 from ..errors import InputError, StateError
 from ._stats import binom_two_sided_half, chi2_1_sf
@@ -43,8 +43,7 @@ class PairedCorrectness(State):
         return {}
 
     def reset(self) -> None:
-        self.counts = np.zeros(4, dtype=np.int64)
-        self._n = 0
+        self._commit(counts=np.zeros(4, dtype=np.int64), _n=0)
 
     @property
     def n_samples(self) -> int:
@@ -61,28 +60,32 @@ class PairedCorrectness(State):
                 new = np.maximum(new, 0.0)
             else:
                 raise InputError("y_true: reverting rows that were never added (counts would go negative)")
-        self.counts, self._n = new, self._n + sign * len(code)
+        self._commit(counts=new, _n=self._n + sign * len(code))
 
     def merge(self, other: State) -> None:
         self.check_mergeable(other)
         assert isinstance(other, PairedCorrectness)
         if self.counts.dtype.kind == other.counts.dtype.kind == "i":
-            self.counts = self.counts + other.counts
+            counts = self.counts + other.counts
         else:
-            self.counts = self.counts.astype(np.float64) + other.counts.astype(np.float64)
-        self._n += other._n
+            counts = self.counts.astype(np.float64) + other.counts.astype(np.float64)
+        self._commit(counts=counts, _n=self._n + other._n)
 
     def to_dict(self) -> dict[str, Any]:
         return {"counts": self.counts, "n_samples": self._n}
 
     def load_dict(self, data: dict[str, Any]) -> None:
         values = _FIELDS.read(data)
-        self.counts, self._n = values["counts"], values["n_samples"]
+        self._commit(counts=values["counts"], _n=values["n_samples"])
 
     def check(self) -> None:
         _FIELDS.check(self.to_dict())
-        if self.counts.dtype.kind == "i" and int(self.counts.sum()) != self._n:
+        total = exact_total(self.counts, _FIELDS.where, "counts")
+        # rows of weight 0 make the counts weighted (float64): unweighted, each row counts once
+        if isinstance(total, int) and total != self._n:
             raise StateError(f"{_FIELDS.where}: counts do not sum to n_samples={self._n}")
+        if self._n == 0 and total:
+            raise StateError(f"{_FIELDS.where}: counts without rows (n_samples=0)")
 
 
 #: Counts of (both right, only A right, only B right, both wrong), int64 until weighted.

@@ -33,7 +33,7 @@ BAD_BATCHES = [
     (sm.F1, ([0, 1], [[[0]], [[1]]]), {}, sm.InputError, ["y_pred", "1-D", "shape (2, 1, 1)"]),
     (sm.Accuracy, ([0, 1], ["a", "b"]), {}, sm.InputError, ["y_pred", "int labels", "str"]),
     (sm.Accuracy, ([0, "a"], [0, 1]), {}, sm.InputError, ["y_true"]),
-    (lambda: sm.F1(labels=[0, 1]), ([0, 2], [0, 1]), {}, sm.InputError, ["y_true", "at most 2 labels", "2"]),
+    (lambda: sm.F1(labels=[0, 1]), ([0, 2], [0, 1]), {}, sm.InputError, ["y_true", "fixed list", "2"]),
     (lambda: sm.F1(threshold=0.5), ([0, 1], [0.2, 1.5]), {}, sm.InputError, ["y_pred", "[0, 1]", "1.5"]),
     (lambda: sm.F1(threshold=0.5), ([0, 1], [0.2, np.nan]), {}, sm.InputError, ["y_pred", "finite"]),
     (lambda: sm.F1(threshold=0.5), ([0, 1], ["a", "b"]), {}, sm.InputError, ["y_pred", "numbers"]),

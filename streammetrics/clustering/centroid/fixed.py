@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..._core.labels import LabelSet
+from ..._core.schema import INT64_MAX, exact_total, short
 from ..._core.state import State, require_keys
 from ...errors import InputError, StateError
 from ..internal.functions import davies_bouldin_from
@@ -47,11 +48,13 @@ class FixedCentroidSums(State):
 
     def reset(self) -> None:
         k = len(self.centroids.labels)
-        self.count = np.zeros(k, dtype=np.int64)
-        self.weight = np.zeros(k)
-        self.dist_sum = np.zeros(k)
-        self.sil_sum = np.zeros(k)
-        self._n = 0
+        self._commit(
+            count=np.zeros(k, dtype=np.int64),
+            weight=np.zeros(k),
+            dist_sum=np.zeros(k),
+            sil_sum=np.zeros(k),
+            _n=0,
+        )
 
     @property
     def n_samples(self) -> int:
@@ -85,20 +88,24 @@ class FixedCentroidSums(State):
                 "labels: reverting rows that were never added (a cluster would hold fewer than 0 rows)"
             )
         empty = new_count == 0
-        self.weight = np.where(empty, 0.0, self.weight + sign * weight)
-        self.dist_sum = np.where(empty, 0.0, self.dist_sum + sign * dist_sum)
-        self.sil_sum = np.where(empty, 0.0, self.sil_sum + sign * sil_sum)
-        self.count = new_count
-        self._n += sign * len(x)
+        self._commit(
+            weight=np.where(empty, 0.0, self.weight + sign * weight),
+            dist_sum=np.where(empty, 0.0, self.dist_sum + sign * dist_sum),
+            sil_sum=np.where(empty, 0.0, self.sil_sum + sign * sil_sum),
+            count=new_count,
+            _n=self._n + sign * len(x),
+        )
 
     def merge(self, other: State) -> None:
         self.check_mergeable(other)
         assert isinstance(other, FixedCentroidSums)
-        self.count = self.count + other.count
-        self.weight = self.weight + other.weight
-        self.dist_sum = self.dist_sum + other.dist_sum
-        self.sil_sum = self.sil_sum + other.sil_sum
-        self._n += other._n
+        self._commit(
+            count=self.count + other.count,
+            weight=self.weight + other.weight,
+            dist_sum=self.dist_sum + other.dist_sum,
+            sil_sum=self.sil_sum + other.sil_sum,
+            _n=self._n + other._n,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -113,8 +120,8 @@ class FixedCentroidSums(State):
         where = "FixedCentroidSums state"
         require_keys(data, {"count", "weight", "dist_sum", "sil_sum", "n_samples"}, where)
         n = data["n_samples"]
-        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-            raise StateError(f"{where}: n_samples must be a non-negative int, found {n!r}")
+        if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= INT64_MAX:
+            raise StateError(f"{where}: n_samples must be a non-negative int64, found {short(n)}")
         k = len(self.centroids.labels)
         arrays = {}
         for name in ("count", "weight", "dist_sum", "sil_sum"):
@@ -127,19 +134,19 @@ class FixedCentroidSums(State):
             if kind == "f" and not np.isfinite(arr).all():
                 raise StateError(f"{where}: {name} holds non-finite values")
             arrays[name] = arr.astype(np.int64 if kind == "i" else np.float64)
-        self.count, self.weight, self.dist_sum, self.sil_sum = (
-            arrays["count"],
-            arrays["weight"],
-            arrays["dist_sum"],
-            arrays["sil_sum"],
-        )
-        self._n = n
+        self._commit(**arrays, _n=n)
 
     def check(self) -> None:
         where = "FixedCentroidSums state"
         if (self.count < 0).any() or (self.weight < 0).any() or (self.dist_sum < 0).any():
             raise StateError(f"{where}: negative counts, weights or distance sums")
-        if int(self.count.sum()) > self._n:
+        if (self.sil_sum.size and np.abs(self.sil_sum).max() > 0) and not self.silhouette:
+            raise StateError(f"{where}: silhouette sums without silhouette=True")
+        if np.any(np.abs(self.sil_sum) > self.weight * (1 + 1e-9) + 1e-12):
+            raise StateError(f"{where}: a silhouette sum beyond its cluster's weight (|s| <= 1)")
+        if np.any((self.count == 0) & ((self.weight != 0) | (self.dist_sum != 0))):
+            raise StateError(f"{where}: weight or distances in a cluster without rows")
+        if exact_total(self.count, where, "count") > self._n:
             raise StateError(f"{where}: more rows in clusters than n_samples={self._n}")
 
     # ------------------------------------------------------------------ views for formulas

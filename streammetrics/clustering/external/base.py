@@ -18,7 +18,7 @@ from .contingency import ContingencyState
 from .rows import ContingencyRows
 
 
-class ExternalMetric(OneRowMixin, Metric[ContingencyState]):
+class ExternalMetric(OneRowMixin, Metric[ContingencyState], base=True):
     """An external index: a formula on the shared :class:`ContingencyState`.
 
     ``update(labels_true, labels_pred, sample_weight=None)`` takes two 1-D labelings of any

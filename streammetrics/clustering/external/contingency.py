@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..._core.labels import LabelSet
+from ..._core.schema import INT64_MAX, exact_total, short
 from ..._core.state import State, require_keys
 from ...errors import InputError, MergeError, StateError
 from ..inputs import validate_labelings
@@ -53,11 +54,13 @@ class ContingencyState(State):
         return {}
 
     def reset(self) -> None:
-        self.row_labels = LabelSet()
-        self.col_labels = LabelSet()
-        self.keys = np.empty(0, dtype=np.int64)
-        self.values: np.ndarray = np.empty(0, dtype=np.int64)
-        self._n = 0
+        self._commit(
+            row_labels=LabelSet(),
+            col_labels=LabelSet(),
+            keys=np.empty(0, dtype=np.int64),
+            values=np.empty(0, dtype=np.int64),
+            _n=0,
+        )
 
     @property
     def n_samples(self) -> int:
@@ -130,8 +133,9 @@ class ContingencyState(State):
                 dense = dense.astype(values.dtype)
             dense[keys] += values
             keys = np.flatnonzero(dense)
-            self.row_labels, self.col_labels, self.keys, self.values = rows_ls, cols_ls, keys, dense[keys]
-            self._n += n_rows
+            self._commit(
+                row_labels=rows_ls, col_labels=cols_ls, keys=keys, values=dense[keys], _n=self._n + n_rows
+            )
             return
         cells, counts = _count(batch_keys, weights, n_cells)
         pos = np.searchsorted(keys, cells)
@@ -151,8 +155,9 @@ class ContingencyState(State):
             values = values.copy()
             values[pos] -= counts.astype(values.dtype, copy=False)
             keys, values, rows_ls, cols_ls = _pruned(keys, values, rows_ls, cols_ls)
-        self.row_labels, self.col_labels, self.keys, self.values = rows_ls, cols_ls, keys, values
-        self._n += sign * n_rows
+        self._commit(
+            row_labels=rows_ls, col_labels=cols_ls, keys=keys, values=values, _n=self._n + sign * n_rows
+        )
 
     def _rekeyed(self, rows_ls: LabelSet, cols_ls: LabelSet) -> np.ndarray:
         """Our keys re-expressed over (grown) label sets; order is preserved (sorted sets)."""
@@ -187,9 +192,13 @@ class ContingencyState(State):
                 np.add.at(
                     values, inverse.ravel(), np.concatenate([self.values, other.values]).astype(np.int64)
                 )
-        self.row_labels, self.col_labels = rows_ls, cols_ls
-        self.keys, self.values = keys.astype(np.int64), values.astype(dtype)
-        self._n += other._n
+        self._commit(
+            row_labels=rows_ls,
+            col_labels=cols_ls,
+            keys=keys.astype(np.int64),
+            values=values.astype(dtype),
+            _n=self._n + other._n,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -205,8 +214,8 @@ class ContingencyState(State):
         where = "ContingencyState state"
         require_keys(data, {"row_labels", "col_labels", "rows", "cols", "values", "n_samples"}, where)
         n = data["n_samples"]
-        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-            raise StateError(f"{where}: n_samples must be a non-negative int, found {n!r}")
+        if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= INT64_MAX:
+            raise StateError(f"{where}: n_samples must be a non-negative int64, found {short(n)}")
         rows_ls = LabelSet.from_list(data["row_labels"], False, where)
         cols_ls = LabelSet.from_list(data["col_labels"], False, where)
         rows, cols = (np.asarray(data[k]) for k in ("rows", "cols"))
@@ -224,10 +233,13 @@ class ContingencyState(State):
         keys = rows.astype(np.int64) * c + cols.astype(np.int64)
         if keys.size > 1 and not (np.diff(keys) > 0).all():
             raise StateError(f"{where}: cells must be distinct and sorted by (row, col)")
-        self.row_labels, self.col_labels = rows_ls, cols_ls
-        self.keys = keys
-        self.values = values.astype(np.int64 if values.dtype.kind == "i" else np.float64)
-        self._n = n
+        self._commit(
+            row_labels=rows_ls,
+            col_labels=cols_ls,
+            keys=keys,
+            values=values.astype(np.int64 if values.dtype.kind == "i" else np.float64),
+            _n=n,
+        )
 
     def check(self) -> None:
         where = "ContingencyState state"
@@ -237,8 +249,11 @@ class ContingencyState(State):
             raise StateError(f"{where}: a label has no count (labels must be pruned)")
         if not self.keys.size and (len(self.row_labels) or len(self.col_labels)):
             raise StateError(f"{where}: labels without any count")
-        if self.values.dtype.kind == "i" and int(self.values.sum()) != self._n:
+        total = exact_total(self.values, where, "values")
+        if isinstance(total, int) and total != self._n:  # rows of weight 0 make counts weighted
             raise StateError(f"{where}: unweighted counts do not sum to n_samples={self._n}")
+        if self._n == 0 and self.keys.size:
+            raise StateError(f"{where}: counts without rows (n_samples=0)")
 
 
 def _sums(index: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:

@@ -44,7 +44,7 @@ def jackknife(fn: Callable[[np.ndarray], float], groups: np.ndarray) -> tuple[fl
     return value, np.array([fn(groups != g) for g in np.unique(groups)])
 
 
-class InternalMetric(OneRowMixin, Metric[Any]):
+class InternalMetric(OneRowMixin, Metric[Any], base=True):
     """An internal index: ``update(X, labels, sample_weight=None)`` with a 2-D ``X``, or one row
     ``update(x, label)`` with a 1-D point and one label (buffered, see
     :mod:`streammetrics.clustering.internal.rows`).
@@ -89,7 +89,7 @@ class InternalMetric(OneRowMixin, Metric[Any]):
         """The index on a non-empty state."""
 
 
-class MomentsMetric(InternalMetric):
+class MomentsMetric(InternalMetric, base=True):
     """An index exact in streaming: a formula on :class:`ClusterMoments`."""
 
     full: ClassVar[bool] = False
@@ -106,7 +106,7 @@ class MomentsMetric(InternalMetric):
         return state.n_clusters == 0
 
 
-class SampledMetric(InternalMetric):
+class SampledMetric(InternalMetric, base=True):
     """A distance-based index estimated on a mergeable sample (exact while it holds every row).
 
     Args:

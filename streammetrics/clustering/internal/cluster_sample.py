@@ -11,7 +11,9 @@ from typing import Any
 
 import numpy as np
 
+from ..._core.labels import LabelSet
 from ..._core.state import State, require_keys
+from ...errors import StateError
 from .moments import ClusterMoments
 from .sample import BottomKSample
 
@@ -46,7 +48,7 @@ class ClusterSample(State):
         moments, sample = self.moments.copy(), self.sample.copy()
         moments.add(x, labels, w)
         sample.add(x, labels, w)
-        self.moments, self.sample = moments, sample  # atomic
+        self._commit(moments=moments, sample=sample)
 
     def merge(self, other: State) -> None:
         self.check_mergeable(other)
@@ -54,20 +56,47 @@ class ClusterSample(State):
         moments, sample = self.moments.copy(), self.sample.copy()
         moments.merge(other.moments)
         sample.merge(other.sample)
-        self.moments, self.sample = moments, sample
+        self._commit(moments=moments, sample=sample)
+
+    def _fresh(self) -> tuple[ClusterMoments, BottomKSample]:
+        """Empty parts of the same configuration (built aside, then committed)."""
+        return ClusterMoments(self.moments.full), BottomKSample(self.sample.sample_size, self.sample.seed)
 
     def reset(self) -> None:
-        self.moments.reset()
-        self.sample.reset()
+        moments, sample = self._fresh()
+        self._commit(moments=moments, sample=sample)
 
     def to_dict(self) -> dict[str, Any]:
         return {"moments": self.moments.to_dict(), "sample": self.sample.to_dict()}
 
     def load_dict(self, data: dict[str, Any]) -> None:
         require_keys(data, {"moments", "sample"}, "ClusterSample state")
-        self.moments.load_dict(data["moments"])
-        self.sample.load_dict(data["sample"])
+        moments, sample = self._fresh()
+        moments.load_dict(data["moments"])
+        sample.load_dict(data["sample"])
+        self._commit(moments=moments, sample=sample)
 
     def check(self) -> None:
+        """Both parts' invariants, and that they saw the same rows: the sampled rows lie in the
+        clusters of the moments (the indices look their labels up there)."""
         self.moments.check()
         self.sample.check()
+        where = "ClusterSample state"
+        if self.sample.n_samples != self.moments.n_samples:
+            raise StateError(
+                f"{where}: the sample saw {self.sample.n_samples} rows, the moments {self.moments.n_samples}"
+            )
+        labels = self.sample.labels
+        if labels.size:
+            if self.sample.n_features != self.moments.n_features:
+                raise StateError(f"{where}: the sample and the moments disagree on the feature count")
+            known = self.moments.labels.values
+            same_kind = (labels.dtype.kind == "U") == (known.dtype.kind == "U")
+            if not same_kind or not np.isin(labels, known).all():
+                raise StateError(f"{where}: sampled rows carry labels of no cluster of the moments")
+            # a sampled row's weight is part of its cluster's: the sample never outweighs it
+            uniq, index = np.unique(labels, return_inverse=True)
+            sampled = np.bincount(index.ravel(), weights=self.sample.weights)
+            cluster = self.moments.weight[LabelSet(uniq).positions_in(self.moments.labels)]
+            if np.any(sampled > cluster * (1 + 1e-9) + 1e-300):
+                raise StateError(f"{where}: sampled rows outweigh their clusters")

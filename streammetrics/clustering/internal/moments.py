@@ -16,8 +16,12 @@ from typing import Any
 import numpy as np
 
 from ..._core.labels import LabelSet
+from ..._core.schema import INT64_MAX, exact_total, short
 from ..._core.state import State, require_keys
 from ...errors import InputError, MergeError, StateError
+
+#: The most features a loaded state may declare (an empty state's arrays are built from it).
+MAX_FEATURES = 1 << 31
 
 
 class ClusterMoments(State):
@@ -41,14 +45,16 @@ class ClusterMoments(State):
         return {"full": self.full}
 
     def reset(self) -> None:
-        self.labels = LabelSet()
-        self.n_features: int | None = None
-        self.count = np.empty(0, dtype=np.int64)
-        self.weight = np.empty(0, dtype=np.float64)
-        self.mean = np.empty((0, 0), dtype=np.float64)
-        self.scatter = np.empty(0, dtype=np.float64)
-        self.matrix = np.empty((0, 0, 0), dtype=np.float64)
-        self._n = 0
+        self._commit(
+            labels=LabelSet(),
+            n_features=None,
+            count=np.empty(0, dtype=np.int64),
+            weight=np.empty(0, dtype=np.float64),
+            mean=np.empty((0, 0), dtype=np.float64),
+            scatter=np.empty(0, dtype=np.float64),
+            matrix=np.empty((0, 0, 0), dtype=np.float64),
+            _n=0,
+        )
 
     @property
     def n_samples(self) -> int:
@@ -120,17 +126,16 @@ class ClusterMoments(State):
             labels_ls = LabelSet(labels_ls.values[alive]) if alive.any() else LabelSet()
             count, weight, mean, scatter = count[alive], weight[alive], mean[alive], scatter[alive]
             matrix = matrix[alive] if self.full else matrix
-        self.labels, self.count, self.weight, self.mean, self.scatter, self.matrix = (
-            labels_ls,
-            count,
-            weight,
-            mean,
-            scatter,
-            matrix,
+        self._commit(
+            labels=labels_ls,
+            count=count,
+            weight=weight,
+            mean=mean,
+            scatter=scatter,
+            matrix=matrix,
+            n_features=d if n_rows and self.n_features is None else self.n_features,
+            _n=self._n + sign * n_rows,
         )
-        if n_rows and self.n_features is None:
-            self.n_features = d
-        self._n += sign * n_rows
 
     def _grown(self, labels_ls: LabelSet, d: int) -> tuple[np.ndarray, ...]:
         """Our arrays laid out over ``labels_ls`` (a superset of our labels)."""
@@ -168,10 +173,17 @@ class ClusterMoments(State):
             raise MergeError(str(err)) from None
         d = self.n_features if self.n_features is not None else (other.n_features or 0)
         mine, theirs = self._grown(labels_ls, d), other._grown(labels_ls, d)
-        self.count, self.weight, self.mean, self.scatter, self.matrix = _combine(*mine, *theirs)
-        self.labels = labels_ls
-        self.n_features = self.n_features if self.n_features is not None else other.n_features
-        self._n += other._n
+        count, weight, mean, scatter, matrix = _combine(*mine, *theirs)
+        self._commit(
+            count=count,
+            weight=weight,
+            mean=mean,
+            scatter=scatter,
+            matrix=matrix,
+            labels=labels_ls,
+            n_features=self.n_features if self.n_features is not None else other.n_features,
+            _n=self._n + other._n,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -196,8 +208,9 @@ class ClusterMoments(State):
                 not isinstance(value, int)
                 or isinstance(value, bool)
                 or value < (-1 if name == "n_features" else 0)
+                or value > (MAX_FEATURES if name == "n_features" else INT64_MAX)
             ):
-                raise StateError(f"{where}: {name} must be a non-negative int, found {value!r}")
+                raise StateError(f"{where}: {name} must be a non-negative int64, found {short(value)}")
         labels = LabelSet.from_list(data["labels"], False, where)
         k = len(labels)
         dd = max(d, 0)
@@ -228,23 +241,48 @@ class ClusterMoments(State):
             if kind == "f" and not np.isfinite(arr).all():
                 raise StateError(f"{where}: {name} holds non-finite values")
             arrays[name] = arr.astype(np.int64 if kind == "i" else np.float64)
-        self.labels, self.n_features, self._n = labels, (None if d < 0 else d), n
-        self.count, self.weight, self.scatter, self.matrix = (
-            arrays["count"],
-            arrays["weight"],
-            arrays["scatter"],
-            arrays["matrix"],
+        self._commit(
+            labels=labels,
+            n_features=None if d < 0 else d,
+            _n=n,
+            count=arrays["count"],
+            weight=arrays["weight"],
+            scatter=arrays["scatter"],
+            matrix=arrays["matrix"],
+            mean=arrays["mean"] if k else np.zeros((0, dd)),
         )
-        self.mean = arrays["mean"] if k else np.zeros((0, dd))
 
     def check(self) -> None:
         where = "ClusterMoments state"
+        k = len(self.labels)
+        d = self.n_features
+        if k and d is None:
+            raise StateError(f"{where}: clusters but no feature count")
+        dd = d or 0
+        shapes = {
+            "count": (k,),
+            "weight": (k,),
+            "mean": (k, dd),
+            "scatter": (k,),
+            "matrix": (k, dd, dd) if self.full else (0, 0, 0),
+        }
+        for name, shape in shapes.items():
+            arr = getattr(self, name)
+            wrong = arr.size if not k else arr.shape != shape  # no cluster: any empty layout
+            if wrong or (arr.dtype.kind == "f" and not np.isfinite(arr).all()):
+                raise StateError(f"{where}: {name} must be finite of shape {shape}, found {arr.shape}")
         if self.count.size and (self.count.min() <= 0 or self.weight.min() <= 0):
             raise StateError(f"{where}: every cluster must hold rows of positive weight")
         if self.scatter.size and self.scatter.min() < 0:
             raise StateError(f"{where}: negative scatter")
-        if int(self.count.sum()) > self._n:
+        if exact_total(self.count, where, "count") > self._n:
             raise StateError(f"{where}: more rows in clusters than n_samples={self._n}")
+        if self.full and k:  # the scatter is the trace of the scatter matrix
+            trace = np.trace(self.matrix, axis1=1, axis2=2)
+            if not np.allclose(
+                trace, self.scatter, rtol=1e-6, atol=1e-9 * max(1.0, float(self.scatter.max()))
+            ):
+                raise StateError(f"{where}: scatter differs from the trace of the scatter matrix")
 
     # ------------------------------------------------------------------ views for formulas
     def total_weight(self) -> float:

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._core.schema import INT64_MAX, short
 from ..._core.state import State, require_keys
 from ...errors import InputError, MergeError, StateError
 
@@ -93,13 +94,15 @@ class BottomKSample(State):
         return {"sample_size": self.sample_size, "seed": self.seed}
 
     def reset(self) -> None:
-        self.keys = np.empty(0, dtype=np.uint64)
-        self.x = np.empty((0, 0))
-        self.labels: np.ndarray = np.empty(0, dtype=np.int64)
-        self.weights = np.empty(0)
-        self.n_features: int | None = None
-        self.saturated = False
-        self._n = 0
+        self._commit(
+            keys=np.empty(0, dtype=np.uint64),
+            x=np.empty((0, 0)),
+            labels=np.empty(0, dtype=np.int64),
+            weights=np.empty(0),
+            n_features=None,
+            saturated=False,
+            _n=0,
+        )
 
     @property
     def n_samples(self) -> int:
@@ -120,30 +123,35 @@ class BottomKSample(State):
             keep = w > 0
             x, labels, w = x[keep], labels[keep], w[keep]
         w = np.ones(len(x)) if w is None else w
+        new: dict[str, Any] = {}
         if len(x):
             keys = row_keys(x, labels, self.seed)
             k = self.sample_size
+            saturated = self.saturated
             if len(self.keys) >= k:
                 cand = keys <= self.keys[-1]
                 if not cand.all():
                     keys, x, labels, w = keys[cand], x[cand], labels[cand], w[cand]
-                    self.saturated = True  # a row with a larger key was rejected
+                    saturated = True  # a row with a larger key was rejected
             if len(keys) > 4 * k:
                 cut = np.partition(keys, k - 1)[k - 1]
                 sel = keys <= cut
                 if len(np.unique(keys[sel])) >= k:
                     keys, x, labels, w = keys[sel], x[sel], labels[sel], w[sel]
-                    self.saturated = True
-            self._absorb(keys, x, labels, w)
+                    saturated = True
+            new = {"saturated": saturated, **self._absorbed(keys, x, labels, w, saturated)}
             if self.n_features is None:
-                self.n_features = x.shape[1]
-        self._n += n_rows
+                new["n_features"] = x.shape[1]
+        self._commit(**new, _n=self._n + n_rows)
 
-    def _absorb(self, keys: np.ndarray, x: np.ndarray, labels: np.ndarray, w: np.ndarray) -> None:
-        """Union with our sample (weights of equal keys summed, ours first), keep the bottom k."""
+    def _absorbed(
+        self, keys: np.ndarray, x: np.ndarray, labels: np.ndarray, w: np.ndarray, saturated: bool
+    ) -> dict[str, Any]:
+        """The union with our sample (weights of equal keys summed, ours first) cut to the bottom
+        k: the fields to commit (``saturated`` is whether rows were dropped before)."""
         all_keys = np.concatenate([self.keys, keys])
         if not all_keys.size:
-            return
+            return {}
         d = x.shape[1] if len(x) else self.x.shape[1]
         all_x = np.concatenate([self.x.reshape(-1, d), x]) if self.keys.size else x
         all_labels = np.concatenate([self.labels, labels]) if self.keys.size else labels
@@ -156,13 +164,19 @@ class BottomKSample(State):
             order = np.argsort(inverse, kind="stable")  # ours first, then the batch, in order
             summed = np.add.reduceat(all_w[order], np.searchsorted(inverse[order], np.arange(len(uniq))))
         if len(uniq) > self.sample_size:
-            self.saturated = True
+            saturated = True
             uniq, first, summed = (
                 uniq[: self.sample_size],
                 first[: self.sample_size],
                 summed[: self.sample_size],
             )
-        self.keys, self.x, self.labels, self.weights = uniq, all_x[first], all_labels[first], summed
+        return {
+            "keys": uniq,
+            "x": all_x[first],
+            "labels": all_labels[first],
+            "weights": summed,
+            "saturated": saturated,
+        }
 
     def merge(self, other: State) -> None:
         self.check_mergeable(other)
@@ -179,12 +193,12 @@ class BottomKSample(State):
             self._check_kind(other.labels)
         except InputError as err:
             raise MergeError(str(err)) from None
-        self.saturated = self.saturated or other.saturated
+        new: dict[str, Any] = {"saturated": self.saturated or other.saturated}
         if other.keys.size:
-            self._absorb(other.keys, other.x, other.labels, other.weights)
+            new.update(self._absorbed(other.keys, other.x, other.labels, other.weights, new["saturated"]))
             if self.n_features is None:
-                self.n_features = other.n_features
-        self._n += other._n
+                new["n_features"] = other.n_features
+        self._commit(**new, _n=self._n + other._n)
 
     def distinct_estimate(self) -> float:
         """Number of distinct rows seen: exact while not saturated, else the KMV estimate."""
@@ -215,10 +229,10 @@ class BottomKSample(State):
             where,
         )
         n, d = data["n_samples"], data["n_features"]
-        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-            raise StateError(f"{where}: n_samples must be a non-negative int, found {n!r}")
-        if not isinstance(d, int) or isinstance(d, bool) or d < -1:
-            raise StateError(f"{where}: n_features must be an int >= -1, found {d!r}")
+        if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= INT64_MAX:
+            raise StateError(f"{where}: n_samples must be a non-negative int64, found {short(n)}")
+        if not isinstance(d, int) or isinstance(d, bool) or not -1 <= d <= INT64_MAX:
+            raise StateError(f"{where}: n_features must be an int >= -1, found {short(d)}")
         keys = np.asarray(data["keys"])
         if keys.dtype != np.uint64 or keys.ndim != 1 or len(keys) > self.sample_size:
             raise StateError(f"{where}: keys must be a 1-D uint64 array of at most sample_size entries")
@@ -239,9 +253,30 @@ class BottomKSample(State):
             raise StateError(f"{where}: weights must be {m} positive finite values")
         if not isinstance(data["saturated"], bool):
             raise StateError(f"{where}: saturated must be a bool")
-        self.keys, self.x, self.labels, self.weights = keys, (x if m else np.empty((0, 0))), labels, weights
-        self.n_features, self.saturated, self._n = (None if d < 0 else d), data["saturated"], n
+        self._commit(
+            keys=keys,
+            x=x if m else np.empty((0, 0)),
+            labels=labels,
+            weights=weights,
+            n_features=None if d < 0 else d,
+            saturated=data["saturated"],
+            _n=n,
+        )
 
     def check(self) -> None:
-        if len(self.keys) > self.sample_size:
-            raise StateError("BottomKSample state: more rows than sample_size")
+        where = "BottomKSample state"
+        m = len(self.keys)
+        if m > self.sample_size:
+            raise StateError(f"{where}: more rows than sample_size")
+        if m > self._n:
+            raise StateError(f"{where}: {m} sampled rows, more than n_samples={self._n}")
+        if m > 1 and not (self.keys[1:] > self.keys[:-1]).all():
+            raise StateError(f"{where}: keys must be sorted and distinct")
+        if m and (
+            self.n_features is None
+            or self.x.shape != (m, self.n_features)
+            or self.labels.shape != (m,)
+            or self.weights.shape != (m,)
+            or self.weights.min() <= 0
+        ):
+            raise StateError(f"{where}: every sampled row needs its features, label and a positive weight")

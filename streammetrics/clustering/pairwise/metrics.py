@@ -50,7 +50,7 @@ def _exact_from_moments(moments: ClusterMoments) -> profiles.Exact:
     return profiles.Exact(moments.mean, moments.weight, fallback)
 
 
-class PairwiseMetric(SampledMetric):
+class PairwiseMetric(SampledMetric, base=True):
     """A pairwise-distance index on exact moments plus a mergeable sample (see the module)."""
 
     def _estimate(self, state: ClusterSample) -> Estimate:
