@@ -235,6 +235,15 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts], base=True):
     def _check_labels(self, labels: LabelSet) -> None:
         """Reject a label set this configuration cannot evaluate (called before commit)."""
 
+    def check_compatible(self, other: Metric[Any]) -> None:
+        """Also refuse (:class:`InputError`) a merge whose labels together this configuration
+        cannot evaluate (three labels for ``average="binary"``), as an update with both shards'
+        rows would."""
+        super().check_compatible(other)
+        mine, theirs = self._state, other._state
+        if "multilabel" not in (mine.mode, theirs.mode) and len(theirs.labels):
+            self._check_labels(mine.labels.union(theirs.labels))
+
     # ------------------------------------------------------------------ state
     def _apply(self, state: ConfusionCounts, batch: tuple[Any, ...], sign: int = 1) -> None:
         mode, yt, yp, weights = batch

@@ -108,7 +108,9 @@ class RegressionMetric(OneRowMixin, Metric[State], base=True):
         expected = self._state.n_outputs
         if expected is not None and len(yt) and k != expected:
             raise InputError(f"y_true: expected {expected} outputs like earlier batches, found {k}")
-        if not isinstance(self.multioutput, str) and k != len(self.multioutput):
+        if (
+            not isinstance(self.multioutput, str) and len(yt) and k != len(self.multioutput)
+        ):  # [] is any width
             raise InputError(
                 f"y_true: expected {len(self.multioutput)} outputs (the length of multioutput), found {k}"
             )
