@@ -175,6 +175,10 @@ class Metric(abc.ABC, Generic[S]):
             self._apply(self._state, batch)
         return self
 
+    def _check_state(self, state: S) -> None:
+        """Raise :class:`StateError` if a loaded ``state`` (whose own invariants hold) is one this
+        configuration could never have built (e.g. labels a binary average refuses)."""
+
     def _row_checker(self, state: S) -> Any:
         """The one-row checker of the per-sample fast path (see :mod:`streammetrics._core.onerow`).
 
@@ -318,6 +322,7 @@ class Metric(abc.ABC, Generic[S]):
         try:
             metric._state.load_dict(data["state"])
             metric._state.check()
+            metric._check_state(metric._state)
             refresh = getattr(metric, "_refresh", None)
             if callable(refresh):  # the row checkers re-read what the loaded state knows
                 refresh()

@@ -14,7 +14,7 @@ from .._core.metric import Metric
 from .._core.onerow import OneRowMixin
 from .._core.params import check_number, check_option, check_zero_division, plain
 from .._core.state import canonical_json
-from ..errors import InputError
+from ..errors import InputError, StateError
 from . import selection
 from .averaging import AVERAGES, RateFn, score
 from .counts import ConfusionCounts
@@ -235,6 +235,18 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts], base=True):
     def _check_labels(self, labels: LabelSet) -> None:
         """Reject a label set this configuration cannot evaluate (called before commit)."""
 
+    def _check_state(self, state: ConfusionCounts) -> None:
+        """The labels and mode of a loaded state must be ones an update would have accepted."""
+        try:
+            if state.mode is not None:
+                self._check_mode(state.mode)
+            if state.mode == "multiclass":
+                self._check_labels(state.labels)
+        except InputError as err:
+            raise StateError(
+                f"state dict: the state does not fit {type(self).__name__}'s configuration: {err}"
+            ) from None
+
     def check_compatible(self, other: Metric[Any]) -> None:
         """Also refuse (:class:`InputError`) a merge whose labels together this configuration
         cannot evaluate (three labels for ``average="binary"``), as an update with both shards'
@@ -242,7 +254,11 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts], base=True):
         super().check_compatible(other)
         mine, theirs = self._state, other._state
         if "multilabel" not in (mine.mode, theirs.mode) and len(theirs.labels):
-            self._check_labels(mine.labels.union(theirs.labels))
+            try:
+                union = mine.labels.union(theirs.labels)
+            except InputError:
+                return  # labels of two kinds: the state's merge says why (MergeError)
+            self._check_labels(union)
 
     # ------------------------------------------------------------------ state
     def _apply(self, state: ConfusionCounts, batch: tuple[Any, ...], sign: int = 1) -> None:

@@ -80,8 +80,8 @@ def test_keywords_are_forwarded_by_name_or_refused_as_unsupported():
     assert SHIMS["fbeta_score"]([0, 1, 1, 0], [0, 1, 0, 0], beta=2.0) == pytest.approx(
         skm.fbeta_score([0, 1, 1, 0], [0, 1, 0, 0], beta=2.0)  # scikit-learn's: only its tests are patched
     )
-    with pytest.raises(ShimUnsupported, match=r"classification_report\(output_dict=True\)"):
-        SHIMS["classification_report"]([0, 1], [0, 1], output_dict=True)
+    with pytest.raises(ShimUnsupported, match=r"brier_score_loss\(scale_by_half=True\)"):
+        SHIMS["brier_score_loss"]([0, 1], [0.2, 0.7], scale_by_half=True)
 
 
 def test_sparse_input_is_unsupported():
@@ -130,7 +130,7 @@ def test_failures_are_classified_by_kind():
         sm.MAE().update([1.0], [np.nan])
 
     def unsupported():
-        SHIMS["classification_report"]([0], [0], output_dict=True)
+        SHIMS["brier_score_loss"]([0, 1], [0.2, 0.7], scale_by_half=True)
 
     def value():
         np.testing.assert_allclose(1.0, 2.0)

@@ -98,7 +98,9 @@ REGRESSION = {
     "R2": (sm.R2, rm.R2),
     "MAPE": (sm.MAPE, rm.MAPE),  # river: percent
 }
-PROBABILITY = {"LogLoss": (sm.LogLoss, rm.LogLoss)}
+# river's binary metrics take True as the positive class from the first sample (pos_val=True);
+# scikit-learn's rule (the greater label) needs both labels seen: pos_label=True says it here
+PROBABILITY = {"LogLoss": (lambda: sm.LogLoss(pos_label=True), rm.LogLoss)}
 CLUSTERING = {
     "AdjustedRand": (sm.AdjustedRandIndex, rm.AdjustedRand),
     "Rand": (sm.RandIndex, rm.Rand),
