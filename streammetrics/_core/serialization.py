@@ -343,10 +343,10 @@ def read_file(path: str | os.PathLike[str], *, max_bytes: int = MAX_FILE_BYTES) 
         >>> sm.Accuracy().update([0, 1], [0, 0]).save(path)
         >>> len(read_file(path)) == os.path.getsize(path)
         True
-        >>> read_file(path, max_bytes=500)
+        >>> read_file(path, max_bytes=500)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        streammetrics.errors.StateError: state file of 505 bytes exceeds the limit max_bytes=500
+        streammetrics.errors.StateError: state file of ... bytes exceeds the limit max_bytes=500
     """
     if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < PREFIX_SIZE:
         raise ValueError(f"max_bytes: expected an int >= {PREFIX_SIZE}, found {max_bytes!r}")

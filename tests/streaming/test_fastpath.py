@@ -122,7 +122,7 @@ def test_weights_and_probability_dicts_and_thresholds():
             (0, [1, 2]),
             "y_pred: expected one class label",
         ),
-        (lambda: sm.MetricCollection([sm.F1(labels=[0, 1])]), (0, 1), (0, 3), "at most 2 labels"),
+        (lambda: sm.MetricCollection([sm.F1(labels=[0, 1])]), (0, 1), (0, 3), "fixed list"),
         (lambda: sm.MetricCollection([sm.F1(threshold=0.5)]), (0, 0.3), (0, 1.5), "probabilities in"),
         (lambda: sm.MetricCollection([sm.Accuracy()]), (0, 1), (0, 1, -1.0), "non-negative weights"),
         (lambda: sm.MetricCollection([sm.F1(average="samples")]), None, (0, 1), "average='samples'"),
