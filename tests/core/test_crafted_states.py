@@ -240,7 +240,7 @@ def test_negative_counts_and_wrong_n_samples_are_refused_at_load():
     for make, batch in (
         (sm.McNemar, ([0, 1, 1], [0, 1, 0], [1, 1, 0])),
         (sm.ContingencyTable, ([0, 1, 1], [1, 1, 0])),
-        (sm.ExpectedCost, ([0, 1, 1], [0, 1, 0])),
+        # (not ExpectedCost: integer weights keep its table int64, so its sum may exceed n_samples)
         (lambda: sm.F1(average="samples"), ([[0, 1], [1, 1]], [[0, 1], [1, 0]])),
     ):
         try:
