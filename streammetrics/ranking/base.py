@@ -206,6 +206,11 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch], base=True):
             self._check_mode(mode)
             keys = inputs.derived((1, "sketch keys", self.input), lambda: keys_of(scores, self.input))
             return keys, groups, weights, layout, n, mode, present, used
+        if self.pos_label not in (None, 1):  # each column's positive class is fixed: its own class
+            raise InputError(
+                f"pos_label: expected 1 (or None) with {mode} y_true, where each column's positive "
+                f"class is fixed, found {self.pos_label!r}"
+            )
         self._check_mode(mode)
         keys = inputs.derived((1, "sketch keys", self.input), lambda: keys_of(scores, self.input))
         return keys, groups, weights, layout, n, mode, (), None

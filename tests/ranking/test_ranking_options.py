@@ -117,3 +117,25 @@ def test_average_samples_undefined_rows_and_bad_input() -> None:
     assert m.n_samples == 0
     with pytest.raises(ValueError, match="max_fpr"):
         sm.ROCAUC(average="samples", max_fpr=0.5)
+
+
+@pytest.mark.parametrize(
+    ("y", "s"),
+    [
+        ([0, 1, 2, 0, 1, 2], np.eye(3)[[0, 1, 2, 2, 0, 1]] * 0.7 + 0.1),  # multiclass
+        (
+            np.array([[1, 0], [0, 1], [0, 1], [1, 0]]),
+            np.array([[0.9, 0.1], [0.1, 0.9], [0.8, 0.2], [0.2, 0.8]]),
+        ),
+    ],
+    ids=["multiclass", "multilabel"],
+)
+def test_pos_label_other_than_1_is_refused_with_column_scores(y, s):
+    """scikit-learn's average_precision_score raises for it: each column's positive class is fixed."""
+    with pytest.raises(ValueError):
+        skm.average_precision_score(y, s, pos_label=0)
+    m = sm.AveragePrecision(pos_label=0)
+    with pytest.raises(sm.InputError, match="pos_label"):
+        m.update(y, s)
+    assert m.n_samples == 0
+    assert sm.AveragePrecision().update(y, s).compute() == pytest.approx(skm.average_precision_score(y, s))
