@@ -142,6 +142,13 @@ def cohen_kappa(
     """
     m = counts.matrix.astype(np.float64)
     k = m.shape[0]
+    if m.sum() == 0:  # no row in the chosen labels' block (labels= none of whose labels occurs)
+        warnings.warn(
+            f"Cohen's kappa is undefined (no row among the chosen labels); returning {undefined}",
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+        return undefined
     expected = np.outer(m.sum(axis=1), m.sum(axis=0)) / m.sum()
     if weights is None:
         w = 1.0 - np.eye(k)

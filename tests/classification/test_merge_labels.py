@@ -1,4 +1,4 @@
-"""A merge is refused when an update with both shards' rows would be (issue 15)."""
+"""A merge is refused when an update with both shards' rows would be; undefined kappa (issue 15)."""
 
 from __future__ import annotations
 
@@ -22,3 +22,13 @@ def test_binary_merge_of_three_labels_is_refused_and_changes_nothing(cls):
 def test_binary_merge_of_two_labels_still_works():
     a, b = sm.F1().update([0, 1], [0, 1]), sm.F1().update([1, 1, 0], [1, 0, 0])
     assert a.merge(b).compute() == pytest.approx(f1_score([0, 1, 1, 1, 0], [0, 1, 1, 0, 0]))
+
+
+def test_kappa_with_no_row_among_the_chosen_labels_is_replace_undefined_by():
+    from sklearn.metrics import cohen_kappa_score
+
+    y1, y2 = [1] * 5 + [2] * 5, [3] * 10
+    expected = cohen_kappa_score(y1, y2, labels=[1, 2], replace_undefined_by=0.0)
+    m = sm.CohenKappa(labels=[1, 2], unlisted="count", replace_undefined_by=0.0)
+    with pytest.warns(sm.UndefinedMetricWarning):
+        assert m.update(y1, y2).compute() == expected == 0.0
