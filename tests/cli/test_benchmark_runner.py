@@ -9,7 +9,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_run_quick_only_classification_writes_a_report(tmp_path):
+def test_run_quick_only_one_module_writes_a_report(tmp_path):
+    """The runner's report (header, peers' versions, one section); the quickest module keeps it cheap."""
     output = tmp_path / "report.md"
     out = subprocess.run(
         [
@@ -17,7 +18,7 @@ def test_run_quick_only_classification_writes_a_report(tmp_path):
             str(ROOT / "benchmarks" / "run.py"),
             "--quick",
             "--only",
-            "classification",
+            "streaming",
             "--output",
             str(output),
         ],
@@ -28,8 +29,8 @@ def test_run_quick_only_classification_writes_a_report(tmp_path):
     assert out.returncode == 0, out.stderr
     text = output.read_text()
     assert text.startswith("# Benchmark report")
-    assert "- machine: " in text and "scikit-learn" in text
-    assert "## classification" in text and "| implementation |" in text and "**failed**" not in text
+    assert "- machine: " in text and "scikit-learn" in text and "river" in text
+    assert "## streaming" in text and "| metric | river |" in text and "**failed**" not in text
 
 
 def test_unknown_name_is_refused(tmp_path):

@@ -50,6 +50,23 @@ def one_per_type(cases: list[LawCase]) -> list[LawCase]:
     return out
 
 
+def one_per_state_kind(cases: list[LawCase]) -> list[LawCase]:
+    """The first case of each (metric module, state class) pair, for the slowest runners.
+
+    Metrics of one module sharing a state class travel through an engine by the same code (their
+    state's bytes and merge); every case still goes through each engine's combine protocol.
+    """
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for case in cases:
+        metric = case.make()
+        kind = (type(metric).__module__, type(getattr(metric, "_state", None)).__name__)
+        if kind not in seen:
+            seen.add(kind)
+            out.append(case)
+    return out
+
+
 @dataclass
 class Data:
     y_true: np.ndarray
