@@ -515,9 +515,25 @@ class OneRowMixin:
             return self.hot_path()(args[0], args[1], sample_weight)  # one sample given as scalars
         self._sync()
         try:
+            if args and type(args[0]) is np.ndarray and args[0].ndim and type(self)._plain_update:
+                # a batch of arrays (the training-step case): Metric.update without its test for a
+                # one-sample call, and the state read once (the buffers were just applied)
+                batch = self._validate(*args, sample_weight=sample_weight)  # type: ignore[attr-defined]
+                with self._lock:  # type: ignore[attr-defined]
+                    self._apply(self.__dict__["_state_"], batch)  # type: ignore[attr-defined]
+                return self
             return super().update(*args, sample_weight=sample_weight)  # type: ignore[misc]
         finally:
             self._refresh()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # The direct batch path above stands for Metric.update only: a class whose own update
+        # (a wrapper's, between this mixin and Metric) does more takes the ordinary path.
+        mro = cls.__mro__
+        after = mro[mro.index(OneRowMixin) + 1 :]
+        owner = next((k for k in after if "update" in k.__dict__), None)
+        cls._plain_update = owner is Metric
 
     def revert(self, *args: Any, sample_weight: Any = None) -> Any:
         self._sync()

@@ -57,6 +57,11 @@ class ConfusionRows:
         """Re-read the labels of ``state`` (in place: the hot path holds this very set); ``False``
         when nothing changed (the same state with the same, immutable, label set: the common case
         after a batch that brought no new label)."""
+        if state is self.__dict__.get("state"):
+            # the plain counts state (every batch update ends here): two attribute reads
+            d = state.__dict__
+            if d.get("labels") is self._labels and self._labels is not None and d.get("mode") == self._mode:
+                return False
         labels = _labels_of(state)
         mode = _mode_of(state)
         if state is self.__dict__.get("state") and labels is self._labels and mode == self._mode:

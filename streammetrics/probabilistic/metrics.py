@@ -102,7 +102,17 @@ class LogLoss(_ProbabilityMetric):
             # one class per row: a logarithm per row (the true class), not one per cell
             eps = np.finfo(np.float64).eps
             q = np.clip(p, eps, 1 - eps)
-            if not binary and bool((onehot.sum(axis=1) == 1.0).all()):  # one class per row
+            if binary:
+                # both sides' logarithms serve both sums: one 2 x 2 product of (weighted) truth
+                # and log-probabilities, its diagonal the loss, its other diagonal the loss with
+                # the other label positive
+                t = onehot if w is None else onehot * w[:, None]
+                m = t.T @ np.log(q)
+                total = np.array(
+                    [-(m[0, 0] + m[1, 1]), -(m[0, 1] + m[1, 0]), float(n if w is None else w.sum())]
+                )
+                return total, n, present, used
+            if bool((onehot.sum(axis=1) == 1.0).all()):  # one class per row
                 loss = other = -np.log(q[np.arange(n), onehot.argmax(axis=1)])
             else:
                 logq = np.log(q)
