@@ -108,6 +108,13 @@ class _ProbabilityMetric(OneRowMixin, Metric[Any]):
         )
         return onehot, p, inputs.weights(n), n, binary, present, used
 
+    def _settled(self, present: tuple[Any, ...]) -> bool:
+        """Whether the batch alone settles the positive label of any state it joins (both binary
+        labels present, see :meth:`SumTable.settle`): the other side's sums are then not
+        computed. The batch's own labels decide, not this metric's state: a window or a
+        collection may add the batch to another state."""
+        return self._rule().settled(present)
+
     def _derive_probabilities(self, inputs: Inputs, seen: tuple[Any, ...] = ()) -> tuple[Any, ...]:
         if self.one_hot_truth and inputs.array(0, "y_true").ndim == 2:
             return self._indicator_truth(inputs)

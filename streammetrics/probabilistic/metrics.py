@@ -102,6 +102,11 @@ class LogLoss(_ProbabilityMetric):
             # one class per row: a logarithm per row (the true class), not one per cell
             eps = np.finfo(np.float64).eps
             q = np.clip(p, eps, 1 - eps)
+            if binary and self._settled(present):  # the other side is never needed: a log per row
+                chosen = np.where(onehot[:, 1] > 0, p[:, 1], p[:, 0])
+                loss = -np.log(np.clip(chosen, eps, 1 - eps))
+                total = np.array([_wsum(loss, w), 0.0, float(n if w is None else w.sum())])
+                return total, n, present, used
             if binary:
                 # both sides' logarithms serve both sums: one 2 x 2 product of (weighted) truth
                 # and log-probabilities, its diagonal the loss, its other diagonal the loss with
@@ -203,14 +208,15 @@ class BrierScore(_ProbabilityMetric):
         onehot, p, w, n, binary, present, used = self._probabilities(inputs)
         if binary:  # (f - o)^2 with the positive class's probability f, and with the other class's
             f, o = p[:, 1], onehot[:, 1]
-            sq, other = np.square(f - o), np.square(f - (1.0 - o))
+            sq = np.square(f - o)
+            other = None if self._settled(present) else np.square(f - (1.0 - o))
         else:
             sq = other = ((p - onehot) ** 2).sum(axis=1)
             if p.shape[1] < 3:
                 sq = other = sq / 2
         table = np.zeros((self.n_bins + 1, 5))
         table[0, 0], table[0, 1] = _wsum(sq, w), float(n if w is None else w.sum())
-        table[0, 2] = _wsum(other, w)
+        table[0, 2] = 0.0 if other is None else _wsum(other, w)
         if binary and n:
             f, o = p[:, 1], onehot[:, 1]
             b = np.minimum((f * self.n_bins).astype(np.int64), self.n_bins - 1)

@@ -68,6 +68,17 @@ class SumTable(State):
             out[1:, 4] = out[1:, 1] - out[1:, 4]
         return out
 
+    def settle(self, table: np.ndarray, seen: tuple[Any, ...]) -> np.ndarray:
+        """``table`` (a new array), with the sums of the other side zeroed once the positive
+        label is settled: they would never be read again, and every split and merge order then
+        keeps the same table (batches past that point do not compute them)."""
+        if self.flip is not None and self.rule is not None and self.rule.settled(seen):
+            if self.flip == "loss":
+                table[1] = 0
+            else:
+                table[0, 2] = 0
+        return table
+
     @property
     def n_samples(self) -> int:
         return self._n
@@ -95,7 +106,7 @@ class SumTable(State):
             raise InputError("y_true: reverting rows that were never added (counts would go negative)")
         if sign < 0 and self._n == n_rows and not self.integer:
             new = np.zeros_like(new)  # every row taken out: no rounding residue is left
-        self._commit(table=new, _n=self._n + sign * n_rows, seen=seen)
+        self._commit(table=self.settle(new, seen), _n=self._n + sign * n_rows, seen=seen)
 
     def merge(self, other: State) -> None:
         self.check_mergeable(other)
@@ -107,7 +118,7 @@ class SumTable(State):
             table = mine + theirs
         else:
             table = mine.astype(np.float64) + theirs.astype(np.float64)
-        self._commit(table=table, _n=self._n + other._n, seen=seen)
+        self._commit(table=self.settle(table, seen), _n=self._n + other._n, seen=seen)
 
     def to_dict(self) -> dict[str, Any]:
         out = {"table": self.table, "n_samples": self._n}

@@ -68,6 +68,12 @@ class PositiveRule:
         """Whether the labels seen matter (curves with a given ``pos_label`` take any labels)."""
         return not (self.kind == "curve" and self.pos_label is not None)
 
+    def settled(self, labels: tuple[Any, ...]) -> bool:
+        """Whether the positive label can no longer change once these labels are seen (two
+        labels: a third is refused; or the labels do not matter). A table then never swaps its
+        sides again, so the other side's sums need not be kept."""
+        return not self.tracked or len(labels) == 2
+
     def positive(self, labels: tuple[Any, ...]) -> Any:
         """The positive label for these sorted distinct labels; raises :class:`InputError` as
         scikit-learn raises. ``None`` when no label is known yet and none is given."""
