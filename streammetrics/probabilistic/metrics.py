@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import warnings
 from typing import Any, ClassVar
 
@@ -318,15 +319,15 @@ class CalibrationError(_ProbabilityMetric):
         else:
             top = p.argmax(axis=1)
             conf, hit = p[np.arange(n), top], onehot[np.arange(n), top]
+        if self.strategy == "uniform":
+            b = np.searchsorted(_inner_edges(self.n_bins), conf)  # as sklearn.calibration.calibration_curve
+            table = np.empty((self.n_bins, 3))
+            for j, col in enumerate((w, conf, hit)):
+                weights = col if w is None or j == 0 else w * col
+                table[:, j] = np.bincount(b, weights=weights, minlength=self.n_bins)
+            return "uniform", table, n, present, used
         ww = np.ones(n) if w is None else w
         values = np.stack([ww, ww * conf, ww * hit], axis=1)
-        if self.strategy == "uniform":
-            edges = np.linspace(0.0, 1.0, self.n_bins + 1)
-            b = np.searchsorted(edges[1:-1], conf)  # as sklearn.calibration.calibration_curve
-            table = np.stack(
-                [np.bincount(b, weights=values[:, j], minlength=self.n_bins) for j in range(3)], 1
-            )
-            return "uniform", table, n, present, used
         ids = probability_keys(conf) >> np.uint64(52 - self.resolution)
         return "quantile", ids, values, n, present, used
 
@@ -509,3 +510,11 @@ class ExpectedCost(_ProbabilityMetric):
                 stacklevel=3,
             )
         return value
+
+
+@functools.lru_cache(maxsize=64)
+def _inner_edges(n_bins: int) -> np.ndarray:
+    """The inner edges of ``n_bins`` equal-width bins of [0, 1] (read-only, computed once)."""
+    edges = np.linspace(0.0, 1.0, n_bins + 1)[1:-1]
+    edges.flags.writeable = False
+    return edges
