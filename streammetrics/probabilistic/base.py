@@ -52,6 +52,9 @@ class _ProbabilityMetric(OneRowMixin, Metric[Any]):
     positive_rule: ClassVar[str] = "greater"
     #: Whether a 2-D 0/1 ``y_true`` (one column per class) is taken, as scikit-learn's function does.
     one_hot_truth: ClassVar[bool] = False
+    #: Whether two ``labels=`` with 1-D probabilities name the classes (the greater one positive,
+    #: every ``y_true`` one of them), as :func:`sklearn.metrics.log_loss` reads them.
+    labels_name_binary_classes: ClassVar[bool] = False
 
     def __init__(self, *, input: str = "probability", pos_label: Any = None, labels: Any = None) -> None:
         self.input = check_option("input", input, INPUTS)
@@ -76,7 +79,15 @@ class _ProbabilityMetric(OneRowMixin, Metric[Any]):
         return ScoreRows(self, state)
 
     def _rule(self) -> PositiveRule:
-        return PositiveRule(self.positive_rule, self.pos_label)
+        pos = self.pos_label
+        if (
+            pos is None
+            and self.labels_name_binary_classes
+            and self.labels is not None
+            and len(self.labels) == 2
+        ):
+            pos = sorted(self.labels)[-1]  # scikit-learn binarizes on the sorted labels
+        return PositiveRule(self.positive_rule, pos)
 
     def _indicator_truth(self, inputs: Inputs) -> tuple[Any, ...]:
         """A 2-D 0/1 ``y_true`` (one-hot, or several ones per row as scikit-learn's
@@ -102,7 +113,7 @@ class _ProbabilityMetric(OneRowMixin, Metric[Any]):
         """
         labels = None if self.labels is None else tuple(map(repr, self.labels))
         seen = tuple(getattr(self._state, "seen", ()))
-        key = ("probabilities", self.input, repr(self.pos_label), labels, self.positive_rule, repr(seen))
+        key = ("probabilities", self.input, repr(self._rule()), labels, self.positive_rule, repr(seen))
         onehot, p, n, binary, present, used = inputs.derived(
             key, lambda: self._derive_probabilities(inputs, seen)
         )
@@ -125,6 +136,8 @@ class _ProbabilityMetric(OneRowMixin, Metric[Any]):
             p = inputs.floats(1, "y_proba")
         v.check_length(p, len(yt), "y_proba")
         if p.ndim == 1:
+            if self.labels_name_binary_classes and self.labels is not None:
+                _check_binary_labels(self.labels, yt)
             if self.input == "score":
                 p = _sigmoid(p)
             rule = self._rule()
@@ -148,6 +161,21 @@ class _ProbabilityMetric(OneRowMixin, Metric[Any]):
         onehot = np.zeros((len(yt), k))
         onehot[np.arange(len(yt)), idx] = 1.0
         return onehot, p, len(yt), False, (), None
+
+
+def _check_binary_labels(labels: list[Any], yt: np.ndarray) -> None:
+    """1-D probabilities with ``labels=``: two classes listed, and every ``y_true`` one of them."""
+    if len(labels) != 2:
+        raise InputError(
+            f"labels: expected two classes for 1-D y_proba (the probability of the greater one), "
+            f"found {len(labels)}: {labels!r}"
+        )
+    if len(yt):
+        listed = np.asarray(labels, dtype=yt.dtype) if yt.dtype.kind != "U" else np.asarray(labels)
+        outside = ~np.isin(yt, listed)
+        if outside.any():
+            found = sorted({x.item() if hasattr(x, "item") else x for x in yt[outside][:20]}, key=repr)
+            raise InputError(f"y_true: expected values among labels {labels!r}, found {found!r}")
 
 
 def _check_rows_sum_to_one(inputs: Inputs, p: np.ndarray) -> None:

@@ -42,7 +42,8 @@ class LogLoss(_ProbabilityMetric):
             one raises :class:`~streammetrics.InputError`, and one label alone gives NaN with a warning (see
             the docs' deliberate differences).
         labels: The classes of the columns of a 2-D ``y_proba``, in column order; ``None`` (default): ints
-            ``0..K-1``.
+            ``0..K-1``. With 1-D ``y_proba``, the two classes (the greater one positive, as scikit-learn), so
+            one label alone in ``y_true`` is enough.
 
     Examples:
         >>> import streammetrics as sm
@@ -54,6 +55,7 @@ class LogLoss(_ProbabilityMetric):
     #: 2: the table keeps the loss with the other binary label positive (``[loss, flipped, weight]``).
     version: ClassVar[int] = 2
     one_hot_truth: ClassVar[bool] = True
+    labels_name_binary_classes: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -138,7 +140,7 @@ class LogLoss(_ProbabilityMetric):
         return state.table[2] == 0
 
     def _compute(self, state: SumTable) -> float:
-        if self.pos_label is None and len(state.seen) == 1:
+        if self._rule().pos_label is None and len(state.seen) == 1:
             warnings.warn(
                 f"LogLoss: y_true holds one label only ({state.seen[0]!r}): which class a 1-D y_proba gives "
                 "is unknown until a second label arrives (scikit-learn raises); returning NaN. "

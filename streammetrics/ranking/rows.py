@@ -131,6 +131,15 @@ class ScoreRows:
                 "y_true: average='samples' needs multilabel input (a 2-D 0/1 y_true), found one binary row"
             )
         yt = label_of(y_true, "y_true")
+        listed = getattr(self.rules, "labels", None)
+        if listed is not None and getattr(self.rules, "labels_name_binary_classes", False):
+            if len(listed) != 2:
+                raise InputError(
+                    f"labels: expected two classes for one score (the probability of the greater one), "
+                    f"found {len(listed)}: {listed!r}"
+                )
+            if yt not in listed:
+                raise InputError(f"y_true: expected values among labels {listed!r}, found {[yt]!r}")
         score = number_of(y_pred, self.name)
         if self.probability and not 0.0 <= score <= 1.0:
             raise InputError(

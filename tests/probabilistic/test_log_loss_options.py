@@ -107,3 +107,34 @@ def test_one_hot_y_true_of_another_shape_is_refused() -> None:
     with pytest.raises(sm.InputError, match="indicator"):
         m.update(np.array([[2, 0], [0, 1]]), np.full((2, 2), 0.5))
     assert m.n_samples == 0
+
+
+@pytest.mark.parametrize(
+    ("labels", "y_true"),
+    [(["a", "b"], ["a", "a", "a"]), (["a", "b"], ["b", "a", "b"]), ([2, 5], [2, 2, 2]), ([5, 2], [5, 5, 2])],
+)
+def test_two_labels_name_the_binary_classes_as_scikit_learn(labels, y_true) -> None:
+    """One label alone in y_true is enough once labels= names both (the greater one positive)."""
+    p = [0.2, 0.7, 0.4]
+    expected = skm.log_loss(y_true, p, labels=labels)
+    assert sm.LogLoss(labels=labels).update(y_true, p).compute() == pytest.approx(expected, rel=1e-12)
+    rows = sm.LogLoss(labels=labels)
+    for t, q in zip(y_true, p, strict=True):
+        rows.update(t, q)
+    assert rows.compute() == pytest.approx(expected, rel=1e-12)
+
+
+def test_a_label_outside_two_labels_is_refused_in_batches_and_rows() -> None:
+    with pytest.raises(ValueError, match="not belonging to the passed labels"):
+        skm.log_loss(["a", "c"], [0.2, 0.3], labels=["a", "b"])  # the reference refuses it too
+    m = sm.LogLoss(labels=["a", "b"]).update(["a"], [0.4])
+    before = m.to_bytes()
+    with pytest.raises(
+        sm.InputError, match=r"y_true: expected values among labels \['a', 'b'\], found \['c'\]"
+    ):
+        m.update(["a", "c"], [0.2, 0.3])
+    with pytest.raises(sm.InputError, match="among labels"):
+        m.update("c", 0.3)  # refused when offered, not when the buffer is applied
+    assert m.to_bytes() == before
+    with pytest.raises(sm.InputError, match="labels: expected two classes"):
+        sm.LogLoss(labels=["a", "b", "c"]).update(["a", "b"], [0.2, 0.3])
