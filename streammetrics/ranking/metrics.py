@@ -12,7 +12,7 @@ from .._core.params import check_number, check_option
 from ..errors import InputError, UndefinedMetricWarning
 from . import formulas as f
 from .base import DEFAULT_MAX_BINS, DEFAULT_RESOLUTION, RankingMetric
-from .samples import row_auc, row_average_precision
+from .samples import row_auc, row_average_precision, row_partial_auc
 from .sketch import BinaryHistogram, ScoreSketch
 
 
@@ -120,8 +120,6 @@ class ROCAUC(RankingMetric):
         if max_fpr is not None:
             check_number("max_fpr", max_fpr, low=0.0, high=1.0, low_open=True)
             max_fpr = float(max_fpr)
-            if average == "samples" and max_fpr != 1.0:
-                raise ValueError(f"max_fpr: not available with average='samples', found {max_fpr}")
         self.max_fpr = max_fpr
         super().__init__(
             input=input,
@@ -153,6 +151,8 @@ class ROCAUC(RankingMetric):
             )
 
     def _row_values(self, yt: np.ndarray, scores: np.ndarray) -> np.ndarray:
+        if self.max_fpr not in (None, 1.0):
+            return row_partial_auc(yt, scores, self.max_fpr)  # type: ignore[arg-type]
         return row_auc(yt, scores)
 
     def _estimate(self, s: ScoreSketch) -> f.Estimate:

@@ -12,6 +12,8 @@ Examples:
     >>> s = np.array([[0.9, 0.2, 0.4], [0.3, 0.6, 0.7]])
     >>> row_auc(y, s).tolist(), row_average_precision(y, s).tolist()
     ([1.0, 0.5], [1.0, 0.5])
+    >>> row_partial_auc(y, s, 1.0).tolist()
+    [1.0, 0.5]
 """
 
 from __future__ import annotations
@@ -59,3 +61,32 @@ def row_average_precision(y: np.ndarray, s: np.ndarray) -> np.ndarray:
         with np.errstate(invalid="ignore", divide="ignore"):
             out[a : a + len(yc)] = np.where(p > 0, (precision * yc).sum(axis=1) / p, 0.0)
     return out
+
+
+def row_partial_auc(y: np.ndarray, s: np.ndarray, max_fpr: float) -> np.ndarray:
+    """Per row: scikit-learn's standardized partial ROC AUC up to ``max_fpr`` (McClish), the area
+    under the row's piecewise-linear ROC curve (ties: one diagonal step) from 0 to ``max_fpr``,
+    mapped to [0.5, 1] for a curve between chance and perfect; NaN for a row of one class."""
+    y = y.astype(bool)
+    n, k = y.shape
+    order = np.argsort(-s, axis=1, kind="stable")
+    ys = np.take_along_axis(y, order, axis=1)
+    ss = np.take_along_axis(s, order, axis=1)
+    tp, fp = np.cumsum(ys, axis=1), np.cumsum(~ys, axis=1)
+    # every position takes the counts at the end of its tie group (the curve's point there)
+    last = np.ones((n, k), bool)
+    last[:, :-1] = ss[:, 1:] != ss[:, :-1]
+    end = np.where(last, np.arange(k), k)
+    end = np.minimum.accumulate(end[:, ::-1], axis=1)[:, ::-1]
+    tp, fp = np.take_along_axis(tp, end, axis=1), np.take_along_axis(fp, end, axis=1)
+    p, q = tp[:, -1:].astype(np.float64), fp[:, -1:].astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        x1, y1 = fp / q, tp / p
+        x0 = np.concatenate([np.zeros((n, 1)), x1[:, :-1]], axis=1)
+        y0 = np.concatenate([np.zeros((n, 1)), y1[:, :-1]], axis=1)
+        right = np.minimum(x1, max_fpr)
+        at_right = y0 + (y1 - y0) * np.where(x1 > x0, (right - x0) / (x1 - x0), 0.0)
+        area = np.where(x0 < max_fpr, (right - x0) * (y0 + at_right) / 2, 0.0).sum(axis=1)
+        low, high = 0.5 * max_fpr**2, max_fpr
+        out = 0.5 * (1 + (area - low) / (high - low))
+    return np.where((p[:, 0] > 0) & (q[:, 0] > 0), out, np.nan)
