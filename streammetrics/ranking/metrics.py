@@ -73,8 +73,8 @@ class ROCAUC(RankingMetric):
             present in ``y_true``, as Hand and Till and scikit-learn: a class of ``labels`` that no row holds
             takes no part).
         max_fpr: ``None`` (default): the whole area; a number in (0, 1]: the McClish-standardized partial area
-            up to that false positive rate (binary input, and multilabel input per label then averaged, as
-            scikit-learn; multiclass input refuses it).
+            up to that false positive rate (binary input, and multilabel input per label then averaged, or
+            per row with ``average="samples"``, as scikit-learn; multiclass input refuses it).
         input: What ``y_score`` holds: ``"probability"`` (default; checked to lie in [0, 1], multiclass rows
             summing to 1; the sketch bins logits) or ``"score"`` (any finite real; the sketch bins relative
             score).
