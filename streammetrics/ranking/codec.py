@@ -344,7 +344,9 @@ def decode_columns(data: Any, max_resolution: int) -> tuple[Any, bool, bool, int
             offsets[f] += size
         col = decode(fields, max_resolution)
         if len(col.ids) != data["n_bins"][j]:
-            raise StateError(f"{where}: column {j} holds {len(col.ids)} bins, n_bins says {data['n_bins'][j]}")
+            raise StateError(
+                f"{where}: column {j} holds {len(col.ids)} bins, n_bins says {data['n_bins'][j]}"
+            )
         columns.append(col)
     for f in _VARINT_FIELDS:
         if offsets[f] != len(data[f]):

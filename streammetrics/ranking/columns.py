@@ -64,11 +64,10 @@ def empty_arrays(b: int, g: int, dtype: Any) -> tuple[np.ndarray, ...]:
 
 # ---------------------------------------------------------------------- budget
 def varint_lengths(x: np.ndarray) -> np.ndarray:
-    """Bytes of each value as an LEB128 varint (uint64 input)."""
-    n = np.ones(x.shape, np.int64)
-    for p in _POW7:
-        n += x >= p
-    return n
+    """Bytes of each value as an LEB128 varint (uint64 input), or one more near a power of two
+    above ``2**53`` (the bit length read from the float64 value: monotone, an upper bound)."""
+    bits = np.frexp(x.astype(np.float64))[1]
+    return np.maximum((bits + 6) // 7, 1)
 
 
 def size_bound(col: Column) -> int:
@@ -229,30 +228,22 @@ def _union(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...]) -> tuple[np.nda
     g = b[1].shape[1]
     if a[1].shape[1] != g:
         raise MergeError(f"cannot merge score sketches of {a[1].shape[1]} and {g} groups")
-    ib = np.searchsorted(ids_a, ids_b)
-    if ib[-1] < len(ids_a) and np.array_equal(ids_a[ib], ids_b):  # b's bins are all in a
-        ia: Any = slice(None)
-        ids = ids_a
-    else:
-        both = np.concatenate([ids_a, ids_b])
-        both.sort(kind="stable")
-        ids = both[np.concatenate([[True], both[1:] != both[:-1]])]
-        ia, ib = np.searchsorted(ids, ids_a), np.searchsorted(ids, ids_b)
-    ct = _promote(a[1], b[1])
-    st = _promote(a[2], b[2])
-    counts = np.zeros((len(ids), g), ct)
-    sums = np.zeros((len(ids), g), st)
-    kmin = np.full((len(ids), g), _UMAX, np.uint64)
-    kmax = np.zeros((len(ids), g), np.uint64)
-    counts[ia] = a[1]
-    counts[ib] += b[1]
-    sums[ia] = a[2]
-    sums[ib] += b[2]
-    kmin[ia] = a[3]
-    kmin[ib] = np.minimum(kmin[ib], b[3])
-    kmax[ia] = a[4]
-    kmax[ib] = np.maximum(kmax[ib], b[4])
-    return ids, counts, sums, kmin, kmax
+    ids = np.concatenate([ids_a, ids_b])
+    order = np.argsort(ids, kind="stable")  # two sorted runs: a merge
+    ids = ids[order]
+    starts = np.flatnonzero(np.concatenate([[True], ids[1:] != ids[:-1]]))
+    ct, st = _promote(a[1], b[1]), _promote(a[2], b[2])
+
+    def reduce(op: Any, x: np.ndarray, y: np.ndarray, dtype: Any) -> np.ndarray:
+        return op.reduceat(np.concatenate([x, y]).astype(dtype, copy=False)[order], starts, axis=0)
+
+    return (
+        ids[starts],
+        reduce(np.add, a[1], b[1], ct),
+        reduce(np.add, a[2], b[2], st),
+        reduce(np.minimum, a[3], b[3], np.uint64),
+        reduce(np.maximum, a[4], b[4], np.uint64),
+    )
 
 
 def _coarsen(res_from: int, res_to: int, ids, counts, sums, kmin, kmax) -> tuple[np.ndarray, ...]:

@@ -211,9 +211,9 @@ class ROCAUC(RankingMetric):
             if self._is_empty(self._state):
                 return bounded(self.compute(), np.nan, np.nan)
             e = self._estimate(self._state)
-            exact = getattr(self._state, "is_exact", True) or bool(
-                np.all(np.subtract(e.high, e.low) <= 4 * f.ROUNDING_SLACK)
-            )
+            if getattr(self._state, "is_exact", False):  # every score kept: the value is exact
+                return bounded(e.value, e.value, e.value, exact=True)
+            exact = bool(np.all(np.subtract(e.high, e.low) <= 4 * f.ROUNDING_SLACK))
         return bounded(e.value, e.low, e.high, exact=exact)
 
     def bounds(self) -> tuple[Any, Any]:
@@ -321,9 +321,9 @@ class AveragePrecision(RankingMetric):
             if self._is_empty(self._state):
                 return bounded(self.compute(), np.nan, np.nan)
             e = self._estimate(self._state)
-            exact = getattr(self._state, "is_exact", True) or bool(
-                np.all(np.subtract(e.high, e.low) <= 4 * f.ROUNDING_SLACK)
-            )
+            if getattr(self._state, "is_exact", False):  # every score kept: the value is exact
+                return bounded(e.value, e.value, e.value, exact=True)
+            exact = bool(np.all(np.subtract(e.high, e.low) <= 4 * f.ROUNDING_SLACK))
         return bounded(e.value, e.low, e.high, exact=exact)
 
     def bounds(self) -> tuple[Any, Any]:

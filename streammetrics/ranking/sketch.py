@@ -56,8 +56,9 @@ _U = np.uint64
 RESERVE = 1024
 #: The smallest ``max_bytes`` accepted (a column at the coarsest resolution always fits).
 MIN_BYTES = 2048
-#: Pending keys are folded once they reach the columns' size or this many.
+#: Pending keys are folded once they reach this many, and :data:`FOLD_RATIO` times the columns' bins.
 FOLD_MIN = 4096
+FOLD_RATIO = 4
 
 
 class BinaryHistogram(NamedTuple):
@@ -261,7 +262,7 @@ class ScoreSketch(State):
         pending = (*self._pending, entry)
         npend = self._npend + entry[0].size
         new = {"layout": layout, "multilabel": multilabel, "ovr": ovr, "_n": self._n + n_rows, "seen": seen}
-        if npend >= max(FOLD_MIN, sum(len(c.ids) for c in cols)):
+        if npend >= max(FOLD_MIN, FOLD_RATIO * sum(len(c.ids) for c in cols)):
             new.update(_cols=self._folded(cols, pending), _pending=(), _npend=0)
         else:
             new.update(_cols=cols, _pending=pending, _npend=npend)
@@ -299,7 +300,12 @@ class ScoreSketch(State):
             wf = np.concatenate([np.ones(len(e[0])) if e[2] is None else e[2] for e in raw])
         g = col.counts.shape[1]
         budget = self._budget
-        if col.res == EXACT and budget is not None and len(kf) * (g + 2) > budget and self._resolution < EXACT:
+        if (
+            col.res == EXACT
+            and budget is not None
+            and len(kf) * (g + 2) > budget
+            and self._resolution < EXACT
+        ):
             # a lower bound of the distinct keys from the histogram at the cap: when even that
             # cannot fit exactly, skip building the exact histogram
             h = C.histogram(kf, gf, wf, integral, g, self._resolution)
@@ -407,7 +413,7 @@ class ScoreSketch(State):
             pending = (*pending, *theirs)
             npend += other._npend + sum(len(c.ids) for c in other._cols)
             new.update(layout=other.layout, multilabel=other.multilabel, ovr=other.ovr)
-            if npend >= max(FOLD_MIN, sum(len(c.ids) for c in cols)):
+            if npend >= max(FOLD_MIN, FOLD_RATIO * sum(len(c.ids) for c in cols)):
                 cols, pending, npend = self._folded(cols, pending), (), 0
         new.update(_cols=cols, _pending=pending, _npend=npend)
         self._commit(**new)
@@ -477,8 +483,10 @@ class ScoreSketch(State):
         if len(cols) != n_cols:
             raise StateError(f"{where}: {len(cols)} columns for layout {list(self.layout)}")
         # binary: 1 column, 2 groups; multiclass: K x 2 (one-vs-rest) or K x K; multilabel: L x 2
-        if (self.multilabel or self.ovr) and g != 2 or (
-            not self.multilabel and not self.ovr and (n_cols, g) != (1, 2) and n_cols != g
+        if (
+            (self.multilabel or self.ovr)
+            and g != 2
+            or (not self.multilabel and not self.ovr and (n_cols, g) != (1, 2) and n_cols != g)
         ):
             raise StateError(
                 f"{where}: layout {list(self.layout)} is neither binary [1, 2], multiclass [K, 2] or "
@@ -510,7 +518,9 @@ class ScoreSketch(State):
         return column_view(col, positive, negative, refine)
 
 
-def column_view(col: Column, positive: list[int], negative: list[int], refine: bool = True) -> BinaryHistogram:
+def column_view(
+    col: Column, positive: list[int], negative: list[int], refine: bool = True
+) -> BinaryHistogram:
     """The binary view of groups ``positive`` against ``negative`` of one column (see
     :meth:`ScoreSketch.binary_view`)."""
     both = positive + negative
@@ -615,7 +625,11 @@ def _removed(col: Column, h: Column) -> Column:
     if new_counts.dtype.kind == "f":  # rounding residue of weighted counts
         left[np.abs(left) <= 1e-9 * np.abs(old)] = 0.0
     present = counts > 0
-    if np.any(left < 0) or np.any((kmin < col.kmin[where]) & present) or np.any((kmax > col.kmax[where]) & present):
+    if (
+        np.any(left < 0)
+        or np.any((kmin < col.kmin[where]) & present)
+        or np.any((kmax > col.kmax[where]) & present)
+    ):
         raise InputError(not_added)
     new_counts[where] = left
     new_sums[where] -= sums
