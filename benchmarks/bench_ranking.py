@@ -370,7 +370,7 @@ def training_table(repeat: int = 3) -> str:
         )
     )
     worst = 0
-    for name, (ya, sa) in adversarial_streams().items():
+    for ya, sa in adversarial_streams().values():
         m = sm.ROCAUC(input="score")
         for i in range(0, len(ya), 100_000):
             m.update(ya[i : i + 100_000], sa[i : i + 100_000])

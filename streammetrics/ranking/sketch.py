@@ -31,7 +31,6 @@ multiplies every weight (exponential forgetting): counts become float64 weighted
 
 from __future__ import annotations
 
-import copy
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -484,8 +483,8 @@ class ScoreSketch(State):
             raise StateError(f"{where}: {len(cols)} columns for layout {list(self.layout)}")
         # binary: 1 column, 2 groups; multiclass: K x 2 (one-vs-rest) or K x K; multilabel: L x 2
         if (
-            (self.multilabel or self.ovr)
-            and g != 2
+            ((self.multilabel or self.ovr)
+            and g != 2)
             or (not self.multilabel and not self.ovr and (n_cols, g) != (1, 2) and n_cols != g)
         ):
             raise StateError(
