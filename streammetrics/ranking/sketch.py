@@ -482,10 +482,8 @@ class ScoreSketch(State):
         if len(cols) != n_cols:
             raise StateError(f"{where}: {len(cols)} columns for layout {list(self.layout)}")
         # binary: 1 column, 2 groups; multiclass: K x 2 (one-vs-rest) or K x K; multilabel: L x 2
-        if (
-            ((self.multilabel or self.ovr)
-            and g != 2)
-            or (not self.multilabel and not self.ovr and (n_cols, g) != (1, 2) and n_cols != g)
+        if ((self.multilabel or self.ovr) and g != 2) or (
+            not self.multilabel and not self.ovr and (n_cols, g) != (1, 2) and n_cols != g
         ):
             raise StateError(
                 f"{where}: layout {list(self.layout)} is neither binary [1, 2], multiclass [K, 2] or "
