@@ -198,10 +198,255 @@ def throughput_table(n: int, repeat: int) -> str:
     )
 
 
+# ---------------------------------------------------------------------- issue 16: training loops
+def _best(fn, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def _multiclass_stream(n: int, k: int = 10, seed: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, k, n)
+    logits = rng.normal(size=(n, k))
+    logits[np.arange(n), y] += 1.5
+    p = np.exp(logits)
+    return y, p / p.sum(axis=1, keepdims=True)
+
+
+def digits_predictions() -> tuple[np.ndarray, np.ndarray]:
+    """Held-out class probabilities of a Gaussian naive Bayes on scikit-learn's digits (1,797 rows)."""
+    from sklearn.datasets import load_digits
+    from sklearn.model_selection import cross_val_predict
+    from sklearn.naive_bayes import GaussianNB
+
+    x, y = load_digits(return_X_y=True)
+    p = cross_val_predict(GaussianNB(), x, y, cv=3, method="predict_proba")
+    return y, p / p.sum(axis=1, keepdims=True)
+
+
+def training_table(repeat: int = 3) -> str:
+    """The cases of issue 16: small batches, single rows, many classes, compute, state bytes."""
+    import streammetrics as sm
+
+    rows: list[tuple[str, str, str]] = []
+    y10, p10 = _multiclass_stream(25_600)
+    batches = [(y10[i : i + 256], p10[i : i + 256]) for i in range(0, len(y10), 256)]
+
+    def upd():
+        m = sm.ROCAUC()
+        for yb, pb in batches:
+            m.update(yb, pb)
+        m.compute()
+
+    def call():
+        m = sm.ROCAUC()
+        for yb, pb in batches:
+            m(yb, pb)
+
+    t_upd = _best(upd, repeat) / len(batches)
+    t_call = _best(call, repeat) / len(batches)
+    tm_exact = tm_binned = float("nan")
+    try:
+        import torch
+        from torchmetrics.classification import MulticlassAUROC
+
+        tb = [(torch.from_numpy(pb), torch.from_numpy(yb)) for yb, pb in batches]
+
+        def tm(thresholds):
+            def run():
+                m = MulticlassAUROC(num_classes=10, thresholds=thresholds)
+                for pb, yb in tb:
+                    m(pb, yb)
+
+            return run
+
+        tm_exact = _best(tm(None), repeat) / len(batches)
+        tm_binned = _best(tm(200), repeat) / len(batches)
+    except ImportError:
+        pass
+    rows.append(("10-class ROCAUC, `update` of a 256-row batch", f"{t_upd * 1e3:.2f} ms", "—"))
+    rows.append(
+        (
+            "same, `metric(y, P)` (batch value + accumulate)",
+            f"{t_call * 1e3:.2f} ms",
+            f"torchmetrics `MulticlassAUROC` exact forward {tm_exact * 1e3:.2f} ms "
+            f"({tm_exact / t_call:.1f}x ours); binned (200) {tm_binned * 1e3:.2f} ms",
+        )
+    )
+    yb2, pb2 = distributions(25_600, seed=4)["overlapping"]
+    bb = [(yb2[i : i + 256], pb2[i : i + 256]) for i in range(0, len(yb2), 256)]
+
+    def upd_bin():
+        m = sm.ROCAUC()
+        for yb, pb in bb:
+            m.update(yb, pb)
+        m.compute()
+
+    t_bin = _best(upd_bin, repeat) / len(bb)
+    rows.append(("binary ROCAUC, `update` of 256 rows", f"{t_bin * 1e3:.3f} ms", "—"))
+    n_rows = 20_000
+    yl, pl = yb2[:n_rows].tolist(), pb2[:n_rows].tolist()
+
+    def per_row():
+        m = sm.ROCAUC()
+        for a, b in zip(yl, pl, strict=True):
+            m.update(a, b)
+        m.compute()
+
+    t_row = _best(per_row, repeat) / n_rows
+    t_river = float("nan")
+    try:
+        from river.metrics import ROCAUC as RiverROCAUC
+
+        def river_rows():
+            m = RiverROCAUC()
+            for a, b in zip(yl, pl, strict=True):
+                m.update(bool(a), {True: b, False: 1 - b})
+            m.get()
+
+        t_river = _best(river_rows, repeat) / n_rows
+    except ImportError:
+        pass
+    rows.append(
+        (
+            "binary ROCAUC, one row (20,000 `update(y, p)` then `compute()`)",
+            f"{t_row * 1e6:.1f} µs",
+            f"river `ROCAUC` {t_river * 1e6:.1f} µs ({t_river / t_row:.2f}x ours)",
+        )
+    )
+    one = [(np.array([a]), np.array([b])) for a, b in zip(yl[:2000], pl[:2000], strict=True)]
+
+    def one_row_batches():
+        m = sm.ROCAUC().update(yb2[-1000:], pb2[-1000:])
+        for a, b in one:
+            m.update(a, b)
+        m.compute()
+
+    t_one = _best(one_row_batches, repeat) / len(one)
+    rows.append(
+        (
+            "binary ROCAUC, one row as a batch (`update(np.array([y]), np.array([p]))`, 2,000 times)",
+            f"{t_one * 1e6:.1f} µs",
+            f"river `ROCAUC` {t_river * 1e6:.1f} µs ({t_river / t_one:.2f}x ours)",
+        )
+    )
+    ap = sm.AveragePrecision().update(yb2[:25_000], pb2[:25_000])
+    ap.compute()
+    t_ap = _best(ap.compute, max(repeat, 5))
+    rows.append(("AveragePrecision `compute()` after 25k rows", f"{t_ap * 1e3:.2f} ms", "—"))
+    big = sm.ROCAUC()
+    for yb, pb in batches:
+        big.update(yb, pb)
+    rows.append(
+        (
+            "10-class ROCAUC state after 25.6k rows",
+            f"{len(big.to_bytes()) / 1e3:.1f} kB",
+            f"the raw rows are {(y10.nbytes + p10.nbytes) / 1e3:.1f} kB",
+        )
+    )
+    small = sm.ROCAUC().update(y10[:225], p10[:225])
+    rows.append(
+        (
+            "10-class ROCAUC state after 225 rows",
+            f"{len(small.to_bytes()) / 1e3:.1f} kB",
+            f"the raw rows are {(y10[:225].nbytes + p10[:225].nbytes) / 1e3:.1f} kB",
+        )
+    )
+    from sklearn import metrics as skm
+
+    yd, pd = digits_predictions()
+    md = sm.ROCAUC().update(yd, pd)
+    lo, hi = md.bounds()
+    ref = skm.roc_auc_score(yd, pd, multi_class="ovr")
+    rows.append(
+        (
+            f"10-class ROCAUC on {len(yd):,} digits rows (GaussianNB, default sketch)",
+            f"{md.compute():.6f} (bounds ±{(hi - lo) / 2:.1e}; error {abs(md.compute() - ref):.1e})",
+            f"scikit-learn {ref:.6f}",
+        )
+    )
+    worst = 0
+    for ya, sa in adversarial_streams().values():
+        m = sm.ROCAUC(input="score")
+        for i in range(0, len(ya), 100_000):
+            m.update(ya[i : i + 100_000], sa[i : i + 100_000])
+        worst = max(worst, len(m.to_bytes()))
+    rows.append(
+        (
+            "worst binary state under adversarial scores (" + ", ".join(adversarial_streams()) + ")",
+            f"{worst / 1e3:.1f} kB",
+            "the budget is 64 KiB (65.5 kB)",
+        )
+    )
+    # large batches: the sketch against a bare np.bincount over the same arrays, and torchmetrics binned
+    yl2, pl2 = distributions(1_000_000, seed=1)["overlapping"]
+    lb = [(yl2[a:b], pl2[a:b]) for a, b in _batches(len(yl2))]
+
+    def ours():
+        m = sm.ROCAUC()
+        for yb, pb in lb:
+            m.update(yb, pb)
+
+    def bare():
+        for yb, pb in lb:
+            np.bincount(yb, weights=pb)
+
+    t_ours, t_bare = _best(ours, repeat), _best(bare, repeat)
+    ratio_tm = float("nan")
+    try:
+        import torch
+        from torchmetrics.classification import BinaryAUROC
+
+        tlb = [(torch.from_numpy(pb), torch.from_numpy(yb)) for yb, pb in lb]
+
+        def tmb():
+            m = BinaryAUROC(thresholds=200)
+            for pb, yb in tlb:
+                m.update(pb, yb)
+
+        ratio_tm = _best(tmb, max(1, repeat - 1)) / t_ours
+    except ImportError:
+        pass
+    rows.append(
+        (
+            "binary ROCAUC, batches of 100k (1M rows): `update` time / bare `np.bincount(y, weights=p)`",
+            f"{t_ours / t_bare:.1f}x ({len(yl2) / t_ours / 1e6:.1f} M rows/s)",
+            f"torchmetrics `BinaryAUROC(thresholds=200)` {ratio_tm:.1f}x slower than ours",
+        )
+    )
+    lines = ["| case | streammetrics | peer |", "|---|---|---|"]
+    lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
+    return "### Training loops, small batches, many classes (issue 16; one run)\n\n" + "\n".join(lines) + "\n"
+
+
+def adversarial_streams(n: int = 400_000, seed: int = 7) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Scores built to fill a sketch: every finite float64 bit pattern, and alternating classes."""
+    rng = np.random.default_rng(seed)
+    bits = rng.integers(0, 2**63, n, dtype=np.int64).astype(np.uint64) | (
+        rng.integers(0, 2, n).astype(np.uint64) << np.uint64(63)
+    )
+    s = bits.view(np.float64)
+    s = np.where(np.isfinite(s), s, 0.0)
+    out = {"random bit patterns": (rng.integers(0, 2, n), s)}
+    s2 = np.sort(s)
+    out["sorted, classes alternating"] = (np.arange(n) % 2, s2)
+    return out
+
+
 def main(quick: bool = False) -> str:
     n = 200_000 if quick else 1_000_000
+    if "--training" in sys.argv:
+        out = training_table(repeat=2 if quick else 3)
+        print(out)
+        return out
     out = (
         "## Ranking sketch\n\n"
+        + training_table(repeat=2 if quick else 3)
+        + "\n"
         + accuracy_table(n, river_n=20_000 if quick else 100_000)
         + "\n"
         + throughput_table(n if quick else 2_000_000, repeat=2 if quick else 5)

@@ -24,14 +24,15 @@ from . import formulas as f
 from .keys import keys_of
 from .positive import PositiveRule, present_labels, union
 from .rows import ScoreRows
-from .sketch import EXACT, BinaryHistogram, ScoreSketch
+from .sketch import EXACT, MIN_BYTES, BinaryHistogram, ScoreSketch
 
 INPUTS = ("probability", "score")
 #: Default sketch resolution (mantissa bits kept: bins about 2**-10 wide in logit).
 DEFAULT_RESOLUTION = 10
-#: Default bin budget: under 64 KiB serialized for binary input (the compact
-#: serialized form takes about 10-17 bytes per bin, see docs/benchmarks/ranking.md).
-DEFAULT_MAX_BINS = 4000
+#: Default bin cap: none (the byte budget decides).
+DEFAULT_MAX_BINS = None
+#: Default byte budget per score column (binary view): ``len(to_bytes())`` stays within it.
+DEFAULT_MAX_BYTES = 65536
 
 
 class BestThreshold(NamedTuple):
@@ -67,8 +68,9 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch], base=True):
     roles: ClassVar[tuple[str, ...]] = ("y_true", "y_score")
     convention: ClassVar[str | None] = TRUTH_AND_PREDICTION
     prediction: ClassVar[str | None] = "scores"
-    #: 2: compact sketch state (varints, per-class extremes); version-1 states are still read.
-    version: ClassVar[int] = 2
+    #: 3: one sketch column per score column, exact until the byte budget (version-1 and -2 states
+    #: are still read).
+    version: ClassVar[int] = 3
     #: scikit-learn's rule for the positive label of binary input (:mod:`.positive`).
     positive_rule: ClassVar[str] = "fixed"
 
@@ -81,8 +83,12 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch], base=True):
         max_bins: int | None = DEFAULT_MAX_BINS,
         pos_label: Any = None,
         labels: Any = None,
+        max_bytes: int | None = DEFAULT_MAX_BYTES,
     ) -> None:
         self.input = check_option("input", input, INPUTS)
+        if max_bytes is not None:
+            check_number("max_bytes", max_bytes, low=MIN_BYTES, integer=True)
+        self.max_bytes = max_bytes
         self.exact = check_option("exact", exact, (False, True))
         self.resolution = check_number("resolution", resolution, low=0, high=EXACT, integer=True)
         if max_bins is not None:
@@ -102,6 +108,7 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch], base=True):
             "exact": self.exact,
             "resolution": self.resolution,
             "max_bins": self.max_bins,
+            "max_bytes": self.max_bytes,
             "pos_label": self.pos_label,
             "labels": self.labels,
         }
@@ -122,9 +129,16 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch], base=True):
             from ..probabilistic.states import SumTable  # the family of sums (imports ranking)
 
             return SumTable((3,), revertible=True)  # type: ignore[return-value]
+        compact = getattr(self, "multi_class", "ovr") != "ovo"
         if self.exact:
-            return ScoreSketch(resolution=EXACT, max_bins=None, rule=self._rule())
-        return ScoreSketch(resolution=self.resolution, max_bins=self.max_bins, rule=self._rule())
+            return ScoreSketch(resolution=EXACT, rule=self._rule(), compact=compact)
+        return ScoreSketch(
+            resolution=self.resolution,
+            max_bins=self.max_bins,
+            rule=self._rule(),
+            max_bytes=self.max_bytes,
+            compact=compact,
+        )
 
     def check_compatible(self, other: Metric[Any]) -> None:
         """As :meth:`Metric.check_compatible`, but a different ``resolution`` is allowed."""
@@ -177,7 +191,7 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch], base=True):
                     f"y_score: expected shape {yt.shape} (the shape of y_true), found {scores.shape}"
                 )
             layout = (yt.shape[1], 2)
-            groups = np.arange(yt.shape[1]) * 2 + yt.astype(np.int64)
+            groups = yt.astype(np.int64)
             mode = "multilabel"
         elif scores.ndim == 2:
             yt = inputs.labels(0, "y_true")
@@ -190,8 +204,11 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch], base=True):
                     raise InputError(
                         f"y_score: expected multiclass probability rows summing to 1, found a row summing to {bad}"
                     )
-            layout = (k, k)
-            groups = np.arange(k) * k + cls[:, None]
+            if getattr(self, "multi_class", "ovr") == "ovo":
+                layout, groups = (k, k), cls[:, None]  # column j: a group per true class
+            else:
+                layout = (k, 2)  # column j: rest, own class
+                groups = (cls[:, None] == np.arange(k)).view(np.int8) if n else np.zeros((0, k), np.int8)
             mode = "multiclass"
         else:
             yt = inputs.labels(0, "y_true")
@@ -275,13 +292,14 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch], base=True):
         keys, groups, weights, layout, n, mode, present, used = batch
         state.add(
             keys,
-            np.broadcast_to(groups, keys.shape),
+            groups,
             weights,
             layout,
             n,
             multilabel=mode == "multilabel",
             labels=present,
             used=used,
+            ovr=mode == "multiclass" and layout[1] == 2,
         )
 
     def _unapply(self, state: ScoreSketch, batch: tuple[Any, ...]) -> None:
@@ -291,13 +309,14 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch], base=True):
         keys, groups, weights, layout, n, mode, present, used = batch
         state.remove(
             keys,
-            np.broadcast_to(groups, keys.shape),
+            groups,
             weights,
             layout,
             n,
             multilabel=mode == "multilabel",
             labels=present,
             used=used,
+            ovr=mode == "multiclass" and layout[1] == 2,
         )
 
     def _is_empty(self, state: ScoreSketch) -> bool:
@@ -321,7 +340,7 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch], base=True):
         return self._state.binary_view(0, [1], [0])
 
     def _unit(self) -> float:
-        return 1.0 if self._state.counts.dtype.kind == "i" else 0.0
+        return 1.0 if self._state.integral else 0.0
 
     def confusion_at(self, threshold: float) -> f.ConfusionAtThreshold:
         """Estimated confusion counts for ``score >= threshold`` (exact at every bin edge).
@@ -391,6 +410,6 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch], base=True):
     def _views(s: ScoreSketch, refine: bool = True) -> list[BinaryHistogram]:
         """One-vs-rest views: per label (multilabel) or per class column (multiclass)."""
         n_cols, n_cls = s.layout  # type: ignore[misc]
-        if s.multilabel:
+        if s.multilabel or s.ovr:
             return [s.binary_view(j, [1], [0], refine) for j in range(n_cols)]
         return [s.binary_view(j, [j], [k for k in range(n_cls) if k != j], refine) for j in range(n_cols)]

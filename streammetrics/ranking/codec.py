@@ -134,7 +134,7 @@ FIELDS = Schema(
     "ScoreSketch state",
     layout=Check("None or two positive ints", _is_layout),
     multilabel=Flag(),
-    resolution=Int(low=0, high="max_resolution"),
+    resolution=Int(low=MANTISSA_BITS - 63, high="max_resolution"),
     loose=Flag(),
     n_samples=Int(low=0),
     bins=Check("varints (a 1-D uint8 array)", _is_bytes),
@@ -247,6 +247,116 @@ def decode(data: Any, max_resolution: int) -> SketchArrays:
         sums,
         kmin,
         kmax,
+    )
+
+
+# ---------------------------------------------------------------------- columns (version 3)
+_VARINT_FIELDS = ("bins", "counts", "multi", "extremes", "sums")
+
+
+def encode_columns(
+    layout: tuple[int, int] | None, multilabel: bool, ovr: bool, n_samples: int, columns: list[SketchArrays]
+) -> dict[str, Any]:
+    """The state-dict fields of a sketch of several columns: each column encoded by :func:`encode`
+    (as a one-column layout), its five fields concatenated with the others', and per column its
+    resolution, ``loose`` flag, bin count and the byte length of each field (``sizes``; rows for
+    weighted counts and sums).
+
+    Examples:
+        >>> col = SketchArrays((1, 2), False, 52, False, 0, np.array([7], np.uint64),
+        ...     np.array([[0, 1]]), np.zeros((1, 2), np.int64),
+        ...     np.array([[2**64 - 1, 7]], np.uint64), np.array([[0, 7]], np.uint64))
+        >>> d = encode_columns((1, 2), False, False, 1, [col])
+        >>> d["n_bins"], d["sizes"], d["bins"].tolist()
+        ([1], [[1, 2, 1, 1, 0]], [7])
+    """
+    parts = [encode(c) for c in columns]
+    out: dict[str, Any] = {
+        "layout": None if layout is None else list(layout),
+        "multilabel": multilabel,
+        "ovr": ovr,
+        "n_samples": n_samples,
+        "resolution": [c.resolution for c in columns],
+        "loose": [c.loose for c in columns],
+        "n_bins": [len(c.ids) for c in columns],
+        "sizes": [[len(p[f]) for f in _VARINT_FIELDS] for p in parts],
+    }
+    for f in _VARINT_FIELDS:
+        arrays = [p[f] for p in parts]
+        if arrays and arrays[0].dtype == np.float64:
+            out[f] = np.concatenate(arrays) if arrays else np.zeros((0, 0))
+        else:
+            out[f] = np.concatenate(arrays) if arrays else np.zeros(0, np.uint8)
+    return out
+
+
+def _is_list_of(kind: Any, value: Any) -> bool:
+    return isinstance(value, list) and all(type(x) is kind for x in value)
+
+
+COLUMN_FIELDS = Schema(
+    "ScoreSketch state",
+    layout=Check("None or two positive ints", _is_layout),
+    multilabel=Flag(),
+    ovr=Flag(),
+    n_samples=Int(low=0),
+    resolution=Check("a list of ints", lambda v: _is_list_of(int, v)),
+    loose=Check("a list of booleans", lambda v: _is_list_of(bool, v)),
+    n_bins=Check("a list of ints >= 0", lambda v: _is_list_of(int, v) and all(x >= 0 for x in v)),
+    sizes=Check(
+        "a list of five ints >= 0 per column",
+        lambda v: isinstance(v, list) and all(_is_list_of(int, r) and len(r) == 5 and min(r) >= 0 for r in v),
+    ),
+    bins=Check("varints (a 1-D uint8 array)", _is_bytes),
+    counts=Check("varints (a 1-D uint8 array) or a float64 array", _is_counts),
+    multi=Check("packed bits (a 1-D uint8 array)", _is_bytes),
+    extremes=Check("varints (a 1-D uint8 array)", _is_bytes),
+    sums=Check("varints (a 1-D uint8 array) or a float64 array", _is_counts),
+)
+
+
+def decode_columns(data: Any, max_resolution: int) -> tuple[Any, bool, bool, int, list[SketchArrays]]:
+    """``(layout, multilabel, ovr, n_samples, columns)`` from the fields :func:`encode_columns`
+    writes; :class:`StateError` for anything else."""
+    data = COLUMN_FIELDS.read(data)
+    where = COLUMN_FIELDS.where
+    layout = data["layout"]
+    n_cols = 0 if layout is None else layout[0]
+    g = 0 if layout is None else layout[1]
+    per_col = [data[k] for k in ("resolution", "loose", "n_bins", "sizes")]
+    if any(len(x) != n_cols for x in per_col):
+        raise StateError(f"{where}: expected {n_cols} entries per column list (the layout's columns)")
+    offsets = dict.fromkeys(_VARINT_FIELDS, 0)
+    columns = []
+    for j in range(n_cols):
+        fields: dict[str, Any] = {
+            "layout": [1, g],
+            "multilabel": False,
+            "resolution": data["resolution"][j],
+            "loose": data["loose"][j],
+            "n_samples": 0,
+        }
+        for f, size in zip(_VARINT_FIELDS, data["sizes"][j], strict=True):
+            whole = data[f]
+            if offsets[f] + size > len(whole):
+                raise StateError(f"{where}: {f} holds fewer entries than the columns' sizes")
+            fields[f] = whole[offsets[f] : offsets[f] + size]
+            offsets[f] += size
+        col = decode(fields, max_resolution)
+        if len(col.ids) != data["n_bins"][j]:
+            raise StateError(
+                f"{where}: column {j} holds {len(col.ids)} bins, n_bins says {data['n_bins'][j]}"
+            )
+        columns.append(col)
+    for f in _VARINT_FIELDS:
+        if offsets[f] != len(data[f]):
+            raise StateError(f"{where}: {f} holds more entries than the columns' sizes")
+    return (
+        None if layout is None else (layout[0], layout[1]),
+        data["multilabel"],
+        data["ovr"],
+        data["n_samples"],
+        columns,
     )
 
 

@@ -38,6 +38,8 @@ def offset_bits(resolution: int) -> int:
         >>> offset_bits(10), offset_bits(40)
         (14, 0)
     """
+    if resolution < 0:  # bins wider than a binade: no within-bin coordinate kept
+        return 0
     return max(MANTISSA_BITS - resolution - OFFSET_SHIFT, 0)
 
 

@@ -11,7 +11,7 @@ from .._core.approximate import Estimate, bounded
 from .._core.params import check_number, check_option
 from ..errors import InputError, UndefinedMetricWarning
 from . import formulas as f
-from .base import DEFAULT_MAX_BINS, DEFAULT_RESOLUTION, RankingMetric
+from .base import DEFAULT_MAX_BINS, DEFAULT_MAX_BYTES, DEFAULT_RESOLUTION, RankingMetric
 from .samples import row_auc, row_average_precision, row_partial_auc
 from .sketch import BinaryHistogram, ScoreSketch
 
@@ -78,18 +78,23 @@ class ROCAUC(RankingMetric):
         input: What ``y_score`` holds: ``"probability"`` (default; checked to lie in [0, 1], multiclass rows
             summing to 1; the sketch bins logits) or ``"score"`` (any finite real; the sketch bins relative
             score).
-        exact: ``False`` (default): a bounded-memory sketch, whose ``bounds()`` contain the exact value;
-            ``True``: every distinct score is kept and the value is exact (memory grows with the number of
-            distinct scores).
-        resolution: Sketch bins are about ``2**-resolution`` wide (in logit or relative score): an int from 0
-            to 52, default 10. Accumulators of different resolutions merge at the coarser one.
-        max_bins: The most bins the sketch keeps before it coarsens (``None``: no cap); default 4000.
+        exact: ``False`` (default): a sketch that is exact while it fits ``max_bytes`` and then keeps bins,
+            whose ``bounds()`` always contain the exact value; ``True``: every distinct score is kept whatever the
+            size (exact, memory growing with the number of distinct scores).
+        resolution: Once over its budget, a score column keeps bins about ``2**-resolution`` wide (in logit or
+            relative score), or coarser until it fits: an int from 0 to 52, default 10. Accumulators of different
+            resolutions merge at the coarser one.
+        max_bins: The most bins a score column keeps before it coarsens (``None``, default: no cap; the byte
+            budget decides).
         pos_label: The positive class of binary ``y_true`` (the one other label is negative). ``None``
             (default): the greater of the two labels, as :func:`sklearn.metrics.roc_auc_score` (which has no
             ``pos_label``); the labels seen across batches, rows and merges decide, and a third one raises
             :class:`~streammetrics.InputError`.
         labels: The classes of the columns of a 2-D ``y_score``, in column order; ``None`` (default): ints
             ``0..K-1``.
+        max_bytes: The byte budget per score column (binary view), default 65536: ``len(to_bytes())`` stays
+            within ``max_bytes`` times the number of score columns for every input (labels and configuration of
+            ordinary length); ``None``: no budget (bins at ``resolution`` from the start, no cap).
 
     Examples:
         >>> import streammetrics as sm
@@ -114,6 +119,7 @@ class ROCAUC(RankingMetric):
         max_bins: int | None = DEFAULT_MAX_BINS,
         pos_label: Any = None,
         labels: Any = None,
+        max_bytes: int | None = DEFAULT_MAX_BYTES,
     ) -> None:
         self.average = check_option("average", average, ("macro", "weighted", "micro", "samples", None))
         self.multi_class = check_option("multi_class", multi_class, ("ovr", "ovo"))
@@ -128,6 +134,7 @@ class ROCAUC(RankingMetric):
             max_bins=max_bins,
             pos_label=pos_label,
             labels=labels,
+            max_bytes=max_bytes,
         )
 
     def get_config(self) -> dict[str, Any]:
@@ -168,7 +175,7 @@ class ROCAUC(RankingMetric):
             return _undefined("ROCAUC", auc(s.binary_view(0, [1], [0])))
         if self.average == "micro" and (s.multilabel or self.multi_class == "ovr"):
             # every (row, class) cell pooled: scikit-learn's binarized, raveled y_true
-            h = s.binary_view(-1, [1], [0]) if s.multilabel else _stack(self._views(s, refine=False))
+            h = s.binary_view(-1, [1], [0], refine=False)
             return _undefined("ROCAUC", auc(h))
         if s.multilabel or self.multi_class == "ovr":
             views = self._views(s)
@@ -178,7 +185,8 @@ class ROCAUC(RankingMetric):
         pair_ests, pair_w = [], []
         # as scikit-learn: the pairs of the classes present in y_true (a class of labels= that
         # no row holds takes no part)
-        present = [c for c in range(n_cls) if s.counts[:, c].sum() > 0]
+        totals = s.class_totals()
+        present = [c for c in range(n_cls) if totals[c] > 0]
         if len(present) < 2:
             return _undefined("ROCAUC", f.Estimate(np.nan, np.nan, np.nan))
         for i, a in enumerate(present):
@@ -203,9 +211,9 @@ class ROCAUC(RankingMetric):
             if self._is_empty(self._state):
                 return bounded(self.compute(), np.nan, np.nan)
             e = self._estimate(self._state)
-            exact = getattr(self._state, "is_exact", True) or bool(
-                np.all(np.subtract(e.high, e.low) <= 4 * f.ROUNDING_SLACK)
-            )
+            if getattr(self._state, "is_exact", False):  # every score kept: the value is exact
+                return bounded(e.value, e.value, e.value, exact=True)
+            exact = bool(np.all(np.subtract(e.high, e.low) <= 4 * f.ROUNDING_SLACK))
         return bounded(e.value, e.low, e.high, exact=exact)
 
     def bounds(self) -> tuple[Any, Any]:
@@ -229,17 +237,22 @@ class AveragePrecision(RankingMetric):
         input: What ``y_score`` holds: ``"probability"`` (default; checked to lie in [0, 1], multiclass rows
             summing to 1; the sketch bins logits) or ``"score"`` (any finite real; the sketch bins relative
             score).
-        exact: ``False`` (default): a bounded-memory sketch, whose ``bounds()`` contain the exact value;
-            ``True``: every distinct score is kept and the value is exact (memory grows with the number of
-            distinct scores).
-        resolution: Sketch bins are about ``2**-resolution`` wide (in logit or relative score): an int from 0
-            to 52, default 10. Accumulators of different resolutions merge at the coarser one.
-        max_bins: The most bins the sketch keeps before it coarsens (``None``: no cap); default 4000.
+        exact: ``False`` (default): a sketch that is exact while it fits ``max_bytes`` and then keeps bins,
+            whose ``bounds()`` always contain the exact value; ``True``: every distinct score is kept whatever the
+            size (exact, memory growing with the number of distinct scores).
+        resolution: Once over its budget, a score column keeps bins about ``2**-resolution`` wide (in logit or
+            relative score), or coarser until it fits: an int from 0 to 52, default 10. Accumulators of different
+            resolutions merge at the coarser one.
+        max_bins: The most bins a score column keeps before it coarsens (``None``, default: no cap; the byte
+            budget decides).
         pos_label: The positive class of binary ``y_true`` (the one other label is negative); default 1, as
             :func:`sklearn.metrics.average_precision_score`: when two labels are seen, ``pos_label`` must be one
             of them (else :class:`~streammetrics.InputError` naming ``pos_label``); a third label raises.
         labels: The classes of the columns of a 2-D ``y_score``, in column order; ``None`` (default): ints
             ``0..K-1``.
+        max_bytes: The byte budget per score column (binary view), default 65536: ``len(to_bytes())`` stays
+            within ``max_bytes`` times the number of score columns for every input (labels and configuration of
+            ordinary length); ``None``: no budget (bins at ``resolution`` from the start, no cap).
 
     Examples:
         >>> import streammetrics as sm
@@ -258,6 +271,7 @@ class AveragePrecision(RankingMetric):
         max_bins: int | None = DEFAULT_MAX_BINS,
         pos_label: Any = 1,
         labels: Any = None,
+        max_bytes: int | None = DEFAULT_MAX_BYTES,
     ) -> None:
         self.average = check_option("average", average, ("macro", "weighted", "micro", "samples", None))
         super().__init__(
@@ -267,6 +281,7 @@ class AveragePrecision(RankingMetric):
             max_bins=max_bins,
             pos_label=pos_label,
             labels=labels,
+            max_bytes=max_bytes,
         )
 
     def get_config(self) -> dict[str, Any]:
@@ -278,7 +293,7 @@ class AveragePrecision(RankingMetric):
     def _estimate(self, s: ScoreSketch) -> f.Estimate:
         if self._samples:
             return _samples_value("AveragePrecision", s)
-        unit = 1.0 if s.counts.dtype.kind == "i" else 0.0
+        unit = 1.0 if s.integral else 0.0
 
         def ap(h: BinaryHistogram) -> f.Estimate:
             return f.average_precision(h, unit)
@@ -287,7 +302,7 @@ class AveragePrecision(RankingMetric):
         if (n_cols, n_cls) == (1, 2):
             return _undefined("AveragePrecision", ap(s.binary_view(0, [1], [0])))
         if self.average == "micro":
-            return _undefined("AveragePrecision", ap(_stack(self._views(s, refine=False))))
+            return _undefined("AveragePrecision", ap(s.binary_view(-1, [1], [0], refine=False)))
         views = self._views(s)
         return _average(
             [ap(h) for h in views], np.array([h.pos.sum() for h in views]), self.average, "AveragePrecision"
@@ -306,40 +321,15 @@ class AveragePrecision(RankingMetric):
             if self._is_empty(self._state):
                 return bounded(self.compute(), np.nan, np.nan)
             e = self._estimate(self._state)
-            exact = getattr(self._state, "is_exact", True) or bool(
-                np.all(np.subtract(e.high, e.low) <= 4 * f.ROUNDING_SLACK)
-            )
+            if getattr(self._state, "is_exact", False):  # every score kept: the value is exact
+                return bounded(e.value, e.value, e.value, exact=True)
+            exact = bool(np.all(np.subtract(e.high, e.low) <= 4 * f.ROUNDING_SLACK))
         return bounded(e.value, e.low, e.high, exact=exact)
 
     def bounds(self) -> tuple[Any, Any]:
         """Guaranteed ``(low, high)`` around the exact value over the same data (see :meth:`estimate`)."""
         e = self.estimate()
         return e.low, e.high
-
-
-def _stack(views: list[BinaryHistogram]) -> BinaryHistogram:
-    """Several binary views on the same bins summed into one (micro averaging)."""
-    ids = np.unique(np.concatenate([h.ids for h in views]))
-    out = {k: np.zeros(len(ids)) for k in ("pos", "neg", "pos_sum", "neg_sum")}
-    kmin = np.full(len(ids), np.iinfo(np.uint64).max, np.uint64)
-    kmax = np.zeros(len(ids), np.uint64)
-    for h in views:
-        idx = np.searchsorted(ids, h.ids)
-        for k in out:
-            out[k][idx] += getattr(h, k)
-        kmin[idx] = np.minimum(kmin[idx], h.kmin)
-        kmax[idx] = np.maximum(kmax[idx], h.kmax)
-    return BinaryHistogram(
-        ids,
-        out["pos"],
-        out["neg"],
-        out["pos_sum"],
-        out["neg_sum"],
-        kmin,
-        kmax,
-        views[0].offset_bits,
-        views[0].resolution,
-    )
 
 
 class _BinaryCurve(RankingMetric):
@@ -368,17 +358,22 @@ class ROCCurve(_BinaryCurve):
         input: What ``y_score`` holds: ``"probability"`` (default; checked to lie in [0, 1], multiclass rows
             summing to 1; the sketch bins logits) or ``"score"`` (any finite real; the sketch bins relative
             score).
-        exact: ``False`` (default): a bounded-memory sketch, whose ``bounds()`` contain the exact value;
-            ``True``: every distinct score is kept and the value is exact (memory grows with the number of
-            distinct scores).
-        resolution: Sketch bins are about ``2**-resolution`` wide (in logit or relative score): an int from 0
-            to 52, default 10. Accumulators of different resolutions merge at the coarser one.
-        max_bins: The most bins the sketch keeps before it coarsens (``None``: no cap); default 4000.
+        exact: ``False`` (default): a sketch that is exact while it fits ``max_bytes`` and then keeps bins,
+            whose ``bounds()`` always contain the exact value; ``True``: every distinct score is kept whatever the
+            size (exact, memory growing with the number of distinct scores).
+        resolution: Once over its budget, a score column keeps bins about ``2**-resolution`` wide (in logit or
+            relative score), or coarser until it fits: an int from 0 to 52, default 10. Accumulators of different
+            resolutions merge at the coarser one.
+        max_bins: The most bins a score column keeps before it coarsens (``None``, default: no cap; the byte
+            budget decides).
         pos_label: The positive class of binary ``y_true``; every other label is negative (any number of them,
             as :func:`sklearn.metrics.roc_curve`). ``None`` (default): labels must lie in {0, 1} or {-1, 1} and 1
             is positive; other labels raise :class:`~streammetrics.InputError` naming ``pos_label``.
         labels: The classes of the columns of a 2-D ``y_score``, in column order; ``None`` (default): ints
             ``0..K-1``.
+        max_bytes: The byte budget per score column (binary view), default 65536: ``len(to_bytes())`` stays
+            within ``max_bytes`` times the number of score columns for every input (labels and configuration of
+            ordinary length); ``None``: no budget (bins at ``resolution`` from the start, no cap).
 
     Examples:
         >>> import streammetrics as sm
@@ -397,6 +392,7 @@ class ROCCurve(_BinaryCurve):
         max_bins: int | None = DEFAULT_MAX_BINS,
         pos_label: Any = None,
         labels: Any = None,
+        max_bytes: int | None = DEFAULT_MAX_BYTES,
     ) -> None:
         self.drop_intermediate = check_option("drop_intermediate", drop_intermediate, (True, False))
         super().__init__(
@@ -406,6 +402,7 @@ class ROCCurve(_BinaryCurve):
             max_bins=max_bins,
             pos_label=pos_label,
             labels=labels,
+            max_bytes=max_bytes,
         )
 
     def get_config(self) -> dict[str, Any]:
@@ -459,17 +456,22 @@ class PRCurve(_BinaryCurve):
         input: What ``y_score`` holds: ``"probability"`` (default; checked to lie in [0, 1], multiclass rows
             summing to 1; the sketch bins logits) or ``"score"`` (any finite real; the sketch bins relative
             score).
-        exact: ``False`` (default): a bounded-memory sketch, whose ``bounds()`` contain the exact value;
-            ``True``: every distinct score is kept and the value is exact (memory grows with the number of
-            distinct scores).
-        resolution: Sketch bins are about ``2**-resolution`` wide (in logit or relative score): an int from 0
-            to 52, default 10. Accumulators of different resolutions merge at the coarser one.
-        max_bins: The most bins the sketch keeps before it coarsens (``None``: no cap); default 4000.
+        exact: ``False`` (default): a sketch that is exact while it fits ``max_bytes`` and then keeps bins,
+            whose ``bounds()`` always contain the exact value; ``True``: every distinct score is kept whatever the
+            size (exact, memory growing with the number of distinct scores).
+        resolution: Once over its budget, a score column keeps bins about ``2**-resolution`` wide (in logit or
+            relative score), or coarser until it fits: an int from 0 to 52, default 10. Accumulators of different
+            resolutions merge at the coarser one.
+        max_bins: The most bins a score column keeps before it coarsens (``None``, default: no cap; the byte
+            budget decides).
         pos_label: The positive class of binary ``y_true``; every other label is negative (any number of them,
             as :func:`sklearn.metrics.precision_recall_curve`). ``None`` (default): labels must lie in {0, 1} or
             {-1, 1} and 1 is positive; other labels raise :class:`~streammetrics.InputError` naming ``pos_label``.
         labels: The classes of the columns of a 2-D ``y_score``, in column order; ``None`` (default): ints
             ``0..K-1``.
+        max_bytes: The byte budget per score column (binary view), default 65536: ``len(to_bytes())`` stays
+            within ``max_bytes`` times the number of score columns for every input (labels and configuration of
+            ordinary length); ``None``: no budget (bins at ``resolution`` from the start, no cap).
 
     Examples:
         >>> import streammetrics as sm
@@ -488,6 +490,7 @@ class PRCurve(_BinaryCurve):
         max_bins: int | None = DEFAULT_MAX_BINS,
         pos_label: Any = None,
         labels: Any = None,
+        max_bytes: int | None = DEFAULT_MAX_BYTES,
     ) -> None:
         self.drop_intermediate = check_option("drop_intermediate", drop_intermediate, (True, False))
         super().__init__(
@@ -497,6 +500,7 @@ class PRCurve(_BinaryCurve):
             max_bins=max_bins,
             pos_label=pos_label,
             labels=labels,
+            max_bytes=max_bytes,
         )
 
     def get_config(self) -> dict[str, Any]:

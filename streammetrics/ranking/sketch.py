@@ -1,31 +1,36 @@
-"""The score sketch: a mergeable histogram of scores per class, on fixed nested bins.
+"""The score sketch: exact until its byte budget, then a mergeable histogram on fixed nested bins.
 
-Every shard uses the same bins (see :mod:`streammetrics.ranking.keys`), so merging is a sorted
-union of bin ids and an addition of counts: integer counts come out bit-identical in any merge
-order. Per bin and per *group* (a score column and a true class) the sketch keeps
+The sketch keeps one :class:`~streammetrics.ranking.columns.Column` per score column (one for
+binary input; one per class for multiclass one-vs-rest and per label for multilabel, each with
+two groups, *rest* and *own*; one per class with one group per true class for one-vs-one). Per
+bin and group a column keeps
 
 * ``counts``: int64 counts (float64 weighted counts once a non-integer weight is seen);
 * ``sums``: the sum of the within-bin coordinate (the dropped key bits, quantized at 24
   mantissa bits so that it is an exact integer), used to refine estimates inside a bin;
 * ``kmin`` / ``kmax``: the smallest and largest key of the group in the bin. They are exact
-  when the group holds one distinct score (then the bin is exact for it) or, with integer
-  counts, two samples (then both samples are known). Otherwise they are rounded outwards to a
-  grid of ``2**EXTREME_BITS`` cells per bin (an outer envelope: this keeps the state compact and
-  stays a function of the data, so merges remain order independent).
+  when the group holds one distinct score or, with integer counts, two samples. Otherwise they
+  are rounded outwards to a grid of ``2**EXTREME_BITS`` cells per bin.
 
-With ``resolution=52`` every bin holds one distinct score: the sketch is then exact (counts per
-distinct score), with memory growing with the number of distinct scores.
+**Budget.** A column starts *exact*: at resolution 52 every bin is one distinct score, so every
+value computed from it is exact. When the column's serialized size would exceed its share of
+``max_bytes`` (see :func:`~streammetrics.ranking.columns.size_bound`), it is compressed to bins
+about ``2**-resolution`` wide (or coarser, until it fits); from then on values come with
+guaranteed bounds. The choice depends on the data only, so any split and merge order gives the
+same bytes.
+
+**Amortized updates.** Incoming keys are appended to a pending buffer and folded into the
+columns in bulk (when the buffer holds as many keys as the columns hold bins, or when the state
+is read), so a small batch or a merge of a small state costs about its own size.
 
 ``revert`` subtracts counts and sums exactly; the extremes of a group that keeps some samples
-cannot be tightened again, so they stay as an outer envelope (``loose``: from then on only
-single-score groups count as exactly known) and a bin emptied by ``revert`` is dropped. The
-resolution never refines back after a coarsening. ``scale(factor)`` multiplies every weight
-(exponential forgetting): counts become float64 weighted counts.
+cannot be tightened again, so they stay as an outer envelope (``loose``) and a bin emptied by
+``revert`` is dropped. The resolution never refines back after a compression. ``scale(factor)``
+multiplies every weight (exponential forgetting): counts become float64 weighted counts.
 """
 
 from __future__ import annotations
 
-import copy
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -34,20 +39,35 @@ from .._core.schema import Array, Schema
 from .._core.state import State
 from ..errors import InputError, MergeError, StateError
 from . import codec
+from . import columns as C
 from .codec import SketchArrays, group_kinds
+from .columns import COARSEST, EXACT, Column
 from .keys import EXTREME_BITS as EXTREME_BITS
 from .keys import MANTISSA_BITS, OFFSET_SHIFT
-from .keys import cell_bits as _cell_bits
 from .keys import offset_bits as _offset_bits
 from .positive import PositiveRule, plan, read_seen
 
-EXACT = MANTISSA_BITS
 _UMAX = np.iinfo(np.uint64).max
 _U = np.uint64
+#: Bytes of ``max_bytes`` (per score column) kept for what is not the columns' arrays: the
+#: state format's prefix, the JSON header (type, version, configuration, labels seen, array table)
+#: and the padding of the arrays.
+RESERVE = 1024
+#: The smallest ``max_bytes`` accepted (a column at the coarsest resolution always fits).
+MIN_BYTES = 2048
+#: Pending keys are folded once they reach this many, and :data:`FOLD_RATIO` times the columns' bins.
+FOLD_MIN = 4096
+FOLD_RATIO = 4
 
 
 class BinaryHistogram(NamedTuple):
-    """One positive-vs-negative view of a sketch, bins in increasing score order (float64)."""
+    """One positive-vs-negative view of a sketch, bins in increasing score order (float64).
+
+    This is the internal API of "the exact or bounded ROC points of a binary view": cumulative
+    sums of ``pos``/``neg`` from the top give exact (tp, fp) at every bin edge; inside a bin
+    the order of its positives and negatives is unknown unless ``kmin == kmax`` (one score:
+    exact). When :attr:`resolution` is 52 every bin is one distinct score and everything is exact.
+    """
 
     #: a sort key per bin (the bin id; refined views: the bin's first key or the exact score key)
     ids: np.ndarray
@@ -64,54 +84,65 @@ class BinaryHistogram(NamedTuple):
 
 
 class ScoreSketch(State):
-    """Per-class score histograms on shared, nested bins (see the module docstring).
+    """Per-column score histograms, exact until ``max_bytes`` (see the module docstring).
 
-    ``layout = (n_columns, n_classes)`` is fixed by the first non-empty batch: one score column
-    and classes {negative, positive} for binary input, K columns and K true classes for
-    multiclass, L columns and 2 classes for multilabel. Group ``g = column * n_classes + class``.
+    ``layout = (n_columns, n_groups)`` is fixed by the first non-empty batch: ``(1, 2)`` for
+    binary input (groups negative, positive), ``(K, 2)`` for multiclass one-vs-rest
+    (``ovr``: groups rest, own class), ``(K, K)`` for one-vs-one (a group per true class) and
+    ``(L, 2)`` for multilabel.
 
     Examples:
         >>> import numpy as np
         >>> from streammetrics.ranking.keys import keys_of
-        >>> s = ScoreSketch(resolution=4)
+        >>> s = ScoreSketch(max_bytes=2**16)
         >>> p = np.array([0.1, 0.4, 0.35, 0.8])
         >>> s.add(keys_of(p, "probability"), np.array([0, 1, 0, 1]), None, (1, 2))
-        >>> s.n_bins, s.counts.sum(axis=0).tolist()
-        (4, [2, 2])
+        >>> s.n_bins, s.is_exact
+        (4, True)
     """
 
     revertible = True
 
     def __init__(
-        self, resolution: int = 10, max_bins: int | None = None, rule: PositiveRule | None = None
+        self,
+        resolution: int = 10,
+        max_bins: int | None = None,
+        rule: PositiveRule | None = None,
+        max_bytes: int | None = None,
+        compact: bool = True,
     ) -> None:
+        #: the resolution a column is compressed to when it leaves the exact phase (a cap)
         self._resolution = resolution
         self._max_bins = max_bins
+        self._max_bytes = max_bytes
+        #: multiclass one-vs-rest as K x 2 groups (``False``: K x K, for one-vs-one)
+        self._compact = compact
         #: The positive-label rule of binary input (see :mod:`streammetrics.ranking.positive`).
         self.rule = rule
         self.reset()
 
     # ------------------------------------------------------------------ protocol
     def config(self) -> dict[str, Any]:
-        return {"resolution": self._resolution, "max_bins": self._max_bins}
+        return {
+            "resolution": self._resolution,
+            "max_bins": self._max_bins,
+            "max_bytes": self._max_bytes,
+            "compact": self._compact,
+        }
 
     def reset(self) -> None:
-        # loose: whether some extremes are only an envelope after a revert (see the module docstring);
-        # seen: the distinct binary labels seen so far, sorted (groups are negative/positive under
-        # ``rule`` applied to them).
-        self._commit(
-            layout=None,
-            multilabel=False,
-            resolution=self._resolution,
-            loose=False,
-            _n=0,
-            seen=(),
-            **_arrays(np.empty(0, np.uint64), *_empty_arrays(0, 0, np.int64)),
-        )
+        self._commit(layout=None, multilabel=False, ovr=False, _n=0, seen=(), _cols=(), _pending=(), _npend=0)
 
-    def _flipped(self) -> dict[str, np.ndarray]:
-        """The arrays with the two groups of binary input swapped (negative <-> positive)."""
-        return _arrays(self.ids, *(a[:, ::-1].copy() for a in (self.counts, self.sums, self.kmin, self.kmax)))
+    @property
+    def _budget(self) -> int | None:
+        return None if self._max_bytes is None else self._max_bytes - RESERVE
+
+    @property
+    def cols(self) -> tuple[Column, ...]:
+        """The columns, pending keys folded in."""
+        if self._pending:
+            self._commit(_cols=self._folded(), _pending=(), _npend=0)
+        return self._cols
 
     @property
     def n_samples(self) -> int:
@@ -119,45 +150,80 @@ class ScoreSketch(State):
 
     @property
     def n_bins(self) -> int:
-        return len(self.ids)
+        return sum(len(c.ids) for c in self.cols)
 
     @property
     def n_groups(self) -> int:
-        return 0 if self.layout is None else self.layout[0] * self.layout[1]
+        return 0 if self.layout is None else self.layout[1]
+
+    @property
+    def resolution(self) -> int:
+        """The coarsest resolution of the columns (52: every column exact)."""
+        return min((c.res for c in self.cols), default=EXACT)
 
     @property
     def is_exact(self) -> bool:
         return self.resolution == EXACT
 
     @property
+    def integral(self) -> bool:
+        """Whether the counts are integers (no fractional weight, no ``scale``)."""
+        return all(c.counts.dtype.kind == "i" for c in self.cols)
+
+    @property
     def nbytes(self) -> int:
         """Memory of the arrays (in memory; the serialized form is much smaller)."""
-        return sum(a.nbytes for a in (self.ids, self.counts, self.sums, self.kmin, self.kmax))
+        return sum(a.nbytes for c in self.cols for a in c.arrays)
+
+    def _only(self) -> Column:
+        cols = self.cols
+        if len(cols) != 1:
+            raise AttributeError("the arrays of a sketch of one score column (use .cols for several)")
+        return cols[0]
+
+    # the arrays of a one-column (binary) sketch
+    ids = property(lambda self: self._only().ids)
+    counts = property(lambda self: self._only().counts)
+    sums = property(lambda self: self._only().sums)
+    kmin = property(lambda self: self._only().kmin)
+    kmax = property(lambda self: self._only().kmax)
+
+    @property
+    def loose(self) -> bool:
+        """Whether some column's extremes are an envelope after a revert."""
+        return any(c.loose for c in self.cols)
 
     def total_weight(self) -> float:
-        return float(self.counts.sum())
+        return float(sum(c.counts.sum() for c in self.cols))
+
+    def class_totals(self) -> np.ndarray:
+        """Weight per group of the first column (per true class for one-vs-one layouts)."""
+        cols = self.cols
+        return cols[0].counts.sum(axis=0, dtype=np.float64) if cols else np.zeros(0)
 
     # ------------------------------------------------------------------ update
     def _check_layout(self, layout: tuple[int, int], multilabel: bool) -> None:
         if self.layout is not None and (layout != self.layout or multilabel != self.multilabel):
             raise InputError(
-                f"y_score: expected {self.layout[0]} score column(s) and {self.layout[1]} classes "
+                f"y_score: expected {self.layout[0]} score column(s) and {self.layout[1]} groups "
                 f"({'multilabel' if self.multilabel else 'binary/multiclass'}) like earlier batches, "
                 f"found {layout[0]} and {layout[1]} ({'multilabel' if multilabel else 'binary/multiclass'})"
             )
 
-    def _batch(self, keys, groups, weights, layout):
-        kf = keys.ravel()
-        gf = groups.ravel()
-        wf = None
+    @staticmethod
+    def _entry(keys, groups, weights) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, bool]:
+        """A pending entry: keys and groups as (rows, columns), positive row weights, integral."""
+        k2 = keys.reshape(len(keys), -1)
+        g2 = np.broadcast_to(groups.reshape(len(groups), -1) if groups.ndim else groups, k2.shape)
         integral = True
         if weights is not None:
-            wf = np.repeat(weights, keys.shape[1]) if keys.ndim == 2 else weights
-            keep = wf > 0
+            keep = weights > 0
             if not keep.all():
-                kf, gf, wf = kf[keep], gf[keep], wf[keep]
-            integral = bool(np.all(wf == np.floor(wf))) and (not wf.size or wf.max() < 2.0**31)
-        return _histogram(kf, gf, wf, integral, layout, self.resolution)
+                k2, g2, weights = k2[keep], g2[keep], weights[keep]
+            integral = bool(np.all(weights == np.floor(weights))) and (
+                not weights.size or weights.max() < 2.0**31
+            )
+        return k2, g2, weights, integral
 
     def add(
         self,
@@ -169,8 +235,10 @@ class ScoreSketch(State):
         multilabel: bool = False,
         labels: tuple[Any, ...] = (),
         used: Any = None,
+        ovr: bool = False,
     ) -> None:
-        """Add keys (uint64, shape (n,) or (n, c)) with their groups (same shape) and row weights.
+        """Add keys (uint64, shape (n,) or (n, columns)) with their groups in the column (same
+        shape, or broadcastable) and row weights.
 
         Binary input also gives the batch's distinct ``labels`` and the positive label ``used``
         for its groups: the labels seen grow, and the groups swap where the rule changes its mind.
@@ -184,14 +252,66 @@ class ScoreSketch(State):
             return
         if flip_batch:
             groups = 1 - groups
-        batch = self._batch(keys, groups, weights, layout)
-        if flip_state:  # the state's groups under the new positive label (a copy: nothing changes yet)
-            base = copy.copy(self)
-            base.__dict__.update(self._flipped())
+        entry = self._entry(keys, groups, weights)
+        cols = self.cols if flip_state else self._cols  # (a flip needs the folded columns)
+        if flip_state:
+            cols = tuple(_flip(c) for c in cols)
+        if not cols:
+            cols = tuple(C.empty(layout[1], res=self._start_res) for _ in range(layout[0]))
+        pending = (*self._pending, entry)
+        npend = self._npend + entry[0].size
+        new = {"layout": layout, "multilabel": multilabel, "ovr": ovr, "_n": self._n + n_rows, "seen": seen}
+        if npend >= max(FOLD_MIN, FOLD_RATIO * sum(len(c.ids) for c in cols)):
+            new.update(_cols=self._folded(cols, pending), _pending=(), _npend=0)
         else:
-            base = self
-        merged = base._absorbed(*batch, self.resolution, self.loose)
-        self._commit(layout=layout, multilabel=multilabel, _n=self._n + n_rows, seen=seen, **merged)
+            new.update(_cols=cols, _pending=pending, _npend=npend)
+        self._commit(**new)
+
+    @property
+    def _start_res(self) -> int:
+        return EXACT if self._budget is not None or self._max_bins is not None else self._resolution
+
+    def _folded(self, cols: tuple[Column, ...] | None = None, pending: tuple = ()) -> tuple[Column, ...]:
+        """The columns with the pending entries folded in, each fitted to the budget."""
+        if cols is None:
+            cols, pending = self._cols, self._pending
+        raw = [e for e in pending if len(e) == 4]
+        merged = [e[0] for e in pending if len(e) == 1]
+        out = []
+        for c, col in enumerate(cols):
+            parts = [m[c] for m in merged]
+            if raw:
+                parts.append(self._batch_column(col, raw, c))
+            for part in parts:
+                col = C.union(col, part)
+            out.append(C.fit(col, self._resolution, self._budget, self._max_bins))
+        return tuple(out)
+
+    def _batch_column(self, col: Column, raw: list, c: int) -> Column:
+        """Column ``c`` of the raw pending entries, at ``col``'s resolution (or the cap, when the
+        batch alone is too large for the exact phase: see the module docstring)."""
+        kf = np.concatenate([e[0][:, c] for e in raw]) if len(raw) > 1 else raw[0][0][:, c]
+        gf = np.concatenate([e[1][:, c] for e in raw]) if len(raw) > 1 else raw[0][1][:, c]
+        integral = all(e[3] for e in raw)
+        if all(e[2] is None for e in raw):
+            wf = None
+        else:
+            wf = np.concatenate([np.ones(len(e[0])) if e[2] is None else e[2] for e in raw])
+        g = col.counts.shape[1]
+        budget = self._budget
+        if (
+            col.res == EXACT
+            and budget is not None
+            and len(kf) * (g + 2) > budget
+            and self._resolution < EXACT
+        ):
+            # a lower bound of the distinct keys from the histogram at the cap: when even that
+            # cannot fit exactly, skip building the exact histogram
+            h = C.histogram(kf, gf, wf, integral, g, self._resolution)
+            distinct = len(h.ids) + int((h.kmin != h.kmax).any(axis=1).sum())
+            if distinct * (g + 2) > budget:
+                return h
+        return C.histogram(kf, gf, wf, integral, g, col.res)
 
     def remove(
         self,
@@ -203,6 +323,7 @@ class ScoreSketch(State):
         multilabel: bool = False,
         labels: tuple[Any, ...] = (),
         used: Any = None,
+        ovr: bool = False,
     ) -> None:
         """Take out keys added before (the inverse of :meth:`add`, see the module docstring).
 
@@ -226,41 +347,12 @@ class ScoreSketch(State):
         if self.layout is None:
             raise InputError("y_score: expected rows that were added before, found an empty sketch")
         self._check_layout(layout, multilabel)
-        ids, counts, sums, kmin, kmax = self._batch(keys, groups, weights, layout)
-        where = np.searchsorted(self.ids, ids)
-        where = np.minimum(where, max(len(self.ids) - 1, 0))
-        not_added = "y_score: expected rows that were added before, found rows the sketch does not hold"
-        if not len(self.ids) or np.any(self.ids[where] != ids):
-            raise InputError(not_added)
-        new_counts = self.counts.astype(np.result_type(self.counts, counts), copy=True)
-        new_sums = self.sums.astype(np.result_type(self.sums, sums), copy=True)
-        old = new_counts[where]
-        left = old - counts
-        if new_counts.dtype.kind == "f":  # rounding residue of weighted counts
-            left[np.abs(left) <= 1e-9 * np.abs(old)] = 0.0
-        present = counts > 0
-        if (
-            np.any(left < 0)
-            or np.any((kmin < self.kmin[where]) & present)
-            or np.any((kmax > self.kmax[where]) & present)
-        ):
-            raise InputError(not_added)
-        new_counts[where] = left
-        new_sums[where] -= sums
-        if new_sums.dtype.kind == "f":
-            new_sums[where] = np.where(left > 0, np.maximum(new_sums[where], 0.0), 0.0)
-        new_kmin, new_kmax = self.kmin.copy(), self.kmax.copy()
-        emptied = new_counts <= 0
-        new_kmin[emptied], new_kmax[emptied] = _UMAX, 0
-        touched = np.zeros(new_counts.shape, bool)
-        touched[where] = present
-        loose = self.loose or bool(np.any(touched & ~emptied & (new_kmin != new_kmax)))
-        keep = ~emptied.all(axis=1)
-        arrays = (self.ids, new_counts, new_sums, new_kmin, new_kmax)
-        arrays = tuple(a[keep] for a in arrays)
-        if not len(arrays[0]):
-            arrays = (np.empty(0, np.uint64), *_empty_arrays(0, self.n_groups, new_counts.dtype))
-        self._commit(loose=loose, _n=self._n - n_rows, **_arrays(*_settle(self.resolution, *arrays, loose)))
+        k2, g2, wf, integral = self._entry(keys, groups, weights)
+        out = []
+        for c, col in enumerate(self.cols):
+            h = C.histogram(k2[:, c], g2[:, c], wf, integral, col.counts.shape[1], col.res)
+            out.append(_removed(col, h))
+        self._commit(_cols=tuple(out), _n=self._n - n_rows)
 
     def scale(self, factor: float) -> None:
         """Multiply every weight by ``factor`` (counts become float64 weighted counts).
@@ -268,36 +360,18 @@ class ScoreSketch(State):
         Examples:
             >>> import numpy as np
             >>> from streammetrics.ranking.keys import keys_of
-            >>> s = ScoreSketch(resolution=4)
+            >>> s = ScoreSketch()
             >>> s.add(keys_of(np.array([0.1, 0.8]), "probability"), np.array([0, 1]), None, (1, 2))
             >>> s.scale(0.5)
-            >>> s.counts.sum(axis=0).tolist()
+            >>> s.cols[0].counts.sum(axis=0).tolist()
             [0.5, 0.5]
         """
         factor = float(factor)
         if not np.isfinite(factor) or factor < 0:
             raise ValueError(f"factor: expected a finite number >= 0, found {factor!r}")
-        counts = self.counts.astype(np.float64) * factor
-        sums = self.sums.astype(np.float64) * factor
-        kmin, kmax = self.kmin.copy(), self.kmax.copy()
-        emptied = counts <= 0
-        kmin[emptied], kmax[emptied] = _UMAX, 0
-        sums[emptied] = 0.0
-        keep = ~emptied.all(axis=1)
-        arrays = tuple(a[keep] for a in (self.ids, counts, sums, kmin, kmax))
-        self._commit(**_arrays(*_settle(self.resolution, *arrays, self.loose)))
-
-    def _absorbed(self, ids, counts, sums, kmin, kmax, resolution: int, loose: bool) -> dict[str, Any]:
-        """Histogram arrays (at ``resolution``) merged into ours, within ``max_bins``: the fields
-        to commit (the resolution and the five arrays)."""
-        res = min(self.resolution, resolution)
-        mine = _coarsen(self.resolution, res, self.ids, self.counts, self.sums, self.kmin, self.kmax)
-        theirs = _coarsen(resolution, res, ids, counts, sums, kmin, kmax)
-        merged = _settle(res, *_union(mine, theirs), loose)
-        while self._max_bins is not None and len(merged[0]) > self._max_bins and res > 0:
-            merged = _settle(res - 1, *_coarsen(res, res - 1, *merged), loose)
-            res -= 1
-        return {"resolution": res, **_arrays(*merged)}
+        cols = tuple(_scaled(col, factor) for col in self.cols)
+        # weighted counts take more bytes: refit (only ever coarser)
+        self._commit(_cols=tuple(C.fit(c, self._resolution, self._budget, self._max_bins) for c in cols))
 
     # ------------------------------------------------------------------ merge / coarsen
     def check_mergeable(self, other: State) -> None:
@@ -305,10 +379,12 @@ class ScoreSketch(State):
             raise MergeError(
                 f"cannot merge a {type(other).__name__} state into a {type(self).__name__} state"
             )
-        if self._max_bins != other._max_bins:  # type: ignore[attr-defined]
-            raise MergeError(
-                f"cannot merge score sketches of different max_bins: {self._max_bins} vs {other._max_bins}"  # type: ignore[attr-defined]
-            )
+        for name in ("_max_bins", "_max_bytes", "_compact"):
+            if getattr(self, name) != getattr(other, name):
+                raise MergeError(
+                    f"cannot merge score sketches of different {name[1:]}: "
+                    f"{getattr(self, name)} vs {getattr(other, name)}"
+                )
 
     def merge(self, other: State) -> None:
         self.check_mergeable(other)
@@ -316,69 +392,50 @@ class ScoreSketch(State):
         if (
             other.layout is not None
             and self.layout is not None
-            and (other.layout != self.layout or other.multilabel != self.multilabel)
+            and (other.layout != self.layout or other.multilabel != self.multilabel or other.ovr != self.ovr)
         ):
             raise MergeError(f"cannot merge score sketches of layout {other.layout} into {self.layout}")
         seen, flip_self, flip_other = plan(self.rule, self.seen, other.seen, _positive_of(other))
-        if flip_other:
-            other = copy.copy(other)
-            other.__dict__.update(other._flipped())
-        base = self
+        new: dict[str, Any] = {"_n": self._n + other._n, "seen": seen}
+        cols, pending, npend = self._cols, self._pending, self._npend
         if flip_self:
-            base = copy.copy(self)
-            base.__dict__.update(self._flipped())
-        loose = self.loose or other.loose
-        new: dict[str, Any] = {"loose": loose, "_n": self._n + other._n, "seen": seen}
-        if flip_self:
-            new.update(self._flipped())
-        theirs = (other.ids, other.counts, other.sums, other.kmin, other.kmax, other.resolution)
+            cols, pending, npend = tuple(_flip(c) for c in self.cols), (), 0
         if other.layout is not None:
-            new.update(layout=other.layout, multilabel=other.multilabel)
-            new.update(base._absorbed(*theirs, loose))
-        elif other.resolution < self.resolution:
-            new.update(base._absorbed(*theirs, loose))
-        elif self.loose != loose:
-            new.update(
-                _arrays(
-                    *_settle(self.resolution, base.ids, base.counts, base.sums, base.kmin, base.kmax, True)
-                )
-            )
+            theirs: tuple[Any, ...]
+            if flip_other:
+                theirs = ((tuple(_flip(c) for c in other.cols),),)
+            else:
+                theirs = (*other._pending, (other._cols,))
+            if not cols:
+                g = other.layout[1]
+                cols = tuple(C.empty(g, res=self._start_res) for _ in range(other.layout[0]))
+            pending = (*pending, *theirs)
+            npend += other._npend + sum(len(c.ids) for c in other._cols)
+            new.update(layout=other.layout, multilabel=other.multilabel, ovr=other.ovr)
+            if npend >= max(FOLD_MIN, FOLD_RATIO * sum(len(c.ids) for c in cols)):
+                cols, pending, npend = self._folded(cols, pending), (), 0
+        new.update(_cols=cols, _pending=pending, _npend=npend)
         self._commit(**new)
 
     def coarsen(self, resolution: int) -> None:
-        """Lower the resolution in place (bins nest: the result is what that resolution gives)."""
+        """Lower the resolution of every column in place (bins nest: the result is what that
+        resolution gives)."""
         if resolution > self.resolution:
             raise ValueError(
                 f"resolution: expected at most the current {self.resolution}, found {resolution}"
             )
-        arrays = _coarsen(self.resolution, resolution, self.ids, self.counts, self.sums, self.kmin, self.kmax)
-        self._commit(resolution=resolution, **_arrays(*_settle(resolution, *arrays, self.loose)))
+        self._commit(_cols=tuple(C.coarsened(col, resolution) for col in self.cols))
 
     # ------------------------------------------------------------------ serialization
-    def _kinds(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Per group: occupied, single score, two exactly known samples, envelope extremes."""
-        return group_kinds(self.counts, self.kmin, self.kmax, self.loose)
-
-    def _arrays(self) -> SketchArrays:
-        return SketchArrays(
-            self.layout,
-            self.multilabel,
-            self.resolution,
-            self.loose,
-            self._n,
-            self.ids,
-            self.counts,
-            self.sums,
-            self.kmin,
-            self.kmax,
-        )
-
     def to_dict(self) -> dict[str, Any]:
         """The compact form of :mod:`streammetrics.ranking.codec` (see the docs' state format page):
-        delta-coded bin ids and LEB128 varints of counts, extremes (relative to their bin) and the
-        sums that cannot be derived.
+        per column, delta-coded bin ids and LEB128 varints of counts, extremes (relative to their
+        bin) and the sums that cannot be derived; the columns' fields concatenated.
         """
-        out = codec.encode(self._arrays())
+        cols = self.cols
+        out = codec.encode_columns(
+            self.layout, self.multilabel, self.ovr, self._n, [_sketch_arrays(c) for c in cols]
+        )
         if self.seen:
             out["seen"] = list(self.seen)
         return out
@@ -388,127 +445,135 @@ class ScoreSketch(State):
         seen, data = read_seen(data, where)
         if isinstance(data, dict) and set(data) == _V1_KEYS:
             data = _from_v1(data, where)
-        s = codec.decode(data, self._resolution)
-        # the codec reads what is stored; the canonical form of the extremes is the sketch's rule
-        settled = _settle(s.resolution, s.ids, s.counts, s.sums, s.kmin, s.kmax, s.loose)
-        if any(not np.array_equal(x, y) for x, y in zip(settled[3:], (s.kmin, s.kmax), strict=True)):
-            raise StateError(f"{where}: extremes not in canonical form")
+        if isinstance(data, dict) and "n_bins" not in data:  # version 2: bins shared by the columns
+            s = codec.decode(data, EXACT)
+            layout, multilabel, ovr, n = s.layout, s.multilabel, False, s.n_samples
+            cols = _split_v2(s)
+            if layout is not None and not multilabel and layout != (1, 2) and self._compact:
+                cols = tuple(C.one_vs_rest(col, j) for j, col in enumerate(cols))
+                layout, ovr = (layout[0], 2), True
+            cols = tuple(C.fit(col, self._resolution, self._budget, self._max_bins) for col in cols)
+        else:
+            layout, multilabel, ovr, n, arrays = codec.decode_columns(data, EXACT)
+            cols = []
+            for s in arrays:
+                # the codec reads what is stored; the canonical form of the extremes is the sketch's rule
+                settled = C.settle(s.resolution, s.ids, s.counts, s.sums, s.kmin, s.kmax, s.loose)
+                if any(not np.array_equal(x, y) for x, y in zip(settled[3:], (s.kmin, s.kmax), strict=True)):
+                    raise StateError(f"{where}: extremes not in canonical form")
+                cols.append(Column(s.resolution, s.loose, s.ids, s.counts, s.sums, s.kmin, s.kmax))
+            cols = tuple(cols)
+            if len({c.counts.dtype for c in cols}) > 1:
+                raise StateError(f"{where}: columns of integer and weighted counts")
+            if ovr and (multilabel or layout is None or layout[1] != 2):
+                raise StateError(f"{where}: one-vs-rest columns hold two groups, found layout {layout}")
         self._commit(
-            multilabel=s.multilabel,
-            layout=s.layout,
-            resolution=s.resolution,
-            loose=s.loose,
-            _n=s.n_samples,
-            seen=seen,
-            **_arrays(s.ids, s.counts, s.sums, s.kmin, s.kmax),
+            layout=layout, multilabel=multilabel, ovr=ovr, _n=n, seen=seen, _cols=cols, _pending=(), _npend=0
         )
 
     def check(self) -> None:
         where = _LIVE.where
-        _LIVE.check(
-            {"ids": self.ids, "counts": self.counts, "sums": self.sums, "kmin": self.kmin, "kmax": self.kmax},
-            n_groups=self.n_groups,
-        )
-        if self.ids.size and not self.counts.any(axis=1).all():
-            raise StateError(f"{where}: empty bins are not stored")
+        cols = self.cols
         if self.layout is None:
-            if self.ids.size:
-                raise StateError(f"{where}: bins without a layout")
+            if cols:
+                raise StateError(f"{where}: columns without a layout")
             return
-        columns, classes = self.layout
-        # binary: 1 score column, 2 classes; multiclass: K columns, K classes; multilabel: L x 2
-        if (self.multilabel and classes != 2) or (
-            not self.multilabel and (columns, classes) != (1, 2) and columns != classes
+        n_cols, g = self.layout
+        if len(cols) != n_cols:
+            raise StateError(f"{where}: {len(cols)} columns for layout {list(self.layout)}")
+        # binary: 1 column, 2 groups; multiclass: K x 2 (one-vs-rest) or K x K; multilabel: L x 2
+        if ((self.multilabel or self.ovr) and g != 2) or (
+            not self.multilabel and not self.ovr and (n_cols, g) != (1, 2) and n_cols != g
         ):
             raise StateError(
-                f"{where}: layout {list(self.layout)} is neither binary [1, 2], multiclass [K, K] "
-                "nor multilabel [L, 2]"
+                f"{where}: layout {list(self.layout)} is neither binary [1, 2], multiclass [K, 2] or "
+                "[K, K] nor multilabel [L, 2]"
             )
-        # (int64 counts do not bound the sum by n_samples: integer weights keep counts int64)
-        elif self._n == 0 and self.counts.any():
+        for col in cols:
+            _check_column(col, g, where)
+        if self._n == 0 and any(col.counts.any() for col in cols):
             raise StateError(f"{where}: weights without rows (n_samples=0)")
-        shift = _U(MANTISSA_BITS - self.resolution)
-        occupied = self.counts > 0
-        ids = np.broadcast_to(self.ids[:, None], self.kmin.shape)
-        if self.ids.size and (
-            np.any((self.kmin >> shift)[occupied] != ids[occupied])
-            or np.any((self.kmax >> shift)[occupied] != ids[occupied])
-            or np.any(self.kmin[occupied] > self.kmax[occupied])
-        ):
-            raise StateError(f"{where}: kmin/kmax do not lie in their bins")
 
     # ------------------------------------------------------------------ views
-    def _exact_groups(self) -> np.ndarray:
-        """Per group: whether every sample's score is known (one distinct score, or two samples)."""
-        occupied, single, pair, _ = self._kinds()
-        return ~occupied | single | pair
-
     def binary_view(
         self, column: int, positive: list[int], negative: list[int], refine: bool = True
     ) -> BinaryHistogram:
-        """Positive classes vs negative classes of one score column (or all columns: ``-1``).
+        """Positive groups vs negative groups of one score column (``-1``: every column pooled,
+        at the coarsest resolution among them).
 
         With ``refine``, a bin whose samples are all known exactly (each group holds one
         distinct score or two samples) is split into one exact bin per distinct score.
         """
         assert self.layout is not None
-        n_cols, n_cls = self.layout
-        cols = range(n_cols) if column < 0 else [column]
-        pg = [c * n_cls + k for c in cols for k in positive]
-        ng = [c * n_cls + k for c in cols for k in negative]
-        both = pg + ng
-        pos = self.counts[:, pg].sum(axis=1, dtype=np.float64)
-        neg = self.counts[:, ng].sum(axis=1, dtype=np.float64)
-        keep = (pos > 0) | (neg > 0)
-        sel = np.flatnonzero(keep) if not keep.all() else slice(None)
-        ids, pos, neg = self.ids[sel], pos[sel], neg[sel]
-        counts = self.counts[sel][:, both]
-        kmin_g, kmax_g = self.kmin[sel][:, both], self.kmax[sel][:, both]
-        pos_sum = self.sums[sel][:, pg].sum(axis=1, dtype=np.float64)
-        neg_sum = self.sums[sel][:, ng].sum(axis=1, dtype=np.float64)
-        kmin, kmax = kmin_g.min(axis=1), kmax_g.max(axis=1)
-        ob = _offset_bits(self.resolution)
-        shift = MANTISSA_BITS - self.resolution
-        if not refine or shift == 0 or not len(ids):
-            return BinaryHistogram(ids, pos, neg, pos_sum, neg_sum, kmin, kmax, ob, self.resolution)
-        exact = self._exact_groups()[sel][:, both]
-        split = exact.all(axis=1) & (kmin != kmax)
-        if not split.any():
-            return BinaryHistogram(ids, pos, neg, pos_sum, neg_sum, kmin, kmax, ob, self.resolution)
-        # the exactly known samples of the split bins: (key, positive weight, negative weight)
-        c, lo, hi = counts[split], kmin_g[split], kmax_g[split]
-        occ = c > 0
-        single = occ & (lo == hi)
-        is_pos = np.zeros(len(both), bool)
-        is_pos[: len(pg)] = True
-        is_pos = np.broadcast_to(is_pos, c.shape)
-        w1 = np.where(single, c, 1).astype(np.float64)
-        two = occ & ~single
-        keys = np.concatenate([lo[occ], hi[two]])
-        w = np.concatenate([w1[occ], np.ones(int(two.sum()))])
-        side = np.concatenate([is_pos[occ], is_pos[two]])
-        uk, inv = np.unique(keys, return_inverse=True)
-        sp = np.bincount(inv, weights=np.where(side, w, 0.0), minlength=len(uk))
-        sn = np.bincount(inv, weights=np.where(side, 0.0, w), minlength=len(uk))
-        off = ((uk >> _U(OFFSET_SHIFT)) & _U((1 << ob) - 1)).astype(np.float64) if ob else np.zeros(len(uk))
-        rest = ~split
-        rk = ids[rest] << _U(shift)
-        order = np.argsort(np.concatenate([rk, uk]), kind="stable")
+        cols = self.cols
+        if column >= 0:
+            col = cols[column]
+        else:
+            col = C.empty(self.layout[1], res=min(c.res for c in cols))
+            for c in cols:
+                col = C.union(col, c)
+        return column_view(col, positive, negative, refine)
 
-        def cat(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-            return np.concatenate([x, y])[order]
 
-        return BinaryHistogram(
-            cat(rk, uk),
-            cat(pos[rest], sp),
-            cat(neg[rest], sn),
-            cat(pos_sum[rest], sp * off),
-            cat(neg_sum[rest], sn * off),
-            cat(kmin[rest], uk),
-            cat(kmax[rest], uk),
-            ob,
-            self.resolution,
-        )
+def column_view(
+    col: Column, positive: list[int], negative: list[int], refine: bool = True
+) -> BinaryHistogram:
+    """The binary view of groups ``positive`` against ``negative`` of one column (see
+    :meth:`ScoreSketch.binary_view`)."""
+    both = positive + negative
+    pos = col.counts[:, positive].sum(axis=1, dtype=np.float64)
+    neg = col.counts[:, negative].sum(axis=1, dtype=np.float64)
+    keep = (pos > 0) | (neg > 0)
+    sel = np.flatnonzero(keep) if not keep.all() else slice(None)
+    ids, pos, neg = col.ids[sel], pos[sel], neg[sel]
+    counts = col.counts[sel][:, both]
+    kmin_g, kmax_g = col.kmin[sel][:, both], col.kmax[sel][:, both]
+    pos_sum = col.sums[sel][:, positive].sum(axis=1, dtype=np.float64)
+    neg_sum = col.sums[sel][:, negative].sum(axis=1, dtype=np.float64)
+    kmin, kmax = kmin_g.min(axis=1), kmax_g.max(axis=1)
+    ob = _offset_bits(col.res)
+    shift = MANTISSA_BITS - col.res
+    if not refine or shift == 0 or not len(ids):
+        return BinaryHistogram(ids, pos, neg, pos_sum, neg_sum, kmin, kmax, ob, col.res)
+    occupied, single, pair, _ = group_kinds(counts, kmin_g, kmax_g, col.loose)
+    exact = ~occupied | single | pair
+    split = exact.all(axis=1) & (kmin != kmax)
+    if not split.any():
+        return BinaryHistogram(ids, pos, neg, pos_sum, neg_sum, kmin, kmax, ob, col.res)
+    # the exactly known samples of the split bins: (key, positive weight, negative weight)
+    c, lo, hi = counts[split], kmin_g[split], kmax_g[split]
+    occ = c > 0
+    single = occ & (lo == hi)
+    is_pos = np.zeros(len(both), bool)
+    is_pos[: len(positive)] = True
+    is_pos = np.broadcast_to(is_pos, c.shape)
+    w1 = np.where(single, c, 1).astype(np.float64)
+    two = occ & ~single
+    keys = np.concatenate([lo[occ], hi[two]])
+    w = np.concatenate([w1[occ], np.ones(int(two.sum()))])
+    side = np.concatenate([is_pos[occ], is_pos[two]])
+    uk, inv = np.unique(keys, return_inverse=True)
+    sp = np.bincount(inv, weights=np.where(side, w, 0.0), minlength=len(uk))
+    sn = np.bincount(inv, weights=np.where(side, 0.0, w), minlength=len(uk))
+    off = ((uk >> _U(OFFSET_SHIFT)) & _U((1 << ob) - 1)).astype(np.float64) if ob else np.zeros(len(uk))
+    rest = ~split
+    rk = ids[rest] << _U(shift)
+    order = np.argsort(np.concatenate([rk, uk]), kind="stable")
+
+    def cat(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return np.concatenate([x, y])[order]
+
+    return BinaryHistogram(
+        cat(rk, uk),
+        cat(pos[rest], sp),
+        cat(neg[rest], sn),
+        cat(pos_sum[rest], sp * off),
+        cat(neg_sum[rest], sn * off),
+        cat(kmin[rest], uk),
+        cat(kmax[rest], uk),
+        ob,
+        col.res,
+    )
 
 
 def _positive_of(s: ScoreSketch) -> Any:
@@ -518,7 +583,67 @@ def _positive_of(s: ScoreSketch) -> Any:
     return s.rule.positive(s.seen)
 
 
-#: The arrays of a sketch in memory (what :meth:`ScoreSketch.check` checks; the wire fields are
+def _flip(col: Column) -> Column:
+    """A binary column with its two groups swapped (negative <-> positive)."""
+    return Column(col.res, col.loose, col.ids, *(a[:, ::-1].copy() for a in col.arrays[1:]))
+
+
+def _sketch_arrays(col: Column) -> SketchArrays:
+    g = col.counts.shape[1]
+    return SketchArrays((1, g), False, col.res, col.loose, 0, *col.arrays)
+
+
+def _scaled(col: Column, factor: float) -> Column:
+    counts = col.counts.astype(np.float64) * factor
+    sums = col.sums.astype(np.float64) * factor
+    kmin, kmax = col.kmin.copy(), col.kmax.copy()
+    emptied = counts <= 0
+    kmin[emptied], kmax[emptied] = _UMAX, 0
+    sums[emptied] = 0.0
+    keep = ~emptied.all(axis=1)
+    arrays = tuple(a[keep] for a in (col.ids, counts, sums, kmin, kmax))
+    return Column(col.res, col.loose, *C.settle(col.res, *arrays, col.loose))
+
+
+def _removed(col: Column, h: Column) -> Column:
+    """``col`` less the batch column ``h`` (same resolution); :class:`InputError` if impossible."""
+    ids, counts, sums, kmin, kmax = h.arrays
+    not_added = "y_score: expected rows that were added before, found rows the sketch does not hold"
+    if not len(ids):
+        return col
+    where = np.searchsorted(col.ids, ids)
+    where = np.minimum(where, max(len(col.ids) - 1, 0))
+    if not len(col.ids) or np.any(col.ids[where] != ids):
+        raise InputError(not_added)
+    new_counts = col.counts.astype(np.result_type(col.counts, counts), copy=True)
+    new_sums = col.sums.astype(np.result_type(col.sums, sums), copy=True)
+    old = new_counts[where]
+    left = old - counts
+    if new_counts.dtype.kind == "f":  # rounding residue of weighted counts
+        left[np.abs(left) <= 1e-9 * np.abs(old)] = 0.0
+    present = counts > 0
+    if (
+        np.any(left < 0)
+        or np.any((kmin < col.kmin[where]) & present)
+        or np.any((kmax > col.kmax[where]) & present)
+    ):
+        raise InputError(not_added)
+    new_counts[where] = left
+    new_sums[where] -= sums
+    if new_sums.dtype.kind == "f":
+        new_sums[where] = np.where(left > 0, np.maximum(new_sums[where], 0.0), 0.0)
+    new_kmin, new_kmax = col.kmin.copy(), col.kmax.copy()
+    emptied = new_counts <= 0
+    new_kmin[emptied], new_kmax[emptied] = _UMAX, 0
+    touched = np.zeros(new_counts.shape, bool)
+    touched[where] = present
+    loose = col.loose or bool(np.any(touched & ~emptied & (new_kmin != new_kmax)))
+    keep = ~emptied.all(axis=1)
+    arrays = tuple(a[keep] for a in (col.ids, new_counts, new_sums, new_kmin, new_kmax))
+    return Column(col.res, loose, *C.settle(col.res, *arrays, loose))
+
+
+#: The arrays of a column in memory (what :meth:`ScoreSketch.check` checks; the wire fields are
 #: :data:`streammetrics.ranking.codec.FIELDS`).
 _LIVE = Schema(
     "ScoreSketch state",
@@ -530,12 +655,44 @@ _LIVE = Schema(
 )
 
 
-# ---------------------------------------------------------------------- version 1 states
+def _check_column(col: Column, g: int, where: str) -> None:
+    _LIVE.check(dict(zip(("ids", "counts", "sums", "kmin", "kmax"), col.arrays, strict=True)), n_groups=g)
+    if not COARSEST <= col.res <= EXACT:
+        raise StateError(f"{where}: resolution {col.res} outside [{COARSEST}, {EXACT}]")
+    if col.ids.size and not col.counts.any(axis=1).all():
+        raise StateError(f"{where}: empty bins are not stored")
+    shift = _U(MANTISSA_BITS - col.res)
+    occupied = col.counts > 0
+    ids = np.broadcast_to(col.ids[:, None], col.kmin.shape)
+    if col.ids.size and (
+        np.any((col.kmin >> shift)[occupied] != ids[occupied])
+        or np.any((col.kmax >> shift)[occupied] != ids[occupied])
+        or np.any(col.kmin[occupied] > col.kmax[occupied])
+    ):
+        raise StateError(f"{where}: kmin/kmax do not lie in their bins")
+
+
+# ---------------------------------------------------------------------- older states
 _V1_KEYS = {"layout", "multilabel", "resolution", "ids", "counts", "sums", "kmin", "kmax", "n_samples"}
 
 
+def _split_v2(s: SketchArrays) -> tuple[Column, ...]:
+    """A version-2 state (bins shared by every column, groups ``column * classes + class``) as columns."""
+    if s.layout is None:
+        return ()
+    n_cols, n_cls = s.layout
+    out = []
+    for j in range(n_cols):
+        part = slice(j * n_cls, (j + 1) * n_cls)
+        counts = s.counts[:, part]
+        keep = (counts > 0).any(axis=1)
+        arrays = (s.ids[keep], counts[keep], s.sums[keep, part], s.kmin[keep, part], s.kmax[keep, part])
+        out.append(Column(s.resolution, s.loose, *arrays))
+    return tuple(out)
+
+
 def _from_v1(data: dict[str, Any], where: str) -> dict[str, Any]:
-    """A version-1 state (raw arrays, min/max keys per bin and column) in the current form.
+    """A version-1 state (raw arrays, min/max keys per bin and column) in the version-2 form.
 
     Its per-column extremes become every group's envelope (``loose``), which keeps the bounds.
     """
@@ -550,7 +707,7 @@ def _from_v1(data: dict[str, Any], where: str) -> dict[str, Any]:
         empty = counts <= 0
         gk_min[empty], gk_max[empty] = _UMAX, 0
         res = int(data["resolution"])
-        _, counts, sums, gk_min, gk_max = _settle(res, ids, counts, sums, gk_min, gk_max, True)
+        _, counts, sums, gk_min, gk_max = C.settle(res, ids, counts, sums, gk_min, gk_max, True)
     except (ValueError, TypeError, IndexError) as err:
         raise StateError(f"{where}: malformed version-1 state") from err
     current = SketchArrays(
@@ -568,156 +725,3 @@ def _from_v1(data: dict[str, Any], where: str) -> dict[str, Any]:
     out = codec.encode(current)
     out["layout"], out["n_samples"] = layout, data["n_samples"]
     return out
-
-
-# ---------------------------------------------------------------------- array helpers
-def _arrays(ids, counts, sums, kmin, kmax) -> dict[str, np.ndarray]:
-    """The five arrays of a sketch, by name (to commit them at once)."""
-    return {"ids": ids, "counts": counts, "sums": sums, "kmin": kmin, "kmax": kmax}
-
-
-def _empty_arrays(b: int, g: int, dtype: Any) -> tuple[np.ndarray, ...]:
-    return (
-        np.zeros((b, g), dtype),
-        np.zeros((b, g), dtype),
-        np.full((b, g), _UMAX, np.uint64),
-        np.zeros((b, g), np.uint64),
-    )
-
-
-def _settle(res: int, ids, counts, sums, kmin, kmax, loose: bool) -> tuple[np.ndarray, ...]:
-    """Round the extremes of groups with several distinct scores out to the grid (canonical form).
-
-    Exact extremes are kept for one distinct score, and, with integer counts and no revert, for
-    two samples; the rule depends on the data only, so merges stay order independent.
-    """
-    cell = _cell_bits(res)
-    if not cell or not len(ids):
-        return ids, counts, sums, kmin, kmax
-    multi = (counts > 0) & (kmin != kmax)
-    if counts.dtype.kind == "i" and not loose:
-        multi &= counts >= 3
-    if multi.any():
-        mask = _U((1 << cell) - 1)
-        kmin = np.where(multi, kmin & ~mask, kmin)
-        kmax = np.where(multi, kmax | mask, kmax)
-    return ids, counts, sums, kmin, kmax
-
-
-def _histogram(kf, gf, wf, integral: bool, layout: tuple[int, int], resolution: int):
-    """Histogram arrays (ids, counts, sums, kmin, kmax) of one batch of keys (extremes exact)."""
-    shift = _U(MANTISSA_BITS - resolution)
-    ids = kf >> shift
-    lo, hi = (ids.min(), ids.max()) if ids.size else (_U(0), _U(0))
-    span = int(hi - lo) + 1
-    dense = span <= max(4 * len(ids), 1 << 16)
-    if dense:
-        loc = (ids - lo).astype(np.intp)
-        n_loc = span
-    else:
-        uniq, loc = np.unique(ids, return_inverse=True)
-        loc = loc.ravel()
-        n_loc = len(uniq)
-    n_cols, n_cls = layout
-    g = n_cols * n_cls
-    flat = loc * g + gf if g > 1 else loc
-    size = n_loc * g
-    if wf is None:
-        counts = np.bincount(flat, minlength=size)
-        dtype = np.int64
-    elif integral:
-        counts = np.rint(np.bincount(flat, weights=wf, minlength=size)).astype(np.int64)
-        dtype = np.int64
-    else:
-        counts = np.bincount(flat, weights=wf, minlength=size)
-        dtype = np.float64
-    bits = _offset_bits(resolution)
-    if bits:
-        off = (kf >> _U(OFFSET_SHIFT)) & _U((1 << bits) - 1)
-        if wf is None and len(kf) < 1 << 28:  # exact in float64: below 2**24 * 2**28
-            sums = np.rint(np.bincount(flat, weights=off.astype(np.float64), minlength=size)).astype(np.int64)
-        elif dtype == np.int64:
-            sums = np.zeros(size, np.int64)
-            np.add.at(sums, flat, off.astype(np.int64) * wf.astype(np.int64))
-        else:
-            sums = np.bincount(flat, weights=off.astype(np.float64) * wf, minlength=size)
-    else:
-        sums = np.zeros(size, dtype)
-    kmin = np.full(size, _UMAX, np.uint64)
-    kmax = np.zeros(size, np.uint64)
-    np.minimum.at(kmin, flat, kf)
-    np.maximum.at(kmax, flat, kf)
-    counts, sums = counts.reshape(n_loc, g), sums.reshape(n_loc, g)
-    kmin, kmax = kmin.reshape(n_loc, g), kmax.reshape(n_loc, g)
-    occupied = (counts > 0).any(axis=1)
-    rows = np.flatnonzero(occupied)
-    out_ids = lo + rows.astype(np.uint64) if dense else uniq[rows]
-    return out_ids, counts[rows], sums[rows], kmin[rows], kmax[rows]
-
-
-def _promote(a: np.ndarray, b: np.ndarray) -> Any:
-    return np.float64 if (a.dtype.kind == "f" or b.dtype.kind == "f") else np.int64
-
-
-def _union(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
-    ids_a, ids_b = a[0], b[0]
-    if not len(ids_b):
-        return a
-    if not len(ids_a):
-        return b
-    g = b[1].shape[1]
-    if a[1].shape[1] != g:
-        raise MergeError(f"cannot merge score sketches of {a[1].shape[1]} and {g} groups")
-    ib = np.searchsorted(ids_a, ids_b)
-    if ib[-1] < len(ids_a) and np.array_equal(ids_a[ib], ids_b):  # b's bins are all in a
-        ia: Any = slice(None)
-        ids = ids_a
-    else:
-        both = np.concatenate([ids_a, ids_b])
-        both.sort(kind="stable")
-        ids = both[np.concatenate([[True], both[1:] != both[:-1]])]
-        ia, ib = np.searchsorted(ids, ids_a), np.searchsorted(ids, ids_b)
-    ct = _promote(a[1], b[1])
-    st = _promote(a[2], b[2])
-    counts = np.zeros((len(ids), g), ct)
-    sums = np.zeros((len(ids), g), st)
-    kmin = np.full((len(ids), g), _UMAX, np.uint64)
-    kmax = np.zeros((len(ids), g), np.uint64)
-    counts[ia] = a[1]
-    counts[ib] += b[1]
-    sums[ia] = a[2]
-    sums[ib] += b[2]
-    kmin[ia] = a[3]
-    kmin[ib] = np.minimum(kmin[ib], b[3])
-    kmax[ia] = a[4]
-    kmax[ib] = np.maximum(kmax[ib], b[4])
-    return ids, counts, sums, kmin, kmax
-
-
-def _coarsen(res_from: int, res_to: int, ids, counts, sums, kmin, kmax) -> tuple[np.ndarray, ...]:
-    """The same histogram at a coarser resolution (exact integer arithmetic on integer states)."""
-    d = res_from - res_to
-    if d <= 0 or not len(ids):
-        return ids, counts, sums, kmin, kmax
-    s_old, s_new, q = MANTISSA_BITS - res_from, MANTISSA_BITS - res_to, OFFSET_SHIFT
-    low = ids & _U((1 << d) - 1)
-    if s_new <= q:
-        new_sums = np.zeros_like(sums)
-    elif s_old >= q:
-        base = (low << _U(s_old - q)).astype(np.int64)
-        new_sums = sums + counts * base[:, None].astype(sums.dtype if sums.dtype.kind == "f" else np.int64)
-    else:
-        per = ((ids << _U(s_old)) >> _U(q)) & _U((1 << (s_new - q)) - 1)
-        dtype = np.float64 if counts.dtype.kind == "f" else np.int64
-        new_sums = (counts * per.astype(np.int64)[:, None]).astype(dtype)
-    if new_sums.dtype != counts.dtype:
-        new_sums = new_sums.astype(np.float64)
-    new_ids = ids >> _U(d)
-    starts = np.flatnonzero(np.concatenate([[True], new_ids[1:] != new_ids[:-1]]))
-    return (
-        new_ids[starts],
-        np.add.reduceat(counts, starts, axis=0),
-        np.add.reduceat(new_sums, starts, axis=0),
-        np.minimum.reduceat(kmin, starts, axis=0),
-        np.maximum.reduceat(kmax, starts, axis=0),
-    )

@@ -246,4 +246,15 @@ CASES: list[LawCase] = [
     LawCase("ROCCurve[sketch]", lambda: sm.ROCCurve(resolution=6), _binary, revert_rtol=REVERT_RTOL["curve"]),
     LawCase("PRCurve[exact]", lambda: sm.PRCurve(exact=True), _binary, _pr_curve, rtol=1e-12),
     LawCase("PRCurve[sketch]", lambda: sm.PRCurve(resolution=6), _binary, revert_rtol=REVERT_RTOL["curve"]),
+    # issue 16: the default sketch is exact below its byte budget (scikit-learn to 1e-12), and a
+    # small budget crosses into bins inside the law's batches (the laws hold across the crossing)
+    LawCase("ROCAUC[budget-exact]", lambda: sm.ROCAUC(), _binary, _auc, rtol=1e-12),
+    LawCase("ROCAUC[budget-ovr]", lambda: sm.ROCAUC(), _multiclass, _ovr(_auc, "macro"), rtol=1e-12),
+    LawCase("AveragePrecision[budget-exact]", lambda: sm.AveragePrecision(), _binary, _ap, rtol=1e-12),
+    LawCase(
+        "ROCAUC[budget-crossing]",
+        lambda: sm.ROCAUC(max_bytes=2048),
+        _binary,
+        revert_rtol=REVERT_RTOL["auc"],
+    ),
 ]

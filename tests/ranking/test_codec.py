@@ -69,7 +69,7 @@ def _sketches():
     n = 400
     y = rng.integers(0, 2, n)
     p = rng.random(n)
-    coarse = ScoreSketch(resolution=6)
+    coarse = ScoreSketch(resolution=6)  # no byte budget: bins at resolution 6 from the start
     coarse.add(keys_of(p, "probability"), y, None, (1, 2))
     few = ScoreSketch(resolution=6)  # groups of one score, of two samples, of several
     few.add(
@@ -83,26 +83,52 @@ def _sketches():
     loose = coarse.copy()
     loose.remove(keys_of(p[:50], "probability"), y[:50], None, (1, 2))
     yk = rng.integers(0, 3, n)
-    multiclass = ScoreSketch(resolution=10)
+    multiclass = ScoreSketch(resolution=10, compact=False)  # one-vs-one: a group per true class
     scores = rng.dirichlet(np.ones(3), n)
-    multiclass.add(
-        keys_of(scores, "probability"), np.broadcast_to(yk[:, None], (n, 3)) + 3 * np.arange(3), None, (3, 3)
-    )
+    multiclass.add(keys_of(scores, "probability"), yk[:, None], None, (3, 3))
+    ovr = ScoreSketch(max_bytes=2**12)  # exact until 3 KiB per column, then bins
+    ovr.add(keys_of(scores, "probability"), (yk[:, None] == np.arange(3)).astype(int), None, (3, 2), ovr=True)
     return {
         "coarse": coarse,
         "few": few,
         "weighted": weighted,
         "loose": loose,
         "multiclass": multiclass,
+        "ovr": ovr,
         "empty": ScoreSketch(),
     }
 
 
-@pytest.mark.parametrize("name", ["coarse", "few", "weighted", "loose", "multiclass", "empty"])
+def _column_fields(fields, j):
+    """The fields of column ``j``: its slices of the concatenated fields (by ``sizes``)."""
+    out = {"layout": [1, fields["layout"][1]], "multilabel": False, "n_samples": 0}
+    out["resolution"], out["loose"] = fields["resolution"][j], fields["loose"][j]
+    for k, name in enumerate(("bins", "counts", "multi", "extremes", "sums")):
+        start = sum(row[k] for row in fields["sizes"][:j])
+        out[name] = fields[name][start : start + fields["sizes"][j][k]]
+    return out
+
+
+@pytest.mark.parametrize("name", ["coarse", "few", "weighted", "loose", "multiclass", "ovr", "empty"])
 def test_fields_follow_the_documented_layout(name):
-    s = _sketches()[name]
-    fields = s.to_dict()
-    assert list(fields) == list(codec.FIELDS.fields)
+    sketch = _sketches()[name]
+    whole = sketch.to_dict()
+    assert list(whole) == list(codec.COLUMN_FIELDS.fields)
+    assert len(whole["sizes"]) == len(sketch.cols) == (0 if sketch.layout is None else sketch.layout[0])
+    if name == "ovr":
+        assert [c.res for c in sketch.cols] != [52] * 3  # some compressed
+    for j, col in enumerate(sketch.cols):
+        _check_column_fields(name, _column_fields(whole, j), col)
+    back = ScoreSketch(max_bytes=sketch._max_bytes, compact=sketch._compact)
+    back.load_dict(whole)
+    for a, b in zip(back.cols, sketch.cols, strict=True):
+        assert a.res == b.res and a.loose == b.loose
+        for got, want in zip(a.arrays, b.arrays, strict=True):
+            np.testing.assert_array_equal(got, want)
+            assert got.dtype == want.dtype
+
+
+def _check_column_fields(name, fields, s):
     if name == "few":  # every kind of group is present
         assert all(kind.any() for kind in codec.group_kinds(s.counts, s.kmin, s.kmax, s.loose))
     assert read_leb128(fields["bins"]) == np.diff(s.ids.astype(object), prepend=0).tolist()
@@ -110,8 +136,8 @@ def test_fields_follow_the_documented_layout(name):
         assert read_leb128(fields["counts"]) == s.counts.ravel().tolist()
     else:
         np.testing.assert_array_equal(fields["counts"], s.counts)
-    shift = MANTISSA_BITS - s.resolution
-    cell = cell_bits(s.resolution)
+    shift = MANTISSA_BITS - s.res
+    cell = cell_bits(s.res)
     multi, extremes, env_sums = [], [], []
     for i, bin_id in enumerate(s.ids.tolist()):
         start = bin_id << shift
@@ -131,16 +157,16 @@ def test_fields_follow_the_documented_layout(name):
     assert read_leb128(fields["extremes"]) == extremes
     if s.counts.dtype.kind == "i":
         assert read_leb128(fields["sums"]) == [int(v) for v in env_sums]
-    back = codec.decode(fields, s.resolution)
-    assert back.layout == s.layout and back.loose == s.loose and back.n_samples == s.n_samples
-    for got, want in zip(back[5:], (s.ids, s.counts, s.sums, s.kmin, s.kmax), strict=True):
+    back = codec.decode(fields, s.res)
+    assert back.loose == s.loose
+    for got, want in zip(back[5:], s.arrays, strict=True):
         np.testing.assert_array_equal(got, want)
         assert got.dtype == want.dtype
 
 
 def test_decode_names_the_field_and_the_limit():
-    fields = _sketches()["coarse"].to_dict()
-    with pytest.raises(sm.StateError, match=r"resolution must be an int in \[0, 5\], found 6"):
+    fields = _column_fields(_sketches()["coarse"].to_dict(), 0)
+    with pytest.raises(sm.StateError, match=r"resolution must be an int in \[-11, 5\], found 6"):
         codec.decode(fields, 5)
     with pytest.raises(sm.StateError, match="ScoreSketch state: extremes: truncated varint"):
         codec.decode({**fields, "extremes": fields["extremes"][:-1]}, 6)

@@ -1,0 +1,287 @@
+"""One score column of the sketch: its histogram arrays, and the operations on them.
+
+A :class:`Column` holds, for one score column (one binary view, or one column of one-vs-one
+groups), the bins at its own resolution and, per bin and *group* (a true class), counts, sums of
+the within-bin coordinate and the smallest and largest key (see
+:mod:`streammetrics.ranking.sketch`). At resolution :data:`EXACT` (52) every bin is one
+distinct score: the column is exact.
+
+Everything here is a pure function of arrays, so that the sketch can build new columns and
+commit them at once. The budget rule lives here too: :func:`size_bound` is an upper bound on the
+bytes a column takes in the state format that never decreases when data is added (at a given
+resolution), and :func:`fit` takes a column to the finest resolution whose bound fits the budget
+(exact first, then ``cap`` and coarser). Since the bound only grows with the data, the
+resolution chosen for some data is the one chosen for any part of it or coarser: any split and
+merge order ends in the same state.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..errors import MergeError
+from .keys import MANTISSA_BITS, OFFSET_SHIFT, cell_bits, offset_bits
+
+EXACT = MANTISSA_BITS
+#: The coarsest resolution: bins of ``2**63`` keys (one or two bins hold every score).
+COARSEST = MANTISSA_BITS - 63
+_U = np.uint64
+_UMAX = np.iinfo(np.uint64).max
+_POW7 = [_U(1 << (7 * k)) for k in range(1, 10)]
+
+
+class Column(NamedTuple):
+    """The histogram of one score column (arrays shared, never written in place)."""
+
+    res: int
+    #: whether some extremes are only an envelope after a revert (see the sketch)
+    loose: bool
+    ids: np.ndarray
+    counts: np.ndarray
+    sums: np.ndarray
+    kmin: np.ndarray
+    kmax: np.ndarray
+
+    @property
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        return self.ids, self.counts, self.sums, self.kmin, self.kmax
+
+
+def empty(g: int, dtype: Any = np.int64, res: int = EXACT, loose: bool = False) -> Column:
+    return Column(res, loose, np.empty(0, np.uint64), *empty_arrays(0, g, dtype))
+
+
+def empty_arrays(b: int, g: int, dtype: Any) -> tuple[np.ndarray, ...]:
+    return (
+        np.zeros((b, g), dtype),
+        np.zeros((b, g), dtype),
+        np.full((b, g), _UMAX, np.uint64),
+        np.zeros((b, g), np.uint64),
+    )
+
+
+# ---------------------------------------------------------------------- budget
+def varint_lengths(x: np.ndarray) -> np.ndarray:
+    """Bytes of each value as an LEB128 varint (uint64 input), or one more near a power of two
+    above ``2**53`` (the bit length read from the float64 value: monotone, an upper bound)."""
+    bits = np.frexp(x.astype(np.float64))[1]
+    return np.maximum((bits + 6) // 7, 1)
+
+
+def size_bound(col: Column) -> int:
+    """An upper bound on the bytes of ``col``'s fields in the state format, monotone in the data.
+
+    Exact for bin ids, counts and single-score extremes; a group of several scores is charged
+    the larger of its two possible encodings (two exact samples, or an envelope with its sum),
+    so that adding data never lowers the bound. Weighted (float64) counts are charged 18 bytes
+    per cell (counts and sums as float64, and the most a varint pair would take).
+    """
+    ids, counts, _, kmin, kmax = col.arrays
+    if not len(ids):
+        return 0
+    shift = MANTISSA_BITS - col.res
+    total = int(varint_lengths(np.diff(ids, prepend=_U(0))).sum())
+    occupied = counts > 0
+    single = occupied & (kmin == kmax)
+    multi = occupied & ~single
+    start = (ids << _U(shift))[:, None] if shift < 64 else np.zeros((len(ids), 1), np.uint64)
+    total += int(varint_lengths((kmin - start)[single]).sum())
+    total += (int(occupied.sum()) + 7) // 8
+    pair = 2 * max(1, -(-shift // 7))
+    if counts.dtype.kind == "f":
+        total += 18 * counts.size + int(multi.sum()) * max(pair, 2)
+    else:
+        total += int(varint_lengths(counts.astype(np.uint64)).sum())
+        if multi.any():
+            env = 2 + varint_lengths(counts[multi].astype(np.uint64)) + -(-offset_bits(col.res) // 7)
+            total += int(np.maximum(env, pair).sum())
+    return total
+
+
+def fits(col: Column, budget: int | None, max_bins: int | None) -> bool:
+    return (budget is None or size_bound(col) <= budget) and (max_bins is None or len(col.ids) <= max_bins)
+
+
+def fit(col: Column, cap: int, budget: int | None, max_bins: int | None) -> Column:
+    """``col`` at the finest resolution that fits: as it is, else ``cap`` or coarser.
+
+    The result for some data is a function of that data only (see the module docstring).
+    """
+    if fits(col, budget, max_bins):
+        return col
+    res = min(col.res, cap)
+    while True:
+        col = coarsened(col, res)
+        if res <= COARSEST or fits(col, budget, max_bins):
+            return col
+        res -= 1
+
+
+def coarsened(col: Column, res: int) -> Column:
+    """The same column at a coarser (or equal) resolution, extremes in canonical form."""
+    if res >= col.res:
+        return col
+    arrays = _coarsen(col.res, res, *col.arrays)
+    return Column(res, col.loose, *settle(res, *arrays, col.loose))
+
+
+# ---------------------------------------------------------------------- histograms
+def settle(res: int, ids, counts, sums, kmin, kmax, loose: bool) -> tuple[np.ndarray, ...]:
+    """Round the extremes of groups with several distinct scores out to the grid (canonical form).
+
+    Exact extremes are kept for one distinct score, and, with integer counts and no revert, for
+    two samples; the rule depends on the data only, so merges stay order independent.
+    """
+    cell = cell_bits(res)
+    if not cell or not len(ids):
+        return ids, counts, sums, kmin, kmax
+    multi = (counts > 0) & (kmin != kmax)
+    if counts.dtype.kind == "i" and not loose:
+        multi &= counts >= 3
+    if multi.any():
+        mask = _U((1 << cell) - 1)
+        kmin = np.where(multi, kmin & ~mask, kmin)
+        kmax = np.where(multi, kmax | mask, kmax)
+    return ids, counts, sums, kmin, kmax
+
+
+def histogram(kf, gf, wf, integral: bool, g: int, res: int, loose: bool = False) -> Column:
+    """The column of one batch of keys ``kf`` with groups ``gf`` (``0..g-1``) and weights ``wf``."""
+    shift = _U(MANTISSA_BITS - res)
+    ids = kf >> shift
+    if not ids.size:
+        return empty(g, np.int64 if wf is None or integral else np.float64, res, loose)
+    lo, hi = ids.min(), ids.max()
+    span = int(hi - lo) + 1
+    dense = span <= max(4 * len(ids), 1 << 16)
+    if dense:
+        loc = (ids - lo).astype(np.intp)
+        n_loc = span
+    else:
+        uniq, loc = np.unique(ids, return_inverse=True)
+        loc = loc.ravel()
+        n_loc = len(uniq)
+    flat = loc * g + gf if g > 1 else loc
+    size = n_loc * g
+    if wf is None:
+        counts = np.bincount(flat, minlength=size)
+        dtype = np.int64
+    elif integral:
+        counts = np.rint(np.bincount(flat, weights=wf, minlength=size)).astype(np.int64)
+        dtype = np.int64
+    else:
+        counts = np.bincount(flat, weights=wf, minlength=size)
+        dtype = np.float64
+    bits = offset_bits(res)
+    if bits:
+        off = (kf >> _U(OFFSET_SHIFT)) & _U((1 << bits) - 1)
+        if wf is None and len(kf) < 1 << 28:  # exact in float64: below 2**24 * 2**28
+            sums = np.rint(np.bincount(flat, weights=off.astype(np.float64), minlength=size)).astype(np.int64)
+        elif dtype == np.int64:
+            sums = np.zeros(size, np.int64)
+            np.add.at(sums, flat, off.astype(np.int64) * wf.astype(np.int64))
+        else:
+            sums = np.bincount(flat, weights=off.astype(np.float64) * wf, minlength=size)
+    else:
+        sums = np.zeros(size, dtype)
+    if res == EXACT:  # one key per bin: the extremes are the bin's key
+        kmin = np.repeat(lo + np.arange(n_loc, dtype=np.uint64) if dense else uniq, g)
+        kmax = kmin.copy()
+    else:
+        kmin = np.full(size, _UMAX, np.uint64)
+        kmax = np.zeros(size, np.uint64)
+        np.minimum.at(kmin, flat, kf)
+        np.maximum.at(kmax, flat, kf)
+    counts, sums = counts.reshape(n_loc, g), sums.reshape(n_loc, g)
+    kmin, kmax = kmin.reshape(n_loc, g), kmax.reshape(n_loc, g)
+    empty_cells = counts <= 0
+    if res == EXACT:
+        kmin[empty_cells], kmax[empty_cells] = _UMAX, 0
+    rows = np.flatnonzero(~empty_cells.all(axis=1))
+    out_ids = lo + rows.astype(np.uint64) if dense else uniq[rows]
+    if len(rows) == n_loc:
+        return Column(res, loose, out_ids, counts, sums, kmin, kmax)
+    return Column(res, loose, out_ids, counts[rows], sums[rows], kmin[rows], kmax[rows])
+
+
+def _promote(a: np.ndarray, b: np.ndarray) -> Any:
+    return np.float64 if (a.dtype.kind == "f" or b.dtype.kind == "f") else np.int64
+
+
+def union(a: Column, b: Column) -> Column:
+    """The sum of two columns at the coarser of their resolutions (extremes settled)."""
+    res = min(a.res, b.res)
+    loose = a.loose or b.loose
+    a, b = coarsened(a, res), coarsened(b, res)
+    merged = _union(a.arrays, b.arrays)
+    return Column(res, loose, *settle(res, *merged, loose))
+
+
+def _union(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
+    ids_a, ids_b = a[0], b[0]
+    if not len(ids_b):
+        return a
+    if not len(ids_a):
+        return b
+    g = b[1].shape[1]
+    if a[1].shape[1] != g:
+        raise MergeError(f"cannot merge score sketches of {a[1].shape[1]} and {g} groups")
+    ids = np.concatenate([ids_a, ids_b])
+    order = np.argsort(ids, kind="stable")  # two sorted runs: a merge
+    ids = ids[order]
+    starts = np.flatnonzero(np.concatenate([[True], ids[1:] != ids[:-1]]))
+    ct, st = _promote(a[1], b[1]), _promote(a[2], b[2])
+
+    def reduce(op: Any, x: np.ndarray, y: np.ndarray, dtype: Any) -> np.ndarray:
+        return op.reduceat(np.concatenate([x, y]).astype(dtype, copy=False)[order], starts, axis=0)
+
+    return (
+        ids[starts],
+        reduce(np.add, a[1], b[1], ct),
+        reduce(np.add, a[2], b[2], st),
+        reduce(np.minimum, a[3], b[3], np.uint64),
+        reduce(np.maximum, a[4], b[4], np.uint64),
+    )
+
+
+def _coarsen(res_from: int, res_to: int, ids, counts, sums, kmin, kmax) -> tuple[np.ndarray, ...]:
+    """The same histogram at a coarser resolution (exact integer arithmetic on integer states)."""
+    d = res_from - res_to
+    if d <= 0 or not len(ids):
+        return ids, counts, sums, kmin, kmax
+    s_old, s_new, q = MANTISSA_BITS - res_from, MANTISSA_BITS - res_to, OFFSET_SHIFT
+    low = ids & _U((1 << d) - 1) if d < 64 else ids
+    if s_new <= q or offset_bits(res_to) == 0:
+        new_sums = np.zeros_like(sums)
+    elif s_old >= q:
+        base = (low << _U(s_old - q)).astype(np.int64)
+        new_sums = sums + counts * base[:, None].astype(sums.dtype if sums.dtype.kind == "f" else np.int64)
+    else:
+        per = ((ids << _U(s_old)) >> _U(q)) & _U((1 << (s_new - q)) - 1)
+        dtype = np.float64 if counts.dtype.kind == "f" else np.int64
+        new_sums = (counts * per.astype(np.int64)[:, None]).astype(dtype)
+    if new_sums.dtype != counts.dtype:
+        new_sums = new_sums.astype(np.float64)
+    new_ids = ids >> _U(d) if d < 64 else np.zeros_like(ids)
+    starts = np.flatnonzero(np.concatenate([[True], new_ids[1:] != new_ids[:-1]]))
+    return (
+        new_ids[starts],
+        np.add.reduceat(counts, starts, axis=0),
+        np.add.reduceat(new_sums, starts, axis=0),
+        np.minimum.reduceat(kmin, starts, axis=0),
+        np.maximum.reduceat(kmax, starts, axis=0),
+    )
+
+
+def one_vs_rest(col: Column, own: int) -> Column:
+    """A column of K true-class groups as two groups: every other class, then class ``own``."""
+    others = [k for k in range(col.counts.shape[1]) if k != own]
+    counts = np.stack([col.counts[:, others].sum(axis=1), col.counts[:, own]], axis=1)
+    sums = np.stack([col.sums[:, others].sum(axis=1), col.sums[:, own]], axis=1)
+    kmin = np.stack([col.kmin[:, others].min(axis=1, initial=_UMAX), col.kmin[:, own]], axis=1)
+    kmax = np.stack([col.kmax[:, others].max(axis=1, initial=0), col.kmax[:, own]], axis=1)
+    keep = (counts > 0).any(axis=1)
+    arrays = tuple(a[keep] for a in (col.ids, counts, sums, kmin, kmax))
+    return Column(col.res, col.loose, *settle(col.res, *arrays, col.loose))
