@@ -11,3 +11,26 @@ from .sketch import BinaryHistogram as BinaryHistogram
 from .sketch import ScoreSketch as ScoreSketch
 
 __all__: list[str] = ["ROCAUC", "AveragePrecision", "ROCCurve", "PRCurve"]
+
+# issue 17: operating points on the score sketch
+from .operating import (
+    DETCurve,
+    EqualErrorRate,
+    LogAUC,
+    PrecisionAtRecall,
+    RecallAtPrecision,
+    SensitivityAtSpecificity,
+    SpecificityAtSensitivity,
+)
+from .points import DETCurveResult as DETCurveResult
+from .points import OperatingPoint as OperatingPoint
+
+__all__ += [
+    "PrecisionAtRecall",
+    "RecallAtPrecision",
+    "SensitivityAtSpecificity",
+    "SpecificityAtSensitivity",
+    "EqualErrorRate",
+    "LogAUC",
+    "DETCurve",
+]
