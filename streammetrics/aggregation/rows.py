@@ -51,8 +51,9 @@ class PairRows:
         rules = self.rules
         batch = rules._validate([y_true], [y_pred])  # the batch parser's rules and messages
         rules._row_values(batch)  # a check the values make (none raises on valid input)
-        t, p = (y_true.item() if hasattr(y_true, "item") else y_true), (
-            y_pred.item() if hasattr(y_pred, "item") else y_pred
+        t, p = (
+            (y_true.item() if hasattr(y_true, "item") else y_true),
+            (y_pred.item() if hasattr(y_pred, "item") else y_pred),
         )
         return t, p, ()
 

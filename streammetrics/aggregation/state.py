@@ -204,7 +204,9 @@ class RowExtremes(State):
         if weights is not None:
             values = values[weights > 0]
         flat = values.reshape(-1)
-        best = np.zeros(0) if not flat.size else np.atleast_1d(flat.min() if self.kind == "min" else flat.max())
+        best = (
+            np.zeros(0) if not flat.size else np.atleast_1d(flat.min() if self.kind == "min" else flat.max())
+        )
         self._commit(_n=self._n + n, value=self._pick(self.value, best))
 
     def merge(self, other: State) -> None:

@@ -51,6 +51,16 @@ CASES = [
     LawCase("Mean", sm.Mean, _values, _torch("MeanMetric", True)),
     LawCase("Mean[rows]", sm.Mean, _rows, _torch("MeanMetric", True)),
     LawCase("Sum", sm.Sum, _values, _sum),
-    LawCase("Min", sm.Min, _values, lambda x, sample_weight=None: _torch("MinMetric", False)(_positive(x, sample_weight))),
-    LawCase("Max[rows]", sm.Max, _rows, lambda x, sample_weight=None: _torch("MaxMetric", False)(_positive(x, sample_weight))),
+    LawCase(
+        "Min",
+        sm.Min,
+        _values,
+        lambda x, sample_weight=None: _torch("MinMetric", False)(_positive(x, sample_weight)),
+    ),
+    LawCase(
+        "Max[rows]",
+        sm.Max,
+        _rows,
+        lambda x, sample_weight=None: _torch("MaxMetric", False)(_positive(x, sample_weight)),
+    ),
 ]
