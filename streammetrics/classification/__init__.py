@@ -65,7 +65,7 @@ __all__ = [
 ]
 
 # issue 17: per-row losses on the per-row value state
-from .rowlosses import (  # noqa: E402
+from .rowlosses import (
     D2BrierScore,
     D2LogLossScore,
     HingeLoss,
