@@ -136,7 +136,7 @@ def bench_batches(n: int) -> list[list[object]]:
         peer = "—"
         if spec is not None:
             try:
-                metric, torch = _torch_metric(spec)
+                _, torch = _torch_metric(spec)
                 tensors = [tuple(torch.as_tensor(a) for a in c) for c in chunks]
                 if (
                     spec[0] in ("regression", "aggregation") and len(args) == 2
