@@ -12,8 +12,16 @@ Examples:
     0.6667
 """
 
-from . import aggregation
-from . import classification, clustering, probabilistic, ranking, regression, streaming, uncertainty
+from . import (
+    aggregation,
+    classification,
+    clustering,
+    probabilistic,
+    ranking,
+    regression,
+    streaming,
+    uncertainty,
+)
 from ._core import Metric, State, from_bytes, from_state_dict, load, registered_types
 from .aggregation import *  # noqa: F403
 from .classification import *  # noqa: F403
