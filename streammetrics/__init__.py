@@ -12,8 +12,18 @@ Examples:
     0.6667
 """
 
-from . import classification, clustering, probabilistic, ranking, regression, streaming, uncertainty
+from . import (
+    aggregation,
+    classification,
+    clustering,
+    probabilistic,
+    ranking,
+    regression,
+    streaming,
+    uncertainty,
+)
 from ._core import Metric, State, from_bytes, from_state_dict, load, registered_types
+from .aggregation import *  # noqa: F403
 from .classification import *  # noqa: F403
 from .clustering import *  # noqa: F403
 from .errors import InputError, MergeError, StateError, StreamMetricsError, UndefinedMetricWarning
@@ -44,4 +54,5 @@ __all__ = [
     *clustering.__all__,
     *streaming.__all__,
     *uncertainty.__all__,
+    *aggregation.__all__,
 ]

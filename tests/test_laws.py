@@ -264,7 +264,7 @@ def _takes_scalar_rows(case: LawCase) -> bool:
     scalars (labels, scores, values) or one point and its label (internal clustering indices)."""
     batch = case.batch(np.random.default_rng(0), max(2, case.min_rows))
     dims = [np.ndim(a) for a in batch]
-    return dims in ([1, 1], [1, 1, 1], [2, 1])
+    return dims in ([1], [1, 1], [1, 1, 1], [2, 1])
 
 
 def row_of(batch: tuple, i: int, python: bool = True) -> tuple:
@@ -274,7 +274,7 @@ def row_of(batch: tuple, i: int, python: bool = True) -> tuple:
 
 def feed_row_one(m: sm.Metric, row: tuple, w: Any = None) -> Any:
     """``update_one``: the metric's own (three-label rows), else the generic function."""
-    if len(row) == 3:
+    if len(row) in (1, 3):  # one value (the aggregators), or three labels
         return m.update_one(*row, w)
     return update_one(m, *row, w)
 
@@ -337,6 +337,16 @@ def _poisoned(a: Any, value: Any) -> np.ndarray:
 
 def bad_batches(batch: tuple) -> dict[str, tuple[tuple, dict[str, Any]]]:
     """Malformed variants of a valid batch: ``{what: (args, keyword arguments)}``."""
+    if len(batch) == 1:  # one argument (the aggregators' values)
+        (x,) = batch
+        return {
+            "NaN in the values": ((_poisoned(x, np.nan),), {}),
+            "inf in the values": ((_poisoned(x, np.inf),), {}),
+            "strings as values": ((np.full(len(x), "x"),), {}),
+            "a negative weight": (batch, {"sample_weight": _poisoned(np.ones(len(x)), -1.0)}),
+            "a NaN weight": (batch, {"sample_weight": _poisoned(np.ones(len(x)), np.nan)}),
+            "a weight too few": (batch, {"sample_weight": np.ones(len(x) - 1)}),
+        }
     y, p, *more = batch
     n = len(y)
     out: dict[str, tuple[tuple, dict[str, Any]]] = {

@@ -63,3 +63,28 @@ __all__ = [
     "Specificity",
     "SubsetAccuracy",
 ]
+
+# issue 17: per-row losses on the per-row value state
+from .rowlosses import (
+    D2BrierScore,
+    D2LogLossScore,
+    HingeLoss,
+    JensenShannonDivergence,
+    KLDivergence,
+    NormalizedEntropy,
+    TopKAccuracy,
+    WeightedCalibration,
+    ZeroOneLoss,
+)
+
+__all__ += [
+    "D2BrierScore",
+    "D2LogLossScore",
+    "HingeLoss",
+    "JensenShannonDivergence",
+    "KLDivergence",
+    "NormalizedEntropy",
+    "TopKAccuracy",
+    "WeightedCalibration",
+    "ZeroOneLoss",
+]

@@ -45,3 +45,34 @@ __all__ = [
 
 # The states are public in the subpackage (streammetrics.regression.CoMoments, ...) but not at top level.
 _STATES = (CoMoments, ResidualMoments, MaxAbsError)
+
+# issue 17: losses on the per-row value state, and NRMSE on the co-moments
+from .rowlosses import (  # noqa: E402
+    CRPS,
+    NRMSE,
+    SMAPE,
+    WMAPE,
+    CosineSimilarity,
+    D2TweedieScore,
+    GammaDeviance,
+    LogCoshError,
+    MinkowskiDistance,
+    PinballLoss,
+    PoissonDeviance,
+    TweedieDeviance,
+)
+
+__all__ += [
+    "CRPS",
+    "NRMSE",
+    "SMAPE",
+    "WMAPE",
+    "CosineSimilarity",
+    "D2TweedieScore",
+    "GammaDeviance",
+    "LogCoshError",
+    "MinkowskiDistance",
+    "PinballLoss",
+    "PoissonDeviance",
+    "TweedieDeviance",
+]

@@ -1,0 +1,220 @@
+"""Issue 17 catalogue (per-row values): batch throughput on batches of 100k rows, per-row updates,
+against torchmetrics (CPU, float64, its update on the same batches) and river (one row at a time).
+
+Run: ``python benchmarks/bench_catalogue.py [--quick]``. Numbers are rows per second (best of
+3); ratios are ours over the peer, measured in the same run.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+import streammetrics as sm
+
+try:
+    from ._timing import best_time, markdown_table
+except ImportError:  # run as a script
+    from _timing import best_time, markdown_table  # type: ignore[no-redef]
+
+BATCH = 100_000
+
+
+def _data(rng: np.random.Generator, n: int) -> dict[str, Any]:
+    y = rng.gamma(2.0, 2.0, n) + 0.1
+    k = 5
+    labels = rng.integers(0, k, n)
+    scores = rng.standard_normal((n, k))
+    proba = rng.dirichlet(np.ones(k), n)
+    binary = rng.integers(0, 2, n)
+    return {
+        "values": y,
+        "pair": (y, y * rng.uniform(0.5, 1.5, n)),
+        "ensemble": (y, y[:, None] + rng.standard_normal((n, 8))),
+        "vectors": (rng.standard_normal((n, 8)), rng.standard_normal((n, 8))),
+        "scores": (labels, scores),
+        "labels": (labels, rng.integers(0, k, n)),
+        "margins": (2 * binary - 1, rng.standard_normal(n)),
+        "dists": (proba, rng.dirichlet(np.ones(k), n)),
+        "binary": (binary, rng.uniform(0.01, 0.99, n)),
+        "multiproba": (labels, proba),
+    }
+
+
+#: (name, factory, data key, torchmetrics factory name and kwargs or None, its argument order)
+CASES: list[tuple[str, Callable[[], Any], str, Any]] = [
+    ("Mean", sm.Mean, "values", ("aggregation", "MeanMetric", {})),
+    ("Sum", sm.Sum, "values", ("aggregation", "SumMetric", {})),
+    ("Max", sm.Max, "values", ("aggregation", "MaxMetric", {})),
+    ("PinballLoss", lambda: sm.PinballLoss(0.9), "pair", None),
+    (
+        "TweedieDeviance(1.5)",
+        lambda: sm.TweedieDeviance(1.5),
+        "pair",
+        ("regression", "TweedieDevianceScore", {"power": 1.5}),
+    ),
+    ("PoissonDeviance", sm.PoissonDeviance, "pair", None),
+    ("D2TweedieScore(1)", lambda: sm.D2TweedieScore(1), "pair", None),
+    ("LogCoshError", sm.LogCoshError, "pair", ("regression", "LogCoshError", {})),
+    ("SMAPE", sm.SMAPE, "pair", ("regression", "SymmetricMeanAbsolutePercentageError", {})),
+    ("WMAPE", sm.WMAPE, "pair", ("regression", "WeightedMeanAbsolutePercentageError", {})),
+    ("NRMSE", sm.NRMSE, "pair", ("regression", "NormalizedRootMeanSquaredError", {})),
+    (
+        "MinkowskiDistance(3)",
+        lambda: sm.MinkowskiDistance(3),
+        "pair",
+        ("regression", "MinkowskiDistance", {"p": 3}),
+    ),
+    ("CosineSimilarity (d=8)", sm.CosineSimilarity, "vectors", ("regression", "CosineSimilarity", {})),
+    ("CRPS (m=8)", sm.CRPS, "ensemble", ("regression", "ContinuousRankedProbabilityScore", {})),
+    (
+        "TopKAccuracy (C=5)",
+        sm.TopKAccuracy,
+        "scores",
+        ("classification", "MulticlassAccuracy", {"num_classes": 5, "top_k": 2, "average": "micro"}),
+    ),
+    ("HingeLoss (binary)", sm.HingeLoss, "margins", None),
+    (
+        "HingeLoss (C=5)",
+        sm.HingeLoss,
+        "scores",
+        ("classification", "MulticlassHingeLoss", {"num_classes": 5}),
+    ),
+    ("ZeroOneLoss", sm.ZeroOneLoss, "labels", None),
+    ("KLDivergence", sm.KLDivergence, "dists", ("regression", "KLDivergence", {})),
+    (
+        "JensenShannonDivergence",
+        sm.JensenShannonDivergence,
+        "dists",
+        ("regression", "JensenShannonDivergence", {}),
+    ),
+    ("NormalizedEntropy", sm.NormalizedEntropy, "binary", None),
+    ("WeightedCalibration", sm.WeightedCalibration, "binary", None),
+    ("D2LogLossScore (C=5)", sm.D2LogLossScore, "multiproba", None),
+    ("D2BrierScore (C=5)", sm.D2BrierScore, "multiproba", None),
+]
+
+#: river metrics fed one row at a time, against our per-row path (``update(y, p)`` with floats).
+RIVER = [
+    ("Mean", lambda: sm.Mean(), "stats.Mean", "values"),
+    ("SMAPE", sm.SMAPE, "metrics.SMAPE", "pair"),
+    ("PinballLoss", lambda: sm.PinballLoss(0.5), None, "pair"),
+    ("PoissonDeviance", sm.PoissonDeviance, None, "pair"),
+    ("NormalizedEntropy", sm.NormalizedEntropy, None, "binary"),
+]
+
+
+def _torch_metric(spec: Any) -> Any:
+    import torch
+    import torchmetrics
+
+    module, name, kwargs = spec
+    cls = getattr(getattr(torchmetrics, module), name)
+    return cls(**kwargs), torch
+
+
+def bench_batches(n: int) -> list[list[object]]:
+    data = _data(np.random.default_rng(0), n)
+    rows: list[list[object]] = []
+    for name, make, key, spec in CASES:
+        args = data[key] if isinstance(data[key], tuple) else (data[key],)
+        chunks = [tuple(a[i : i + BATCH] for a in args) for i in range(0, n, BATCH)]
+
+        def ours(chunks=chunks, make=make) -> None:
+            m = make()
+            for c in chunks:
+                m.update(*c)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                m.compute()
+
+        t_ours = best_time(ours)
+        peer = "—"
+        if spec is not None:
+            try:
+                _, torch = _torch_metric(spec)
+                tensors = [tuple(torch.as_tensor(a) for a in c) for c in chunks]
+                if (
+                    spec[0] in ("regression", "aggregation") and len(args) == 2
+                ):  # torchmetrics: (preds, target)
+                    tensors = [(b, a) for a, b in tensors]
+                if spec[0] == "classification":
+                    tensors = [(b, a) for a, b in tensors]
+
+                def theirs(tensors=tensors, spec=spec) -> None:
+                    m, _ = _torch_metric(spec)
+                    for c in tensors:
+                        m.update(*c)
+                    m.compute()
+
+                peer = f"{best_time(theirs) / t_ours:.1f}x"
+            except Exception as err:  # a peer that refuses the data: say so
+                peer = f"n/a ({type(err).__name__})"
+        rows.append([name, f"{n / t_ours / 1e6:.0f}", peer])
+    return rows
+
+
+def bench_rows(n: int) -> list[list[object]]:
+    data = _data(np.random.default_rng(1), n)
+    rows: list[list[object]] = []
+    for name, make, river_name, key in RIVER:
+        args = data[key] if isinstance(data[key], tuple) else (data[key],)
+        lists = [a.astype(float).tolist() for a in args]
+
+        def ours(lists=lists, make=make) -> None:
+            m = make()
+            update = m.update
+            if len(lists) == 1:
+                for x in lists[0]:
+                    update(x)
+            else:
+                for a, b in zip(*lists, strict=True):
+                    update(a, b)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                m.compute()
+
+        t_ours = best_time(ours, repeat=2)
+        peer = "—"
+        if river_name is not None:
+            import river.metrics
+            import river.stats
+
+            module, cls = river_name.split(".")
+            factory = getattr({"stats": river.stats, "metrics": river.metrics}[module], cls)
+
+            def theirs(lists=lists, factory=factory) -> None:
+                m = factory()
+                update = m.update
+                if len(lists) == 1:
+                    for x in lists[0]:
+                        update(x)
+                else:
+                    for a, b in zip(*lists, strict=True):
+                        update(a, b)
+                m.get()
+
+            peer = f"{best_time(theirs, repeat=2) / t_ours:.1f}x"
+        rows.append([name, f"{n / t_ours / 1e6:.2f}", peer])
+    return rows
+
+
+def main(quick: bool = False) -> str:
+    n = 500_000 if quick else 2_000_000
+    n_rows = 50_000 if quick else 200_000
+    out = [
+        f"Batches of {BATCH:,} rows, {n:,} rows in all: M rows/s, and torchmetrics' time over ours",
+        markdown_table(["metric", "M rows/s", "torchmetrics time / ours"], bench_batches(n)),
+        "",
+        f"One row at a time ({n_rows:,} rows, Python floats): M rows/s, and river's time over ours",
+        markdown_table(["metric", "M rows/s", "river time / ours"], bench_rows(n_rows)),
+    ]
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    print(main(quick="--quick" in sys.argv))

@@ -1,0 +1,244 @@
+"""The per-row value state: exact, mergeable ``(sum of w * f(row), sum of w)`` per column.
+
+Every metric that is a (weighted) mean or sum of a value of each row — a loss per row, a hit
+indicator, a per-query DCG — keeps this state: for each value column ``j`` the weighted sum
+``S_j = sum w f_j(row)``, the total weight ``W = sum w`` and the row count. ``merge`` adds,
+``revert`` subtracts, ``scale`` multiplies (exponential forgetting) and the formula divides.
+
+Each running total is kept as an unevaluated pair ``hi + lo`` (compensated summation, Neumaier's
+TwoSum on every batch total, merge and revert): however many batches are folded in, the totals
+carry the rounding of one batch sum only, and a revert gives back the totals from before (the
+rounding of the batch sum it subtracts aside). A batch's own column sums are NumPy's pairwise
+sums (BLAS dot products when weighted).
+
+Examples:
+    >>> import numpy as np
+    >>> s = RowSums()
+    >>> s.update(np.array([[1.0], [2.0], [4.0]]), None)
+    >>> s.update(np.array([[8.0]]), np.array([0.5]))
+    >>> s.totals.tolist(), s.total_weight, s.n_samples
+    ([11.0], 3.5, 4)
+    >>> s.update(np.array([[8.0]]), np.array([0.5]), sign=-1)  # revert
+    >>> s.totals.tolist(), s.total_weight
+    ([7.0], 3.0)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._core.schema import Array, Int, Schema
+from .._core.state import State
+from ..errors import InputError, MergeError, StateError
+
+
+def two_sum(a: Any, b: Any) -> tuple[Any, Any]:
+    """``s, e`` with ``s = fl(a + b)`` and ``a + b = s + e`` exactly (Knuth's TwoSum)."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _add_pairs(hi: Any, lo: Any, b_hi: Any, b_lo: Any) -> tuple[Any, Any]:
+    """``(hi + lo) + (b_hi + b_lo)`` as a new compensated pair."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        s, e = two_sum(hi, b_hi)
+        lo = lo + b_lo + e
+        s2, e2 = two_sum(s, lo)
+    if np.all(np.isfinite(s2)):
+        return s2, e2
+    return s + lo, np.zeros_like(lo)  # an overflow to inf: no compensation to keep
+
+
+class RowSums(State):
+    """Weighted sums of per-row values, one per column, and the total weight (compensated).
+
+    ``width`` (the number of value columns) is fixed by the first batch with rows. The metric
+    on top decides what the columns mean.
+    """
+
+    revertible = True
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def config(self) -> dict[str, Any]:
+        return {}
+
+    def reset(self) -> None:
+        self._commit(_n=0, width=None, weight=np.zeros(2), sums=np.zeros((2, 0)))
+
+    @property
+    def n_samples(self) -> int:
+        return self._n
+
+    @property
+    def totals(self) -> np.ndarray:
+        """``sum w f_j(row)`` per column."""
+        return self.sums[0] + self.sums[1]
+
+    @property
+    def total_weight(self) -> float:
+        """``sum w``."""
+        return float(self.weight[0] + self.weight[1])
+
+    def update(
+        self, values: np.ndarray, weights: np.ndarray | None, *, sign: int = 1, n_rows: int | None = None
+    ) -> None:
+        """Add (``sign=-1``: take out) the rows ``values`` of shape ``(m, width)``; ``n_rows``
+        (default ``m``) is the number of rows they stand for. Atomic."""
+        m, k = values.shape
+        n = m if n_rows is None else n_rows
+        if not m:
+            if n:
+                self._commit(_n=self._n + sign * n)
+            return
+            return
+        if self.width is not None and k != self.width:
+            raise InputError(f"y_pred: expected {self.width} values per row like earlier batches, found {k}")
+        if sign < 0 and n > self._n:
+            raise InputError(f"y_true: cannot revert {n} rows from a state holding {self._n}")
+        if weights is None:
+            batch, total = (values.sum(axis=0) if k > 1 else np.atleast_1d(values[:, 0].sum())), float(m)
+        else:
+            batch, total = weights @ values, float(weights.sum())
+        n_after = self._n + sign * n
+        if n_after == 0:
+            self.reset()
+            return
+        sums = self.sums if self.width is not None else np.zeros((2, k))
+        hi, lo = _add_pairs(sums[0], sums[1], sign * batch, 0.0)
+        whi, wlo = _add_pairs(self.weight[0], self.weight[1], sign * total, 0.0)
+        if sign < 0 and whi + wlo < -1e-9 * abs(self.total_weight):
+            raise InputError("sample_weight: reverting more weight than was added")
+        self._commit(_n=n_after, width=k, weight=np.array([whi, wlo]), sums=np.stack([hi, lo]))
+
+    def revert(self, values: np.ndarray, weights: np.ndarray | None) -> None:
+        self.update(values, weights, sign=-1)
+
+    def scale(self, factor: float) -> None:
+        """Multiply every weight by ``factor`` (exponential forgetting); exact in the pairs."""
+        if not np.isfinite(factor) or factor < 0:
+            raise ValueError(f"factor: expected a finite number >= 0, found {factor!r}")
+        self._commit(weight=self.weight * factor, sums=self.sums * factor)
+
+    def merge(self, other: State) -> None:
+        self.check_mergeable(other)
+        assert isinstance(other, RowSums)
+        if other.width is None:
+            self._commit(_n=self._n + other._n)
+            return
+        if self.width is not None and other.width != self.width:
+            raise MergeError(f"cannot merge row sums of {other.width} columns into row sums of {self.width}")
+        sums = self.sums if self.width is not None else np.zeros((2, other.width))
+        hi, lo = _add_pairs(sums[0], sums[1], other.sums[0], other.sums[1])
+        whi, wlo = _add_pairs(self.weight[0], self.weight[1], other.weight[0], other.weight[1])
+        self._commit(
+            _n=self._n + other._n, width=other.width, weight=np.array([whi, wlo]), sums=np.stack([hi, lo])
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"n_samples": self._n, "width": self.width, "weight": self.weight, "sums": self.sums}
+
+    def load_dict(self, data: dict[str, Any]) -> None:
+        values = _FIELDS.read(data)
+        self._commit(
+            _n=values["n_samples"], width=values["width"], weight=values["weight"], sums=values["sums"]
+        )
+
+    def check(self) -> None:
+        _FIELDS.check(self.to_dict())
+        where = _FIELDS.where
+        if (self._n == 0) != (self.width is None):
+            raise StateError(f"{where}: a width without rows, or rows without a width")
+        if self._n == 0 and (self.weight.any() or self.sums.any()):
+            raise StateError(f"{where}: sums without rows (n_samples=0)")
+        if self.total_weight < 0:
+            raise StateError(f"{where}: negative total weight {self.total_weight!r}")
+        if self.total_weight == 0 and self.sums.any():
+            raise StateError(f"{where}: sums without weight")
+
+
+_FIELDS = Schema(
+    "RowSums state",
+    n_samples=Int(low=0),
+    width=Int(low=1, optional=True),
+    weight=Array("if", dtype="float64", shape=(2,)),
+    sums=Array("if", dtype="float64", shape=(2, "width")),
+)
+
+
+class RowExtremes(State):
+    """The smallest or largest value over rows of positive weight (mergeable, not revertible)."""
+
+    revertible = False
+
+    def __init__(self, kind: str = "min") -> None:
+        if kind not in ("min", "max"):
+            raise ValueError(f"kind: expected 'min' or 'max', found {kind!r}")
+        self.kind = kind
+        self.reset()
+
+    def config(self) -> dict[str, Any]:
+        return {"kind": self.kind}
+
+    def reset(self) -> None:
+        self._commit(_n=0, value=np.zeros(0))
+
+    @property
+    def n_samples(self) -> int:
+        return self._n
+
+    def _pick(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        if not a.size:
+            return b
+        if not b.size:
+            return a
+        return np.minimum(a, b) if self.kind == "min" else np.maximum(a, b)
+
+    def update(self, values: np.ndarray, weights: np.ndarray | None) -> None:
+        """``values`` (n, ...) finite; rows of weight 0 are left out."""
+        n = len(values)
+        if weights is not None:
+            values = values[weights > 0]
+        flat = values.reshape(-1)
+        best = (
+            np.zeros(0) if not flat.size else np.atleast_1d(flat.min() if self.kind == "min" else flat.max())
+        )
+        self._commit(_n=self._n + n, value=self._pick(self.value, best))
+
+    def merge(self, other: State) -> None:
+        self.check_mergeable(other)
+        assert isinstance(other, RowExtremes)
+        self._commit(_n=self._n + other._n, value=self._pick(self.value, other.value))
+
+    def scale(self, factor: float) -> None:
+        """A minimum or maximum does not depend on the weights: nothing to scale (a factor 0
+        forgets everything)."""
+        if not np.isfinite(factor) or factor < 0:
+            raise ValueError(f"factor: expected a finite number >= 0, found {factor!r}")
+        if factor == 0:
+            self._commit(value=np.zeros(0))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"n_samples": self._n, "value": self.value}
+
+    def load_dict(self, data: dict[str, Any]) -> None:
+        values = _EXTREME_FIELDS.read(data)
+        self._commit(_n=values["n_samples"], value=values["value"])
+
+    def check(self) -> None:
+        _EXTREME_FIELDS.check(self.to_dict())
+        if self.value.size > 1:
+            raise StateError(f"{_EXTREME_FIELDS.where}: value must hold at most one number")
+        if self._n == 0 and self.value.size:
+            raise StateError(f"{_EXTREME_FIELDS.where}: a value without rows (n_samples=0)")
+
+
+_EXTREME_FIELDS = Schema(
+    "RowExtremes state",
+    n_samples=Int(low=0),
+    value=Array("if", dtype="float64", ndim=1),
+)

@@ -1,0 +1,533 @@
+"""Classification metrics that are weighted means of a value of each row (issue 17).
+
+Each keeps the per-row value state (:class:`~streammetrics.aggregation.state.RowSums`): the
+compensated weighted sums of the row's values and the total weight, so they merge, revert and
+decay exactly. Top-k accuracy, the hinge loss, the zero-one loss and the D² scores agree with
+scikit-learn; the KL and Jensen-Shannon divergences with torchmetrics; the normalized entropy
+and the weighted calibration with torcheval.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .._core import validation as v
+from .._core.inputs import Inputs
+from .._core.labels import check_label_list
+from .._core.params import check_option, plain
+from ..aggregation.base import RowValueMetric, always
+from ..aggregation.state import RowSums
+from ..errors import InputError, UndefinedMetricWarning
+from ..probabilistic.base import _check_rows_sum_to_one, _class_index
+
+#: torch's floor of a logarithm in its binary cross entropy (torcheval's normalized entropy).
+TORCH_LOG_FLOOR = -100.0
+
+
+def _check_bool(value: Any, name: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name}: expected True or False, found {value!r}")
+    return bool(value)
+
+
+def _labels_option(labels: Any) -> list[Any] | None:
+    if labels is None:
+        return None
+    out = plain(list(labels))
+    check_label_list(out)
+    if len(set(map(repr, out))) != len(out):
+        raise ValueError(f"labels: expected distinct labels, found {out!r}")
+    return out
+
+
+class _ClassRows(RowValueMetric, base=True):
+    prediction: ClassVar[str | None] = "scores"
+
+    def _compute(self, state: RowSums) -> Any:
+        return float(self._means(state)[0])
+
+
+class TopKAccuracy(_ClassRows):
+    """The fraction of rows whose true class is among the ``k`` highest scores (scikit-learn
+    ``top_k_accuracy_score``).
+
+    ``update(y_true, y_score)``: labels and ``(n, n_classes)`` scores; a label is a column index
+    ``0..C-1``, or a position in ``labels``. Ties rank as in scikit-learn (a stable sort,
+    reversed: of equal scores, the higher column ranks first).
+
+    Args:
+        k: How many of the highest scores count, an int >= 1; default 2.
+        normalize: ``True`` (default): the weighted fraction; ``False``: the weighted count of hits.
+        labels: The class labels, one per score column (``None``: the column indices).
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> scores = [[0.5, 0.2, 0.2], [0.3, 0.4, 0.2], [0.2, 0.4, 0.3], [0.7, 0.2, 0.1]]
+        >>> sm.TopKAccuracy(k=2).update([0, 1, 2, 2], scores).compute()
+        0.75
+    """
+
+    higher_is_better: ClassVar[bool | None] = True
+
+    def __init__(self, k: int = 2, *, normalize: bool = True, labels: Any = None) -> None:
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise ValueError(f"k: expected an int >= 1, found {k!r}")
+        self.k = int(k)
+        self.normalize = _check_bool(normalize, "normalize")
+        self.labels = _labels_option(labels)
+        super().__init__()
+
+    def get_config(self) -> dict[str, Any]:
+        return {"k": self.k, "normalize": self.normalize, "labels": self.labels}
+
+    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+        yt = inputs.labels(0, "y_true")
+        s = inputs.floats(1, "y_score", (2,))
+        v.check_length(s, len(yt), "y_score")
+        idx = _class_index(yt, s.shape[1], self.labels)
+        return s, idx, inputs.weights(len(yt))
+
+    def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
+        s, idx, _ = batch
+        n, c = s.shape
+        true = s[np.arange(n), idx][:, None]
+        after = np.arange(c)[None, :] > idx[:, None]
+        rank = (s > true).sum(axis=1) + ((s == true) & after).sum(axis=1)
+        return (rank < self.k).astype(np.float64).reshape(-1, 1)
+
+    def _compute(self, state: RowSums) -> float:
+        return float(self._means(state)[0] if self.normalize else state.totals[0])
+
+
+class HingeLoss(_ClassRows):
+    """The mean hinge loss ``max(0, 1 - margin)`` (scikit-learn ``hinge_loss``), or its square.
+
+    Binary: 1-D decisions; the margin is ``y d`` with ``y = +1`` for ``pos_label`` and -1 for
+    any other label (scikit-learn takes the greater of the labels it sees as positive: the same
+    for {0, 1} and {-1, 1}). Multiclass (Crammer-Singer): ``(n, n_classes)`` decisions, margin
+    ``d_y - max_{j != y} d_j``; a label is a column index or a position in ``labels``.
+
+    Args:
+        squared: Whether each row's loss is squared (torchmetrics ``squared=True``); default ``False``.
+        pos_label: The positive label of binary input; default 1.
+        labels: The class labels of multiclass input, one per column (``None``: column indices).
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> round(sm.HingeLoss().update([-1, 1, 1], [-2.18, 2.36, 0.09]).compute(), 6)
+        0.303333
+    """
+
+    higher_is_better: ClassVar[bool | None] = False
+
+    def __init__(self, *, squared: bool = False, pos_label: Any = 1, labels: Any = None) -> None:
+        self.squared = _check_bool(squared, "squared")
+        self.pos_label = plain(pos_label)
+        self.labels = _labels_option(labels)
+        super().__init__()
+
+    def get_config(self) -> dict[str, Any]:
+        return {"squared": self.squared, "pos_label": self.pos_label, "labels": self.labels}
+
+    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+        yt = inputs.labels(0, "y_true")
+        d = inputs.floats(1, "y_score")
+        v.check_length(d, len(yt), "y_score")
+        if d.ndim == 1:
+            margin = np.where(yt == self.pos_label, d, -d) if len(yt) else d
+        else:
+            n, c = d.shape
+            if c < 2:
+                raise InputError(f"y_score: expected at least 2 columns for multiclass decisions, found {c}")
+            idx = _class_index(yt, c, self.labels)
+            true = d[np.arange(n), idx]
+            other = d.copy()
+            other[np.arange(n), idx] = -np.inf
+            margin = true - other.max(axis=1) if n else true
+        return margin, inputs.weights(len(yt))
+
+    def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
+        loss = np.maximum(0.0, 1.0 - batch[0])
+        return (loss * loss if self.squared else loss).reshape(-1, 1)
+
+
+class ZeroOneLoss(_ClassRows):
+    """The fraction of misclassified rows (scikit-learn ``zero_one_loss``): ``1 - accuracy``; a
+    multilabel row (2-D indicators) counts as misclassified unless every label is right.
+
+    Args:
+        normalize: ``True`` (default): the weighted fraction; ``False``: the weighted count.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> sm.ZeroOneLoss().update([1, 2, 3, 4], [2, 2, 3, 4]).compute()
+        0.25
+    """
+
+    higher_is_better: ClassVar[bool | None] = False
+    prediction: ClassVar[str | None] = "labels"
+
+    def __init__(self, *, normalize: bool = True) -> None:
+        self.normalize = _check_bool(normalize, "normalize")
+        super().__init__()
+
+    def get_config(self) -> dict[str, Any]:
+        return {"normalize": self.normalize}
+
+    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+        if inputs.array(0, "y_true").ndim == 2:
+            yt = v.as_indicator(inputs.array(0, "y_true"), "y_true")
+            yp = v.as_indicator(inputs.array(1, "y_pred"), "y_pred")
+            if yp.shape != yt.shape:
+                raise InputError(f"y_pred: expected shape {yt.shape} (that of y_true), found {yp.shape}")
+            wrong = (yt != yp).any(axis=1) if len(yt) else np.zeros(0, bool)
+        else:
+            yt = inputs.labels(0, "y_true")
+            yp = inputs.labels(1, "y_pred")
+            v.check_length(yp, len(yt), "y_pred")
+            if len(yt) and (yt.dtype.kind == "i") != (yp.dtype.kind == "i"):
+                raise InputError(
+                    f"y_pred: expected labels of the kind of y_true ({yt.dtype.kind}), found {yp.dtype.kind}"
+                )
+            wrong = yt != yp
+        return wrong, inputs.weights(len(wrong))
+
+    def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
+        return batch[0].astype(np.float64).reshape(-1, 1)
+
+    def _compute(self, state: RowSums) -> float:
+        return float(self._means(state)[0] if self.normalize else state.totals[0])
+
+
+def _distributions(inputs: Inputs, log_prob: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Two ``(n, d)`` distributions: normalized rows of non-negative weights, or log-probabilities."""
+    if log_prob:
+        p = inputs.floats(0, "y_true", (2,))
+        q = inputs.floats(1, "y_pred", (2,))
+    else:
+        p = inputs.floats(0, "y_true", (2,))
+        q = inputs.floats(1, "y_pred", (2,))
+    v.check_length(q, len(p), "y_pred")
+    if q.shape != p.shape:
+        raise InputError(f"y_pred: expected shape {p.shape} (that of y_true), found {q.shape}")
+    if log_prob:
+        return p, q
+    for arr, name in ((p, "y_true"), (q, "y_pred")):
+        if arr.size and arr.min() < 0:
+            raise InputError(f"{name}: expected non-negative probabilities, found {arr.min()}")
+        if len(arr) and not (arr.sum(axis=1) > 0).all():
+            raise InputError(f"{name}: expected rows with a positive sum, found a row of zeros")
+    return p / p.sum(axis=1, keepdims=True), q / q.sum(axis=1, keepdims=True)
+
+
+def _kl_rows(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """``sum_j p_j log(p_j / q_j)`` per row (0 where p_j = 0; inf where q_j = 0 < p_j)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0) / q), 0.0)
+    return terms.sum(axis=1)
+
+
+class _Divergence(_ClassRows, base=True):
+    higher_is_better: ClassVar[bool | None] = False
+
+    def __init__(self, *, log_prob: bool = False, reduction: str = "mean") -> None:
+        self.log_prob = _check_bool(log_prob, "log_prob")
+        self.reduction = check_option("reduction", reduction, ("mean", "sum"))
+        super().__init__()
+
+    def get_config(self) -> dict[str, Any]:
+        return {"log_prob": self.log_prob, "reduction": self.reduction}
+
+    def _compute(self, state: RowSums) -> float:
+        total = float(state.totals[0])
+        return total / state.total_weight if self.reduction == "mean" else total
+
+
+class KLDivergence(_Divergence):
+    """The Kullback-Leibler divergence ``KL(P || Q) = sum_j p_j log(p_j / q_j)`` of each row's
+    distributions, averaged (or summed) over rows (torchmetrics ``KLDivergence``).
+
+    ``update(y_true, y_pred)``: P and Q as ``(n, d)`` arrays; non-negative rows are normalized to
+    sum to 1 (as torchmetrics), or they are log-probabilities with ``log_prob=True``. A row where
+    ``q_j = 0 < p_j`` is refused (its divergence is infinite).
+
+    Args:
+        log_prob: Whether the inputs are log-probabilities; default ``False``.
+        reduction: ``"mean"`` (default) or ``"sum"`` over rows (weighted).
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> round(sm.KLDivergence().update([[0.36, 0.48, 0.16]], [[1 / 3, 1 / 3, 1 / 3]]).compute(), 6)
+        0.0853
+    """
+
+    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+        p, q = _distributions(inputs, self.log_prob)
+        if self.log_prob:
+            values = (np.exp(p) * (p - q)).sum(axis=1)
+        else:
+            values = _kl_rows(p, q)
+        if len(values) and not np.isfinite(values).all():
+            raise InputError("y_pred: expected q_j > 0 wherever p_j > 0, found a zero (infinite divergence)")
+        return values, inputs.weights(len(p))
+
+    def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
+        return batch[0].reshape(-1, 1)
+
+
+class JensenShannonDivergence(_Divergence):
+    """The Jensen-Shannon divergence ``(KL(P || M) + KL(Q || M)) / 2``, ``M = (P + Q) / 2``, of
+    each row's distributions (natural log), averaged (or summed) over rows (torchmetrics
+    ``JensenShannonDivergence``; SciPy's ``jensenshannon`` is its square root).
+
+    Args:
+        log_prob: Whether the inputs are log-probabilities; default ``False``.
+        reduction: ``"mean"`` (default) or ``"sum"`` over rows (weighted).
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> round(sm.JensenShannonDivergence().update([[0.36, 0.48, 0.16]], [[1 / 3, 1 / 3, 1 / 3]]).compute(), 6)
+        0.02246
+    """
+
+    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+        p, q = _distributions(inputs, self.log_prob)
+        if self.log_prob:
+            p, q = np.exp(p), np.exp(q)
+        m = (p + q) / 2
+        values = 0.5 * _kl_rows(p, m) + 0.5 * _kl_rows(q, m)
+        return values, inputs.weights(len(p))
+
+    def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
+        return batch[0].reshape(-1, 1)
+
+
+def _binary_pair(inputs: Inputs, from_logits: bool) -> tuple[np.ndarray, np.ndarray]:
+    labels = inputs.labels(0, "y_true")
+    p = inputs.floats(1, "y_pred", (1,)) if from_logits else inputs.probabilities(1, "y_pred", (1,))
+    v.check_length(p, len(labels), "y_pred")
+    if len(labels) and (labels.dtype.kind != "i" or not np.isin(labels, (0, 1)).all()):
+        bad = labels[~np.isin(labels, (0, 1))] if labels.dtype.kind == "i" else labels
+        raise InputError(f"y_true: expected 0/1 labels, found {bad[0]!r}")
+    return labels.astype(np.float64), p
+
+
+class NormalizedEntropy(_ClassRows):
+    """The binary cross entropy over the entropy of the base rate: ``mean BCE(y, p) / H(ȳ)``
+    (torcheval ``BinaryNormalizedEntropy``), with weighted means.
+
+    ``update(y_true, y_pred)``: 0/1 labels and probabilities (logits with ``from_logits=True``);
+    logarithms floored at -100 as torch's binary cross entropy.
+
+    Args:
+        from_logits: Whether ``y_pred`` holds logits; default ``False``.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> round(sm.NormalizedEntropy().update([1, 0], [0.2, 0.3]).compute(), 4)
+        1.4183
+    """
+
+    higher_is_better: ClassVar[bool | None] = False
+    row_width: ClassVar[int] = 2
+
+    def __init__(self, *, from_logits: bool = False) -> None:
+        self.from_logits = _check_bool(from_logits, "from_logits")
+        super().__init__()
+
+    @property
+    def row_domain(self) -> Any:  # type: ignore[override]
+        if self.from_logits:
+            return lambda t, p: t == 0 or t == 1
+        return lambda t, p: (t == 0 or t == 1) and 0.0 <= p <= 1.0
+
+    def get_config(self) -> dict[str, Any]:
+        return {"from_logits": self.from_logits}
+
+    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+        y, p = _binary_pair(inputs, self.from_logits)
+        return y, p, inputs.weights(len(y))
+
+    def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
+        y, p, _ = batch
+        out = np.empty((len(y), 2))
+        if self.from_logits:  # log sigmoid(x) and log(1 - sigmoid(x)), stably
+            log_p = -np.logaddexp(0.0, -p)
+            log_q = -np.logaddexp(0.0, p)
+        else:
+            with np.errstate(divide="ignore"):
+                log_p, log_q = np.log(p), np.log1p(-p)
+        out[:, 0] = -(y * np.maximum(log_p, TORCH_LOG_FLOOR) + (1 - y) * np.maximum(log_q, TORCH_LOG_FLOOR))
+        out[:, 1] = y
+        return out
+
+    def _compute(self, state: RowSums) -> float:
+        ce, rate = self._means(state)
+        rate = min(max(rate, 0.0), 1.0)
+        base = -(math.log(rate) * rate if rate > 0 else 0.0) - (
+            math.log1p(-rate) * (1 - rate) if rate < 1 else 0.0
+        )
+        if base == 0:
+            warnings.warn(
+                "NormalizedEntropy is undefined when every label is the same (no base entropy); returning NaN",
+                UndefinedMetricWarning,
+                stacklevel=4,
+            )
+            return math.nan
+        return float(ce / base)
+
+
+class WeightedCalibration(_ClassRows):
+    """The weighted sum of predictions over the weighted sum of labels: ``sum w p / sum w y``
+    (torcheval ``WeightedCalibration``); 1 for predictions calibrated in the large.
+
+    Args:
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> sm.WeightedCalibration().update([0, 0, 1, 1], [0.8, 0.4, 0.8, 0.7]).compute()
+        1.35
+    """
+
+    row_width: ClassVar[int] = 2
+    row_domain = staticmethod(always)
+
+    def get_config(self) -> dict[str, Any]:
+        return {}
+
+    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+        y = inputs.floats(0, "y_true", (1,))
+        p = inputs.floats(1, "y_pred", (1,))
+        v.check_length(p, len(y), "y_pred")
+        return y, p, inputs.weights(len(y))
+
+    def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
+        y, p, _ = batch
+        return np.stack([p, y], axis=1)
+
+    def _compute(self, state: RowSums) -> float:
+        pred, label = state.totals
+        if label == 0:
+            warnings.warn(
+                "WeightedCalibration is undefined when the labels sum to 0; returning NaN",
+                UndefinedMetricWarning,
+                stacklevel=4,
+            )
+            return math.nan
+        return float(pred / label)
+
+
+class _D2Probability(_ClassRows, base=True):
+    """``1 - loss(y, p) / loss(y, prior)``, the prior being the weighted class frequencies.
+
+    Columns: the row's loss, then the one-hot truth (its weighted sums are the class weights).
+    """
+
+    higher_is_better: ClassVar[bool | None] = True
+
+    def __init__(self, *, labels: Any = None) -> None:
+        self.labels = _labels_option(labels)
+        super().__init__()
+
+    def get_config(self) -> dict[str, Any]:
+        return {"labels": self.labels}
+
+    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+        yt = inputs.labels(0, "y_true")
+        p = inputs.probabilities(1, "y_proba")
+        v.check_length(p, len(yt), "y_proba")
+        if p.ndim == 1:
+            known = [0, 1] if self.labels is None else self.labels
+            if len(known) != 2:
+                raise InputError(f"y_proba: expected 2-D probabilities for {len(known)} labels, found 1-D")
+            idx = _class_index(yt, 2, known)
+            both = np.empty((len(p), 2))
+            both[:, 1] = p
+            np.subtract(1.0, p, out=both[:, 0])
+            p = both
+        else:
+            _check_rows_sum_to_one(inputs, p)
+            idx = _class_index(yt, p.shape[1], self.labels)
+        width = self._state.width
+        if width is not None and len(yt) and p.shape[1] + 1 != width:
+            raise InputError(
+                f"y_proba: expected {width - 1} classes like earlier batches, found {p.shape[1]}"
+            )
+        return p, idx, inputs.weights(len(yt))
+
+    def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
+        p, idx, _ = batch
+        n, k = p.shape
+        out = np.zeros((n, k + 1))
+        out[:, 0] = self._loss(p, idx)
+        out[np.arange(n), idx + 1] = 1.0
+        return out
+
+    def _compute(self, state: RowSums) -> float:
+        totals = state.totals
+        prior = np.maximum(totals[1:], 0.0) / state.total_weight
+        num, den = totals[0] / state.total_weight, self._null(prior)
+        if state.n_samples < 2 or den <= 64 * np.finfo(float).eps:
+            warnings.warn(
+                f"{type(self).__name__} is undefined with one row or one class; returning NaN",
+                UndefinedMetricWarning,
+                stacklevel=4,
+            )
+            return math.nan
+        return float(1.0 - num / den)
+
+
+class D2LogLossScore(_D2Probability):
+    """D² of the log loss: ``1 - LogLoss(y, p) / LogLoss(y, prior)`` with the weighted class
+    frequencies as the prior (scikit-learn ``d2_log_loss_score``).
+
+    Binary: labels 0/1 (or two ``labels``, the second positive) and 1-D probabilities of the
+    positive class; multiclass: ``(n, n_classes)`` probabilities, a label being a column index or
+    a position in ``labels``. Undefined (NaN, warning) with fewer than two rows or one class.
+
+    Args:
+        labels: The class labels, one per probability column (``None``: column indices).
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> round(sm.D2LogLossScore().update([1, 1, 0, 0], [0.9, 0.6, 0.2, 0.3]).compute(), 6)
+        0.568633
+    """
+
+    def _loss(self, p: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore"):
+            loss = -np.log(p[np.arange(len(p)), idx])
+        if len(loss) and not np.isfinite(loss).all():
+            raise InputError("y_proba: expected a positive probability for the true class, found 0")
+        return loss
+
+    def _null(self, prior: np.ndarray) -> float:
+        nz = prior[prior > 0]
+        return float(-(nz * np.log(nz)).sum())
+
+
+class D2BrierScore(_D2Probability):
+    """D² of the Brier score: ``1 - Brier(y, p) / Brier(y, prior)`` with the weighted class
+    frequencies as the prior (scikit-learn ``d2_brier_score``); inputs as
+    :class:`D2LogLossScore`.
+
+    Args:
+        labels: The class labels, one per probability column (``None``: column indices).
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> round(sm.D2BrierScore().update([1, 1, 0, 0], [0.9, 0.6, 0.2, 0.3]).compute(), 6)
+        0.7
+    """
+
+    def _loss(self, p: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        d = p.copy()
+        d[np.arange(len(p)), idx] -= 1.0
+        return np.einsum("ij,ij->i", d, d)
+
+    def _null(self, prior: np.ndarray) -> float:
+        return float(1.0 - prior @ prior)

@@ -1,0 +1,605 @@
+"""Regression losses that are weighted means of a value of each row (issue 17).
+
+Each keeps the per-row value state (:class:`~streammetrics.aggregation.state.RowSums`): per
+output, the compensated weighted sum of the row's loss, and the total weight. Merge adds, revert
+subtracts, :class:`~streammetrics.Decayed` scales. The pinball loss, the Tweedie deviances
+(Poisson, gamma) and D² agree with scikit-learn; the log-cosh error, SMAPE, WMAPE, the Minkowski
+distance, the cosine similarity and the CRPS with torchmetrics (which keeps every row for the
+last two); :class:`NRMSE` reads the exact co-moments of the regression family.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._core import validation as v
+from .._core.inputs import Inputs
+from .._core.params import check_option
+from ..aggregation.base import RowValueMetric, always
+from ..aggregation.state import RowSums
+from ..errors import InputError, UndefinedMetricWarning
+from .base import RegressionMetric, check_multioutput
+from .formulas import average_outputs
+from .moments import CoMoments
+
+EPS = float(np.finfo(np.float64).eps)
+#: torchmetrics' epsilon of SMAPE and WMAPE.
+TORCH_EPS = 1.17e-06
+
+
+def _number(
+    value: Any, name: str, low: float = -math.inf, high: float = math.inf, strict: bool = False
+) -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: expected a number, found {value!r}") from None
+    if isinstance(value, bool) or not math.isfinite(x) or x < low or x > high or (strict and x == low):
+        bound = f"> {low}" if strict else f">= {low}"
+        raise ValueError(f"{name}: expected a finite number {bound} and <= {high}, found {value!r}")
+    return x
+
+
+class _RowRegression(RowValueMetric, base=True):
+    """``update(y_true, y_pred, sample_weight=None)`` of real values, 1-D or ``(n, n_outputs)``;
+    one value column per output."""
+
+    higher_is_better: ClassVar[bool | None] = False
+    row_domain = staticmethod(always)
+    #: Whether the outputs are averaged by ``multioutput`` (else all values are pooled).
+    per_output: ClassVar[bool] = True
+
+    def __init__(self, *, multioutput: Any = "uniform_average") -> None:
+        self.multioutput = check_multioutput(multioutput, False)
+        super().__init__()
+
+    def get_config(self) -> dict[str, Any]:
+        return {"multioutput": self.multioutput}
+
+    def _pair(self, inputs: Inputs) -> tuple[np.ndarray, np.ndarray]:
+        """y_true and y_pred as ``(n, k)`` float64 (the regression family's rules)."""
+        yt = inputs.floats(0, "y_true")
+        yp = inputs.floats(1, "y_pred")
+        v.check_length(yp, len(yt), "y_pred")
+        k = 1 if yt.ndim == 1 else yt.shape[1]
+        kp = 1 if yp.ndim == 1 else yp.shape[1]
+        if k == 0:
+            raise InputError(f"y_true: expected at least one output column, found shape {yt.shape}")
+        if kp != k:
+            raise InputError(f"y_pred: expected {k} outputs (the columns of y_true), found {kp}")
+        expected = self._outputs()
+        if expected is not None and len(yt) and k != expected:
+            raise InputError(f"y_true: expected {expected} outputs like earlier batches, found {k}")
+        if not isinstance(self.multioutput, str) and len(yt) and k != len(self.multioutput):
+            raise InputError(
+                f"y_true: expected {len(self.multioutput)} outputs (the length of multioutput), found {k}"
+            )
+        return yt.reshape(len(yt), k), yp.reshape(len(yp), k)
+
+    def _outputs(self) -> int | None:
+        width = self._state.width
+        return None if width is None or not self.per_output else width // self.row_width
+
+    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+        yt, yp = self._pair(inputs)
+        self._check_domain(yt, yp)
+        return yt, yp, inputs.weights(len(yt))
+
+    def _check_domain(self, yt: np.ndarray, yp: np.ndarray) -> None:
+        """Raise :class:`InputError` for values outside the loss's domain."""
+
+    def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
+        yt, yp, _ = batch
+        return self._loss(yt, yp)
+
+    def _loss(self, yt: np.ndarray, yp: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def _compute(self, state: RowSums) -> Any:
+        return average_outputs(self._means(state), self.multioutput)
+
+
+def _refuse(mask: NDArray[np.bool_], arr: np.ndarray, name: str, expected: str, metric: str) -> None:
+    if mask.any():
+        raise InputError(f"{name}: expected {expected} for {metric}, found {arr[mask].flat[0]}")
+
+
+class PinballLoss(_RowRegression):
+    """The mean pinball (quantile) loss ``alpha max(r, 0) + (1 - alpha) max(-r, 0)``, r = y - ŷ
+    (scikit-learn ``mean_pinball_loss``).
+
+    Args:
+        alpha: The quantile the prediction estimates, in [0, 1]; default 0.5 (half the MAE).
+        multioutput: How the outputs of 2-D input combine: ``"uniform_average"`` (default; plain mean),
+            ``"raw_values"`` (an array, one value per output) or a list of non-negative output weights.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> sm.PinballLoss(alpha=0.1).update([1, 2, 3], [0, 3, 3]).compute()
+        0.3333333333333333
+    """
+
+    def __init__(self, alpha: float = 0.5, *, multioutput: Any = "uniform_average") -> None:
+        self.alpha = _number(alpha, "alpha", 0.0, 1.0)
+        super().__init__(multioutput=multioutput)
+
+    def get_config(self) -> dict[str, Any]:
+        return {"alpha": self.alpha, "multioutput": self.multioutput}
+
+    def _loss(self, yt: np.ndarray, yp: np.ndarray) -> np.ndarray:
+        diff = yt - yp
+        return np.where(diff >= 0, self.alpha * diff, (self.alpha - 1.0) * diff)
+
+
+# ------------------------------------------------------------------------------- Tweedie
+def tweedie_deviance(y: np.ndarray, mu: Any, power: float) -> np.ndarray:
+    """The unit deviance of the Tweedie distribution (scikit-learn's ``_mean_tweedie_deviance``
+    before averaging)."""
+    p = power
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if p < 0:
+            return 2 * (
+                np.where(y > 0, y, 0.0) ** (2 - p) / ((1 - p) * (2 - p))
+                - y * mu ** (1 - p) / (1 - p)
+                + mu ** (2 - p) / (2 - p)
+            )
+        if p == 0:
+            return (y - mu) ** 2
+        if p == 1:
+            ratio = y / mu
+            return 2 * (np.where(y == 0, 0.0, y * np.log(np.where(y == 0, 1.0, ratio))) - y + mu)
+        if p == 2:
+            return 2 * (np.log(mu / y) + y / mu - 1)
+        return 2 * (
+            y ** (2 - p) / ((1 - p) * (2 - p)) - y * mu ** (1 - p) / (1 - p) + mu ** (2 - p) / (2 - p)
+        )
+
+
+def _check_power(power: Any) -> float:
+    p = _number(power, "power")
+    if 0 < p < 1:
+        raise ValueError(
+            f"power: expected power <= 0 or >= 1 (no Tweedie distribution between), found {power!r}"
+        )
+    return p
+
+
+def check_tweedie(yt: np.ndarray, yp: np.ndarray, power: float, metric: str) -> None:
+    """scikit-learn's domain of the Tweedie deviance."""
+    if power < 0:
+        _refuse(yp <= 0, yp, "y_pred", "strictly positive values", metric)
+    elif power == 0:
+        pass
+    elif power < 2:
+        _refuse(yt < 0, yt, "y_true", "non-negative values", metric)
+        _refuse(yp <= 0, yp, "y_pred", "strictly positive values", metric)
+    else:
+        _refuse(yt <= 0, yt, "y_true", "strictly positive values", metric)
+        _refuse(yp <= 0, yp, "y_pred", "strictly positive values", metric)
+
+
+def _tweedie_domain(power: float) -> Any:
+    if power < 0:
+        return lambda t, p: p > 0
+    if power == 0:
+        return always
+    if power < 2:
+        return lambda t, p: t >= 0 and p > 0
+    return lambda t, p: t > 0 and p > 0
+
+
+class TweedieDeviance(_RowRegression):
+    """The mean Tweedie deviance of ``power`` (scikit-learn ``mean_tweedie_deviance``).
+
+    ``power`` 0: squared error; 1: Poisson; 2: gamma; < 0 or in (1, 2) or > 2: the general
+    form. scikit-learn's domain: y_pred > 0 (power != 0), y_true >= 0 (1 <= power < 2) or > 0
+    (power >= 2). 2-D input gives one deviance per output (scikit-learn takes 1-D only).
+
+    Args:
+        power: The Tweedie power, <= 0 or >= 1; default 0.
+        multioutput: How the outputs of 2-D input combine: ``"uniform_average"`` (default; plain mean),
+            ``"raw_values"`` (an array, one value per output) or a list of non-negative output weights.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> round(sm.TweedieDeviance(power=1.5).update([2, 0, 1, 4], [0.5, 0.5, 2.0, 2.0]).compute(), 6)
+        1.778175
+    """
+
+    def __init__(self, power: float = 0.0, *, multioutput: Any = "uniform_average") -> None:
+        self.power = _check_power(power)
+        super().__init__(multioutput=multioutput)
+
+    @property
+    def row_domain(self) -> Any:  # type: ignore[override]
+        return _tweedie_domain(self.power)
+
+    def get_config(self) -> dict[str, Any]:
+        return {"power": self.power, "multioutput": self.multioutput}
+
+    def _check_domain(self, yt: np.ndarray, yp: np.ndarray) -> None:
+        check_tweedie(yt, yp, self.power, type(self).__name__)
+
+    def _loss(self, yt: np.ndarray, yp: np.ndarray) -> np.ndarray:
+        return tweedie_deviance(yt, yp, self.power)
+
+
+class _FixedPower(TweedieDeviance, base=True):
+    fixed: ClassVar[float] = 1.0
+
+    def __init__(self, *, multioutput: Any = "uniform_average") -> None:
+        super().__init__(self.fixed, multioutput=multioutput)
+
+    def get_config(self) -> dict[str, Any]:
+        return {"multioutput": self.multioutput}
+
+
+class PoissonDeviance(_FixedPower):
+    """The mean Poisson deviance ``2 (y log(y / ŷ) - y + ŷ)`` (scikit-learn ``mean_poisson_deviance``):
+    y_true >= 0, y_pred > 0.
+
+    Args:
+        multioutput: How the outputs of 2-D input combine: ``"uniform_average"`` (default; plain mean),
+            ``"raw_values"`` (an array, one value per output) or a list of non-negative output weights.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> round(sm.PoissonDeviance().update([2, 0, 1, 4], [0.5, 0.5, 2.0, 2.0]).compute(), 6)
+        1.426015
+    """
+
+    fixed: ClassVar[float] = 1.0
+
+
+class GammaDeviance(_FixedPower):
+    """The mean gamma deviance ``2 (log(ŷ / y) + y / ŷ - 1)`` (scikit-learn ``mean_gamma_deviance``):
+    y_true > 0, y_pred > 0.
+
+    Args:
+        multioutput: How the outputs of 2-D input combine: ``"uniform_average"`` (default; plain mean),
+            ``"raw_values"`` (an array, one value per output) or a list of non-negative output weights.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> round(sm.GammaDeviance().update([2, 0.5, 1, 4], [0.5, 0.5, 2, 2.0]).compute(), 6)
+        1.056853
+    """
+
+    fixed: ClassVar[float] = 2.0
+
+
+class D2TweedieScore(_RowRegression):
+    """D², the fraction of Tweedie deviance explained: ``1 - D(y, ŷ) / D(y, ȳ)`` with ȳ the
+    weighted mean of y_true (scikit-learn ``d2_tweedie_score``; 1-D input).
+
+    The null deviance ``D(y, ȳ)`` is exact from sums kept per row (of y and of the term of y
+    alone, e.g. ``y log y`` for power 1), so the score merges and reverts; fewer than two rows
+    of positive weight, or y_true constant: NaN with an
+    :class:`~streammetrics.UndefinedMetricWarning` (scikit-learn: NaN for one row, ``-inf`` for a
+    constant y_true: a weight of 2 is then two equal rows, and the weights must not change
+    which). Power 0 (R²)
+    subtracts ``sum w y^2 - ȳ sum w y``: targets of a large offset and a small spread lose
+    precision there (:class:`~streammetrics.R2` keeps shifted co-moments).
+
+    Args:
+        power: The Tweedie power, <= 0 or >= 1; default 0.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> round(sm.D2TweedieScore(power=1).update([2, 0, 1, 4], [0.5, 0.5, 2.0, 2.0]).compute(), 6)
+        0.05379
+    """
+
+    higher_is_better: ClassVar[bool | None] = True
+    row_width: ClassVar[int] = 3
+    per_output: ClassVar[bool] = False
+
+    def __init__(self, power: float = 0.0) -> None:
+        self.power = _check_power(power)
+        super().__init__()
+
+    @property
+    def row_domain(self) -> Any:  # type: ignore[override]
+        return _tweedie_domain(self.power)
+
+    def get_config(self) -> dict[str, Any]:
+        return {"power": self.power}
+
+    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+        yt, yp = self._pair(inputs)
+        if yt.shape[1] != 1:
+            raise InputError(
+                f"y_true: expected 1-D targets for {type(self).__name__}, found {yt.shape[1]} outputs"
+            )
+        check_tweedie(yt, yp, self.power, type(self).__name__)
+        return yt[:, 0], yp[:, 0], inputs.weights(len(yt))
+
+    def _loss(self, yt: np.ndarray, yp: np.ndarray) -> np.ndarray:
+        out = np.empty((len(yt), 3))
+        out[:, 0] = tweedie_deviance(yt, yp, self.power)
+        out[:, 1] = yt
+        p = self.power
+        with np.errstate(divide="ignore"):
+            if p == 0:
+                out[:, 2] = yt * yt
+            elif p == 1:
+                out[:, 2] = np.where(yt == 0, 0.0, yt * np.log(np.where(yt == 0, 1.0, yt)))
+            elif p == 2:
+                out[:, 2] = np.log(yt)
+            else:
+                out[:, 2] = np.where(yt > 0, yt, 0.0) ** (2 - p)
+        return out
+
+    def _compute(self, state: RowSums) -> float:
+        value = d2_tweedie(state.totals, state.total_weight, self.power)
+        if math.isnan(value):
+            warnings.warn(
+                "D2TweedieScore is undefined when y_true has no spread (one row, or all equal); returning NaN",
+                UndefinedMetricWarning,
+                stacklevel=4,
+            )
+        return value
+
+
+def d2_tweedie(totals: np.ndarray, weight: float, power: float) -> float:
+    """``1 - D / D0`` from the sums ``[sum w dev(y, ŷ), sum w y, sum w t(y)]`` and ``sum w``;
+    NaN when the null deviance ``D0`` is zero up to the rounding of its terms."""
+    dev, sy, ty = (float(x) for x in totals)
+    mu, p, w = sy / weight, power, weight
+    if p == 0:
+        terms = (ty, -mu * sy)
+    elif p == 1:
+        terms = (2 * ty, -2 * (sy * math.log(mu) if sy > 0 else 0.0))
+    elif p == 2:
+        terms = (2 * w * math.log(mu), -2 * ty)
+    else:
+        terms = (
+            2 * ty / ((1 - p) * (2 - p)),
+            -2 * mu ** (1 - p) * sy / (1 - p),
+            2 * mu ** (2 - p) * w / (2 - p),
+        )
+    null = math.fsum(terms)
+    if abs(null) <= 64 * EPS * sum(abs(t) for t in terms):
+        return math.nan  # no spread: one row, or y_true constant
+    return 1.0 - dev / null
+
+
+# ------------------------------------------------------------------------------- torchmetrics
+class LogCoshError(_RowRegression):
+    """The mean of ``log(cosh(ŷ - y))`` per output (torchmetrics ``LogCoshError``), computed as
+    ``|r| + log1p(exp(-2|r|)) - log 2`` (no overflow for large residuals).
+
+    Args:
+        multioutput: How the outputs of 2-D input combine: ``"uniform_average"`` (default; plain mean),
+            ``"raw_values"`` (an array, one value per output, as torchmetrics) or a list of output weights.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> round(sm.LogCoshError().update([2.5, 5.0, 4.0, 8.0], [3.0, 5.0, 2.5, 7.0]).compute(), 6)
+        0.352334
+    """
+
+    def _loss(self, yt: np.ndarray, yp: np.ndarray) -> np.ndarray:
+        a = np.abs(yp - yt)
+        return a + np.log1p(np.exp(-2.0 * a)) - math.log(2.0)
+
+
+class _Pooled(_RowRegression, base=True):
+    """All values of a row pooled (torchmetrics flattens): no ``multioutput``."""
+
+    per_output: ClassVar[bool] = False
+
+    def __init__(self) -> None:
+        super().__init__()
+
+    def get_config(self) -> dict[str, Any]:
+        return {}
+
+
+class SMAPE(_Pooled):
+    """The symmetric mean absolute percentage error ``mean 2 |ŷ - y| / max(|y| + |ŷ|, eps)``
+    (torchmetrics ``SymmetricMeanAbsolutePercentageError``, eps = 1.17e-6), over every value.
+
+    A fraction in [0, 2]; river's ``SMAPE`` reports 100 times it (and 0 where ``|y| + |ŷ| = 0``,
+    as here).
+
+    Args:
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> round(sm.SMAPE().update([1, 10, 1e6], [0.9, 15, 1.2e6]).compute(), 6)
+        0.229027
+    """
+
+    def _loss(self, yt: np.ndarray, yp: np.ndarray) -> np.ndarray:
+        per = 2.0 * np.abs(yp - yt) / np.maximum(np.abs(yt) + np.abs(yp), TORCH_EPS)
+        return per.mean(axis=1, keepdims=True)
+
+    def _compute(self, state: RowSums) -> float:
+        return float(self._means(state)[0])
+
+
+class WMAPE(_Pooled):
+    """The weighted mean absolute percentage error ``sum |ŷ - y| / max(sum |y|, eps)``
+    (torchmetrics ``WeightedMeanAbsolutePercentageError``, eps = 1.17e-6), over every value.
+
+    Args:
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> round(sm.WMAPE().update([1.0, 2.0, 4.0], [1.5, 2.0, 3.0]).compute(), 6)
+        0.214286
+    """
+
+    row_width: ClassVar[int] = 2
+
+    def _loss(self, yt: np.ndarray, yp: np.ndarray) -> np.ndarray:
+        out = np.empty((len(yt), 2))
+        out[:, 0] = np.abs(yp - yt).sum(axis=1)
+        out[:, 1] = np.abs(yt).sum(axis=1)
+        return out
+
+    def _compute(self, state: RowSums) -> float:
+        err, scale = state.totals
+        return float(err / max(scale, TORCH_EPS * state.total_weight))
+
+
+class MinkowskiDistance(_Pooled):
+    """The Minkowski distance ``(sum w |ŷ - y|^p)^(1/p)`` over every value (torchmetrics
+    ``MinkowskiDistance``): a sum, not a mean, so it grows with the rows seen.
+
+    Args:
+        p: The order, a number >= 1.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> round(sm.MinkowskiDistance(p=3).update([1.0, 2.0, 4.0], [1.5, 2.0, 3.0]).compute(), 6)
+        1.040042
+    """
+
+    def __init__(self, p: float = 2.0) -> None:
+        self.p = _number(p, "p", 1.0)
+        super().__init__()
+
+    def get_config(self) -> dict[str, Any]:
+        return {"p": self.p}
+
+    def _loss(self, yt: np.ndarray, yp: np.ndarray) -> np.ndarray:
+        return (np.abs(yp - yt) ** self.p).sum(axis=1, keepdims=True)
+
+    def _compute(self, state: RowSums) -> float:
+        return float(max(state.totals[0], 0.0) ** (1.0 / self.p))
+
+
+class CosineSimilarity(RowValueMetric):
+    """The cosine similarity of each row's prediction vector with its target vector, summed or
+    averaged over rows (torchmetrics ``CosineSimilarity``, which stores every row).
+
+    ``update(y_true, y_pred)`` with ``(n, d)`` arrays; a row of zero norm is refused (its
+    cosine is undefined; torchmetrics gives NaN).
+
+    Args:
+        reduction: ``"sum"`` (default, as torchmetrics) or ``"mean"`` over rows (weighted).
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> sm.CosineSimilarity(reduction="mean").update([[1, 0], [0, 1]], [[1, 0], [1, 1]]).compute()
+        0.8535533905932737
+    """
+
+    higher_is_better: ClassVar[bool | None] = True
+
+    def __init__(self, reduction: str = "sum") -> None:
+        self.reduction = check_option("reduction", reduction, ("sum", "mean"))
+        super().__init__()
+
+    def get_config(self) -> dict[str, Any]:
+        return {"reduction": self.reduction}
+
+    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+        yt = inputs.floats(0, "y_true", (2,))
+        yp = inputs.floats(1, "y_pred", (2,))
+        v.check_length(yp, len(yt), "y_pred")
+        if yp.shape[1] != yt.shape[1]:
+            raise InputError(f"y_pred: expected {yt.shape[1]} columns (those of y_true), found {yp.shape[1]}")
+        nt, np_ = np.sqrt(np.einsum("ij,ij->i", yt, yt)), np.sqrt(np.einsum("ij,ij->i", yp, yp))
+        for norm, name in ((nt, "y_true"), (np_, "y_pred")):
+            if len(norm) and not (norm > 0).all():
+                raise InputError(f"{name}: expected rows of non-zero norm, found a row of zeros")
+        return yt, yp, nt * np_, inputs.weights(len(yt))
+
+    def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
+        yt, yp, norms, _ = batch
+        return (np.einsum("ij,ij->i", yt, yp) / norms).reshape(-1, 1)
+
+    def _compute(self, state: RowSums) -> float:
+        total = float(state.totals[0])
+        return total if self.reduction == "sum" else total / state.total_weight
+
+
+class CRPS(RowValueMetric):
+    """The continuous ranked probability score of ensemble forecasts, averaged over rows
+    (torchmetrics ``ContinuousRankedProbabilityScore``).
+
+    ``update(y_true, y_pred)``: ``(n,)`` observations and ``(n, m)`` ensemble members (m >= 2);
+    per row ``mean_j |x_j - y| - sum_{j,k} |x_j - x_k| / (2 m^2)``. The pair term is computed
+    from the sorted members in O(m log m).
+
+    Args:
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> round(sm.CRPS().update([1.0, 0.0], [[0.5, 1.5, 2.0], [0.0, -1.0, 1.0]]).compute(), 6)
+        0.277778
+    """
+
+    higher_is_better: ClassVar[bool | None] = False
+
+    def get_config(self) -> dict[str, Any]:
+        return {}
+
+    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+        yt = inputs.floats(0, "y_true", (1,))
+        yp = inputs.floats(1, "y_pred", (2,))
+        v.check_length(yp, len(yt), "y_pred")
+        if yp.shape[1] < 2:
+            raise InputError(f"y_pred: expected at least 2 ensemble members (columns), found {yp.shape[1]}")
+        return yt, yp, inputs.weights(len(yt))
+
+    def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
+        yt, yp, _ = batch
+        m = yp.shape[1]
+        x = np.sort(yp, axis=1)
+        spread = np.abs(x - yt[:, None]).sum(axis=1) / m
+        # sum_{j,k} |x_j - x_k| = 2 sum_j (2j - m + 1) x_(j) over the sorted members (j from 0)
+        coef = 2.0 * np.arange(m) - m + 1.0
+        pairs = 2.0 * (x @ coef) / (2.0 * m * m)
+        return (spread - pairs).reshape(-1, 1)
+
+    def _compute(self, state: RowSums) -> float:
+        return float(self._means(state)[0])
+
+
+class NRMSE(RegressionMetric):
+    """The root mean squared error over a scale of y_true (torchmetrics
+    ``NormalizedRootMeanSquaredError``): its mean, standard deviation (population) or L2 norm
+    ``sqrt(sum w y^2)``, per output; exact from the co-moments (shared with R² in a collection).
+
+    ``normalization="range"`` (torchmetrics' fourth option) needs the minimum and maximum of
+    y_true, which cannot be reverted: not provided.
+
+    Args:
+        normalization: ``"mean"`` (default), ``"std"`` or ``"l2"``.
+        multioutput: How the outputs of 2-D input combine: ``"uniform_average"`` (default; plain mean),
+            ``"raw_values"`` (an array, one value per output) or a list of non-negative output weights.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> round(sm.NRMSE().update([0.0, 1, 2, 3], [0.0, 1, 2, 2]).compute(), 6)
+        0.333333
+    """
+
+    def __init__(self, normalization: str = "mean", *, multioutput: Any = "uniform_average") -> None:
+        self.normalization = check_option("normalization", normalization, ("mean", "std", "l2"))
+        super().__init__(multioutput=multioutput)
+
+    def get_config(self) -> dict[str, Any]:
+        return {"normalization": self.normalization, "multioutput": self.multioutput}
+
+    def _compute(self, state: CoMoments) -> Any:
+        w = state.weight
+        rmse = np.sqrt(state.ss_residual / w)
+        mean = state.mean_true
+        if self.normalization == "mean":
+            scale = mean
+        elif self.normalization == "std":
+            scale = np.sqrt(state.ss_true / w)
+        else:
+            scale = np.sqrt(state.ss_true + w * mean * mean)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return average_outputs(rmse / scale, self.multioutput)
