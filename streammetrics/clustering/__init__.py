@@ -54,6 +54,13 @@ from .external import (
     VariationOfInformation,
     VMeasure,
 )
+from .external import (  # issue 17: formulas on the contingency table
+    ClusterAccuracy,
+    CramersV,
+    PearsonsContingencyCoefficient,
+    TheilsU,
+    TschuprowsT,
+)
 from .internal import (
     BetweenClusterSS,
     BottomKSample,
@@ -139,4 +146,9 @@ __all__ = [
     "RandIndex",
     "VariationOfInformation",
     "VMeasure",
+    "ClusterAccuracy",
+    "CramersV",
+    "PearsonsContingencyCoefficient",
+    "TheilsU",
+    "TschuprowsT",
 ]
