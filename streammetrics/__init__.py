@@ -12,11 +12,12 @@ Examples:
     0.6667
 """
 
-from . import classification, clustering, probabilistic, ranking, regression, streaming, uncertainty
+from . import classification, clustering, nominal, probabilistic, ranking, regression, streaming, uncertainty
 from ._core import Metric, State, from_bytes, from_state_dict, load, registered_types
 from .classification import *  # noqa: F403
 from .clustering import *  # noqa: F403
 from .errors import InputError, MergeError, StateError, StreamMetricsError, UndefinedMetricWarning
+from .nominal import *  # noqa: F403
 from .probabilistic import *  # noqa: F403
 from .ranking import *  # noqa: F403
 from .regression import *  # noqa: F403
@@ -44,4 +45,5 @@ __all__ = [
     *clustering.__all__,
     *streaming.__all__,
     *uncertainty.__all__,
+    *nominal.__all__,
 ]

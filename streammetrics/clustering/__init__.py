@@ -32,14 +32,16 @@ from .centroid import (
     cluster_centroids,
     two_pass,
 )
-from .external import (
+from .external import (  # issue 17: formulas on the contingency table
     AdjustedMutualInfo,
     AdjustedRandIndex,
+    ClusterAccuracy,
     ClusteringEntropy,
     ClusteringFMeasure,
     Completeness,
     ContingencyState,
     ContingencyTable,
+    CramersV,
     FowlkesMallowsIndex,
     GoodmanKruskal,
     Homogeneity,
@@ -48,18 +50,14 @@ from .external import (
     NormalizedMutualInfo,
     PairConfusionMatrix,
     PairJaccard,
+    PearsonsContingencyCoefficient,
     PhiIndex,
     Purity,
     RandIndex,
-    VariationOfInformation,
-    VMeasure,
-)
-from .external import (  # issue 17: formulas on the contingency table
-    ClusterAccuracy,
-    CramersV,
-    PearsonsContingencyCoefficient,
     TheilsU,
     TschuprowsT,
+    VariationOfInformation,
+    VMeasure,
 )
 from .internal import (
     BetweenClusterSS,

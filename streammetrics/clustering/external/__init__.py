@@ -16,6 +16,14 @@ Examples:
     (1.0, 1.0)
 """
 
+from .assignment import cluster_accuracy, linear_sum_assignment_max
+from .association import (
+    chi_squared,
+    cramers_v,
+    pearsons_contingency_coefficient,
+    theils_u,
+    tschuprows_t,
+)
 from .base import ExternalMetric
 from .contingency import ContingencyState, contingency
 from .emi import expected_mutual_information
@@ -54,14 +62,6 @@ from .metrics import (
     RandIndex,
     VariationOfInformation,
     VMeasure,
-)
-from .assignment import cluster_accuracy, linear_sum_assignment_max
-from .association import (
-    chi_squared,
-    cramers_v,
-    pearsons_contingency_coefficient,
-    theils_u,
-    tschuprows_t,
 )
 from .nominal import (
     ClusterAccuracy,

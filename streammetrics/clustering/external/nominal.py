@@ -95,7 +95,9 @@ class NominalMetric(ExternalMetric, base=True):
             return super()._parse(inputs)
         if self.nan_strategy == "replace":
             t, p = (
-                a if m is None else np.where(m, np.asarray(self.nan_replace_value, dtype=object), a.astype(object))
+                a
+                if m is None
+                else np.where(m, np.asarray(self.nan_replace_value, dtype=object), a.astype(object))
                 for a, m in ((t, mask_t), (p, mask_p))
             )
             t, p = (_narrowed(a) for a in (t, p))
@@ -103,7 +105,10 @@ class NominalMetric(ExternalMetric, base=True):
         if t.ndim != 1 or p.ndim != 1 or len(t) != len(p):  # the ordinary checks say what is wrong
             return super()._parse(inputs)
         w = inputs.weights(len(t))
-        keep = ~((np.zeros(len(t), bool) if mask_t is None else mask_t) | (np.zeros(len(p), bool) if mask_p is None else mask_p))
+        keep = ~(
+            (np.zeros(len(t), bool) if mask_t is None else mask_t)
+            | (np.zeros(len(p), bool) if mask_p is None else mask_p)
+        )
         return super()._parse(Inputs((t[keep], p[keep]), None if w is None else w[keep]))
 
 
