@@ -90,6 +90,8 @@ class NominalMetric(ExternalMetric, base=True):
             return super()._parse(inputs)
         t = inputs.array(0, "labels_true")
         p = inputs.array(1, "labels_pred")
+        if t.ndim != 1 or p.ndim != 1 or len(t) != len(p):  # the ordinary checks say what is wrong
+            return super()._parse(inputs)
         mask_t, mask_p = _nan_mask(t), _nan_mask(p)
         if mask_t is None and mask_p is None:
             return super()._parse(inputs)
@@ -102,14 +104,24 @@ class NominalMetric(ExternalMetric, base=True):
             )
             t, p = (_narrowed(a) for a in (t, p))
             return super()._parse(Inputs((t, p), inputs.sample_weight))
-        if t.ndim != 1 or p.ndim != 1 or len(t) != len(p):  # the ordinary checks say what is wrong
-            return super()._parse(inputs)
+        # "drop": the row is seen (n_samples counts it) but weighs 0, so it adds nothing to the table
+        dropped = np.zeros(len(t), bool)
+        for m in (mask_t, mask_p):
+            if m is not None:
+                dropped |= m
+        t, p = (a if m is None else _filled(a, m) for a, m in ((t, mask_t), (p, mask_p)))
         w = inputs.weights(len(t))
-        keep = ~(
-            (np.zeros(len(t), bool) if mask_t is None else mask_t)
-            | (np.zeros(len(p), bool) if mask_p is None else mask_p)
-        )
-        return super()._parse(Inputs((t[keep], p[keep]), None if w is None else w[keep]))
+        w = np.where(dropped, 0.0, 1.0 if w is None else w)
+        return super()._parse(Inputs((t, p), w))
+
+
+def _filled(a: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``a`` with its missing entries replaced by one of its other values (rows that weigh 0)."""
+    present = a[~mask]
+    stand_in = present[0] if present.size else 0
+    out = a.astype(object) if a.dtype.kind == "O" else a.copy()
+    out[mask] = stand_in
+    return _narrowed(out)
 
 
 def _narrowed(a: np.ndarray) -> np.ndarray:
@@ -120,7 +132,10 @@ def _narrowed(a: np.ndarray) -> np.ndarray:
     if all(isinstance(x, str) for x in values):
         return np.asarray(values, dtype=str)
     if all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in values):
-        return np.asarray(values, dtype=np.float64)
+        try:
+            return np.asarray(values, dtype=np.float64)
+        except OverflowError:  # an int beyond float: the label checks say what is wrong
+            return a
     return a
 
 
