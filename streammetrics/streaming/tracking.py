@@ -41,7 +41,9 @@ from . import _spec
 from .windows import _fresh
 
 _TRACKER_FIELDS = Schema("TrackerState state", epochs=Nested(many=True))
-_MINMAX_FIELDS = Schema("MinMaxState state", state=Nested(), extremes=Array("f", dtype="float64", shape=(2,)))
+_MINMAX_FIELDS = Schema(
+    "MinMaxState state", state=Nested(), extremes=Array("f", dtype="float64", shape=(2,), finite=False)
+)
 
 
 class TrackerBest(NamedTuple):
