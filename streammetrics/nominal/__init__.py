@@ -7,4 +7,4 @@ contingency coefficient, Theil's U) are formulas on the contingency table and li
 
 from .fleiss import FleissKappa, FleissState, fleiss_kappa
 
-__all__ = ["FleissKappa", "FleissState", "fleiss_kappa"]
+__all__ = ["FleissKappa"]  # FleissState and fleiss_kappa: streammetrics.nominal.fleiss

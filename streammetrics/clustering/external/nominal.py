@@ -152,8 +152,8 @@ class CramersV(NominalMetric):
             of the dimensions, and Yates' continuity correction on a 2 x 2 table (as SciPy:
             each cell moves ``min(0.5, |E - O|)`` towards its expected count; torchmetrics 1.9
             moves it a full 0.5, which differs on 2 x 2 tables with a cell closer than 0.5 to
-            its expected count). NaN (with a warning) where the corrected table has one row or
-            column.
+            its expected count, and its functional form raises on 2 x 2 integer tables). NaN
+            (with a warning) where the corrected table has one row or column.
         nan_strategy: See :class:`NominalMetric`: ``None`` (default, NaN refused), ``"replace"``, ``"drop"``.
         nan_replace_value: The label a NaN becomes with ``nan_strategy="replace"``.
 
