@@ -5,6 +5,6 @@ contingency coefficient, Theil's U) are formulas on the contingency table and li
 :mod:`streammetrics.clustering.external`.
 """
 
-from .fleiss import FleissKappa, FleissState, fleiss_kappa
+from .fleiss import FleissKappa
 
 __all__ = ["FleissKappa"]  # FleissState and fleiss_kappa: streammetrics.nominal.fleiss
