@@ -24,19 +24,10 @@ def _binary(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
     return y, np.where(rng.random(n) < 0.7, y, 1 - y)
 
 
-def _regression(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
-    t = rng.standard_normal(n)
-    return t, t + 0.5 * rng.standard_normal(n)
-
-
 def _f1(y, p, sample_weight=None):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return skm.f1_score(y, p, sample_weight=sample_weight)
-
-
-def _mae(y, p, sample_weight=None):
-    return skm.mean_absolute_error(y, p, sample_weight=sample_weight)
 
 
 def _accuracy_extremes(y, p, sample_weight=None):
@@ -53,7 +44,6 @@ _RECORDS = (
 
 CASES = [
     LawCase("MetricTracker[F1]", lambda: sm.MetricTracker(sm.F1()), _binary, _f1),
-    LawCase("MetricTracker[MAE]", lambda: sm.MetricTracker(sm.MAE()), _regression, _mae),
     LawCase(
         "MinMax[Accuracy]",
         lambda: sm.MinMax(sm.Accuracy()),

@@ -7,15 +7,18 @@ import warnings
 
 import numpy as np
 import pytest
-import torch
 from river import metrics as rm
 from scipy.optimize import linear_sum_assignment
 from scipy.stats import contingency as scc
-from torchmetrics.functional import nominal as tmn
-from torchmetrics.nominal import CramersV
 
 import streammetrics as sm
 from streammetrics.clustering.external import linear_sum_assignment_max
+from tests.integrations.engine_cases import require
+
+# torchmetrics is a reference (the "peers" extra): skipped where missing, except in CI
+torch = require("torch")
+tmn = require("torchmetrics.functional.nominal")
+CramersV = require("torchmetrics.nominal").CramersV
 
 
 def _pairs(seed, n=60, k=4):

@@ -6,13 +6,17 @@ import warnings
 
 import numpy as np
 import pytest
-import torch
-from torchmetrics.classification import BinaryAccuracy
-from torchmetrics.regression import MeanAbsoluteError
-from torchmetrics.wrappers import MetricTracker as TMTracker
-from torchmetrics.wrappers import MinMaxMetric
 
 import streammetrics as sm
+from tests.integrations.engine_cases import require
+
+# torchmetrics is the reference (the "peers" extra): skipped where missing, except in CI
+torch = require("torch")
+_classification = require("torchmetrics.classification")
+_regression = require("torchmetrics.regression")
+_wrappers = require("torchmetrics.wrappers")
+BinaryAccuracy, MeanAbsoluteError = _classification.BinaryAccuracy, _regression.MeanAbsoluteError
+TMTracker, MinMaxMetric = _wrappers.MetricTracker, _wrappers.MinMaxMetric
 
 
 def _epochs(seed: int, n_epochs: int = 5):
