@@ -16,6 +16,7 @@ from . import (
     aggregation,
     classification,
     clustering,
+    nominal,
     probabilistic,
     ranking,
     regression,
@@ -27,6 +28,7 @@ from .aggregation import *  # noqa: F403
 from .classification import *  # noqa: F403
 from .clustering import *  # noqa: F403
 from .errors import InputError, MergeError, StateError, StreamMetricsError, UndefinedMetricWarning
+from .nominal import *  # noqa: F403
 from .probabilistic import *  # noqa: F403
 from .ranking import *  # noqa: F403
 from .regression import *  # noqa: F403
@@ -55,4 +57,5 @@ __all__ = [
     *streaming.__all__,
     *uncertainty.__all__,
     *aggregation.__all__,
+    *nominal.__all__,
 ]

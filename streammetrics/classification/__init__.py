@@ -29,6 +29,7 @@ from .metrics import (
 )
 from .per_class import MultilabelConfusionMatrix
 from .report import ClassificationReport, ConfusionMatrix, HammingLoss, Report, SubsetAccuracy
+from .river_scores import GeometricMean, MultiFBeta
 
 __all__ = [
     "F1",
@@ -62,6 +63,8 @@ __all__ = [
     "Report",
     "Specificity",
     "SubsetAccuracy",
+    "GeometricMean",
+    "MultiFBeta",
 ]
 
 # issue 17: per-row losses on the per-row value state

@@ -32,14 +32,16 @@ from .centroid import (
     cluster_centroids,
     two_pass,
 )
-from .external import (
+from .external import (  # issue 17: formulas on the contingency table
     AdjustedMutualInfo,
     AdjustedRandIndex,
+    ClusterAccuracy,
     ClusteringEntropy,
     ClusteringFMeasure,
     Completeness,
     ContingencyState,
     ContingencyTable,
+    CramersV,
     FowlkesMallowsIndex,
     GoodmanKruskal,
     Homogeneity,
@@ -48,9 +50,12 @@ from .external import (
     NormalizedMutualInfo,
     PairConfusionMatrix,
     PairJaccard,
+    PearsonsContingencyCoefficient,
     PhiIndex,
     Purity,
     RandIndex,
+    TheilsU,
+    TschuprowsT,
     VariationOfInformation,
     VMeasure,
 )
@@ -139,4 +144,9 @@ __all__ = [
     "RandIndex",
     "VariationOfInformation",
     "VMeasure",
+    "ClusterAccuracy",
+    "CramersV",
+    "PearsonsContingencyCoefficient",
+    "TheilsU",
+    "TschuprowsT",
 ]

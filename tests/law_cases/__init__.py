@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +42,11 @@ class LawCase:
     #: (a window: merging means "the other's rows came after mine", so merge is associative but
     #: not commutative).
     tags: frozenset[str] = field(default_factory=frozenset)
+    #: Laws that do not apply to this accumulator, each with the reason: ``{law: why}``, the law
+    #: named as its test in ``tests/test_laws.py`` without ``test_`` (``"round_trips_keep_merging"``).
+    #: The law is then skipped for this case (reported as a skip giving the reason), and a test
+    #: checks that every name is a law. The family's own tests cover what the law would have.
+    not_applicable: Mapping[str, str] = field(default_factory=dict)
 
     def __str__(self) -> str:
         return self.name

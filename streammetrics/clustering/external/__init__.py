@@ -16,6 +16,14 @@ Examples:
     (1.0, 1.0)
 """
 
+from .assignment import cluster_accuracy, linear_sum_assignment_max
+from .association import (
+    chi_squared,
+    cramers_v,
+    pearsons_contingency_coefficient,
+    theils_u,
+    tschuprows_t,
+)
 from .base import ExternalMetric
 from .contingency import ContingencyState, contingency
 from .emi import expected_mutual_information
@@ -54,6 +62,14 @@ from .metrics import (
     RandIndex,
     VariationOfInformation,
     VMeasure,
+)
+from .nominal import (
+    ClusterAccuracy,
+    CramersV,
+    NominalMetric,
+    PearsonsContingencyCoefficient,
+    TheilsU,
+    TschuprowsT,
 )
 from .pairs import (
     adjusted_rand_index,
@@ -111,4 +127,17 @@ __all__ = [
     "rand_index",
     "v_measure",
     "variation_of_information",
+    "ClusterAccuracy",
+    "CramersV",
+    "NominalMetric",
+    "PearsonsContingencyCoefficient",
+    "TheilsU",
+    "TschuprowsT",
+    "chi_squared",
+    "cluster_accuracy",
+    "cramers_v",
+    "linear_sum_assignment_max",
+    "pearsons_contingency_coefficient",
+    "theils_u",
+    "tschuprows_t",
 ]
