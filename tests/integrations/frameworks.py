@@ -10,11 +10,15 @@ installed on CI, a missing framework fails. The loggers (TensorBoard, MLflow) co
 from __future__ import annotations
 
 import importlib.util
+import os
 from typing import Any
 
 import pytest
 
 from .engine_cases import require
+
+# Keras reads its backend once, at import: the torch backend, unless the environment chose one.
+os.environ.setdefault("KERAS_BACKEND", "torch")
 
 
 def require_torch_framework(module: str) -> Any:
