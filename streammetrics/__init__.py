@@ -17,6 +17,7 @@ from ._core import Metric, State, from_bytes, from_state_dict, load, registered_
 from .classification import *  # noqa: F403
 from .clustering import *  # noqa: F403
 from .errors import InputError, MergeError, StateError, StreamMetricsError, UndefinedMetricWarning
+from .integrations.sklearn import scorer
 from .probabilistic import *  # noqa: F403
 from .ranking import *  # noqa: F403
 from .regression import *  # noqa: F403
@@ -44,4 +45,5 @@ __all__ = [
     *clustering.__all__,
     *streaming.__all__,
     *uncertainty.__all__,
+    "scorer",
 ]
