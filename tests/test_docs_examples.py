@@ -50,7 +50,11 @@ def python_blocks(page: Path) -> list[str]:
 
 # What a block importing one of streammetrics' integrations needs besides.
 INTEGRATION = re.compile(r"^\s*from\s+streammetrics\.integrations\.(\w+)", re.M)
-NEEDS = {"loggers": ["tensorboard"], "lightning": ["torch", "lightning"], "transformers": ["torch", "transformers"]}
+NEEDS = {
+    "loggers": ["tensorboard"],
+    "lightning": ["torch", "lightning"],
+    "transformers": ["torch", "transformers"],
+}
 
 
 def _needs_missing(block: str) -> str | None:

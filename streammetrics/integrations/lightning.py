@@ -82,10 +82,11 @@ def MetricsCallback(
     Args:
         metric: a metric or a :class:`~streammetrics.MetricCollection` (copied, empty, per stage).
         stages: the stages to follow, among ``"train"``, ``"val"``, ``"test"``.
-        preds_key, target_key: the keys of the prediction and the truth in the dict that
-            ``training_step`` / ``validation_step`` / ``test_step`` return (a training step's
-            dict also holds ``"loss"``). The prediction is anything the metric takes (labels,
-            class scores, probabilities), a tensor on any device.
+        preds_key: the key of the prediction in the dict that ``training_step`` /
+            ``validation_step`` / ``test_step`` return (a training step's dict also holds
+            ``"loss"``): anything the metric takes (labels, class scores, probabilities), a
+            tensor on any device.
+        target_key: the key of the truth in that dict.
         weight_key: a key of sample weights in that dict (``None``: unweighted).
         prefix: put before every logged name; ``{stage}`` is replaced by the stage.
         log_step: also log each training batch's own values (``<name>_step``); the epoch's are
