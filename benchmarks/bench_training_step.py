@@ -20,7 +20,6 @@ bytes (``len(to_bytes())``) and the peak of ``tracemalloc`` for each length.
 from __future__ import annotations
 
 import argparse
-import platform
 import sys
 import time
 import tracemalloc
@@ -153,20 +152,19 @@ def memory_table(n_batches: int, batch: int) -> list[list[str]]:
     return rows
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--repeats", type=int, default=3)
-    args = parser.parse_args()
+def main(quick: bool | None = None, repeats: int = 3) -> str:
+    """The report section (``benchmarks/run.py`` calls ``main(quick)``; the command line parses)."""
+    if quick is None:
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--quick", action="store_true")
+        parser.add_argument("--repeats", type=int, default=3)
+        args = parser.parse_args()
+        quick, repeats = args.quick, args.repeats
     import torch
     import torchmetrics
 
     torch.set_num_threads(1)
-    n_steps = 50 if args.quick else 300
-    print(
-        f"# per-step overhead, batch 256, {K} classes, CPU tensors ({platform.python_version()}, "
-        f"torch {torch.__version__}, torchmetrics {torchmetrics.__version__}, sm {sm.__version__})\n"
-    )
+    n_steps = 50 if quick else 300
     header = [
         "collection",
         "sm host µs/step",
@@ -176,13 +174,23 @@ def main() -> None:
         "device / tm",
         "sm update only µs/step (/ tm)",
     ]
-    print(markdown_table(header, per_step_table(n_steps, 256, args.repeats)))
-    print("\n# memory over 10x more evaluation batches (collection with ROCAUC)\n")
-    print(
+    lines = [
+        f"### Per-step overhead: batch 256, {K} classes, CPU tensors ({n_steps} steps, best of {repeats}; "
+        f"torch {torch.__version__}, torchmetrics {torchmetrics.__version__})",
+        "",
+        markdown_table(header, per_step_table(n_steps, 256, repeats)),
+        "",
+        "### Memory over 10x more evaluation batches (collection with ROCAUC, default sketch cap)",
+        "",
         markdown_table(
-            ["batches", "state bytes", "tracemalloc peak KiB"], memory_table(20 if args.quick else 50, 256)
-        )
-    )
+            ["batches", "state bytes", "tracemalloc peak KiB"], memory_table(20 if quick else 50, 256)
+        ),
+        "",
+        "GPU timings were not measured (no GPU was available to this work).",
+    ]
+    section = "\n".join(lines)
+    print(section)
+    return section
 
 
 if __name__ == "__main__":
