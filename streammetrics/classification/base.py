@@ -16,7 +16,7 @@ from .._core.onerow import OneRowMixin
 from .._core.params import check_number, check_option, check_zero_division, plain
 from .._core.state import canonical_json
 from ..errors import InputError, StateError
-from . import selection
+from . import device, selection
 from .averaging import AVERAGES, RateFn, score
 from .counts import ConfusionCounts
 from .rows import ConfusionRows
@@ -190,7 +190,7 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts], base=True):
         host path takes it); see :mod:`streammetrics._core.tensors`."""
         labels = None if self.labels is None else len(self.labels)
         key = ("device confusion", self.threshold, self.input, labels)
-        reduced = inputs.derived(key, lambda: tensors.confusion_batch(self, inputs, torch))
+        reduced = inputs.derived(key, lambda: device.confusion_batch(self, inputs, torch))
         if reduced is None:
             return None
         kind, yt, yp, weights, repeats = reduced

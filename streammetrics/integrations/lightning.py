@@ -89,8 +89,9 @@ def MetricsCallback(
         target_key: the key of the truth in that dict.
         weight_key: a key of sample weights in that dict (``None``: unweighted).
         prefix: put before every logged name; ``{stage}`` is replaced by the stage.
-        log_step: also log each training batch's own values (``<name>_step``); the epoch's are
-            logged as ``<name>`` (validation and test log epoch values only).
+        log_step: also log each training batch's own values (``<name>_step``; under DDP, this
+            rank's batch); the epoch's are logged as ``<name>`` (validation and test log epoch
+            values only).
         sync: under DDP, gather and merge every rank's state at the epoch's end (all ranks
             then log the same values). ``False`` logs each rank's own.
 
