@@ -28,6 +28,7 @@ from .aggregation import *  # noqa: F403
 from .classification import *  # noqa: F403
 from .clustering import *  # noqa: F403
 from .errors import InputError, MergeError, StateError, StreamMetricsError, UndefinedMetricWarning
+from .integrations.sklearn import scorer
 from .nominal import *  # noqa: F403
 from .probabilistic import *  # noqa: F403
 from .ranking import *  # noqa: F403
@@ -58,4 +59,5 @@ __all__ = [
     *uncertainty.__all__,
     *aggregation.__all__,
     *nominal.__all__,
+    "scorer",
 ]

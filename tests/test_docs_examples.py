@@ -26,8 +26,20 @@ FENCE = re.compile(
     r"^(?P<indent>[ \t]*)```(?P<lang>[\w+-]*)[^\n]*\n(?P<body>.*?)^(?P=indent)```[ \t]*$", re.M | re.S
 )
 # Optional dependencies a block may import, with the CI's promise about them: the engines are
-# installed on CI (a missing one is an error there); torch only where a local CPU wheel exists.
-OPTIONAL = {"dask": True, "pyspark": True, "apache_beam": True, "river": True, "torch": False}
+# installed on CI (a missing one is an error there); torch only where a local CPU wheel exists,
+# and the frameworks built on it (Lightning, Transformers, Keras on its torch backend) with it.
+OPTIONAL = {
+    "dask": True,
+    "pyspark": True,
+    "apache_beam": True,
+    "river": True,
+    "tensorboard": True,
+    "mlflow": True,
+    "torch": False,
+    "lightning": False,
+    "transformers": False,
+    "keras": False,
+}
 IMPORT = re.compile(r"^\s*(?:from|import)\s+([\w]+)", re.M)
 
 
@@ -36,8 +48,18 @@ def python_blocks(page: Path) -> list[str]:
     return [textwrap.dedent(m["body"]) for m in FENCE.finditer(page.read_text()) if m["lang"] == "python"]
 
 
+# What a block importing one of streammetrics' integrations needs besides.
+INTEGRATION = re.compile(r"^\s*from\s+streammetrics\.integrations\.(\w+)", re.M)
+NEEDS = {
+    "loggers": ["tensorboard"],
+    "lightning": ["torch", "lightning"],
+    "transformers": ["torch", "transformers"],
+}
+
+
 def _needs_missing(block: str) -> str | None:
-    for module in IMPORT.findall(block):
+    needed = [m for name in INTEGRATION.findall(block) for m in NEEDS.get(name, [])]
+    for module in [*needed, *IMPORT.findall(block)]:
         if module in OPTIONAL and importlib.util.find_spec(module) is None:
             if OPTIONAL[module] and os.environ.get("CI") == "true":
                 pytest.fail(f"{module} is not installed, and CI promises it")

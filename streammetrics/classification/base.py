@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .._core import tensors
 from .._core import validation as v
 from .._core.inputs import TRUTH_AND_PREDICTION, Inputs
 from .._core.labels import LabelSet
@@ -15,7 +16,7 @@ from .._core.onerow import OneRowMixin
 from .._core.params import check_number, check_option, check_zero_division, plain
 from .._core.state import canonical_json
 from ..errors import InputError, StateError
-from . import selection
+from . import device, selection
 from .averaging import AVERAGES, RateFn, score
 from .counts import ConfusionCounts
 from .rows import ConfusionRows
@@ -158,6 +159,12 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts], base=True):
     def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
         """The prediction becomes labels: as given, by ``threshold=`` on scores, or by arg-max of
         a 2-D array of class scores (conversions shared with the other members of a collection)."""
+        torch = tensors.off_host(inputs)
+        if torch is not None:
+            batch = self._device_parse(inputs, torch)
+            tensors.PATHS["confusion host" if batch is None else "confusion device"] += 1
+            if batch is not None:
+                return batch
         yt_raw, yp_raw = inputs.array(0, "y_true"), inputs.array(1, "y_pred")
         if yt_raw.ndim == 2:
             return self._validate_multilabel(inputs)
@@ -177,6 +184,25 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts], base=True):
         weights = inputs.weights(len(yt))
         self._check_mode("multiclass")
         return ("multiclass", yt, yp, weights)
+
+    def _device_parse(self, inputs: Inputs, torch: Any) -> tuple[Any, ...] | None:
+        """The batch reduced on its tensors' device to its distinct label pairs (``None``: the
+        host path takes it); see :mod:`streammetrics._core.tensors`."""
+        labels = None if self.labels is None else len(self.labels)
+        key = ("device confusion", self.threshold, self.input, labels)
+        reduced = inputs.derived(key, lambda: device.confusion_batch(self, inputs, torch))
+        if reduced is None:
+            return None
+        kind, yt, yp, weights, repeats = reduced
+        if kind == "arg-max" and self.labels is not None:
+            yp = np.asarray(self.labels)[yp]
+        elif kind == "threshold":
+            yp = np.where(yp == 1, *np.asarray([self.pos_label, self._negative_label]))
+        if self.labels is not None and self.unlisted == "refuse":
+            _check_listed(self.labels, yt, "y_true")
+            _check_listed(self.labels, yp, "y_pred")
+        self._check_mode("multiclass")
+        return ("multiclass", yt, yp, weights, repeats)
 
     def update(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> ConfusionMetric:
         """Add a batch (or one sample given as two scalars: the per-sample fast path); returns ``self``."""
@@ -262,11 +288,12 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts], base=True):
 
     # ------------------------------------------------------------------ state
     def _apply(self, state: ConfusionCounts, batch: tuple[Any, ...], sign: int = 1) -> None:
-        mode, yt, yp, weights = batch
+        mode, yt, yp, weights = batch[:4]
         if mode == "multilabel":
             state.add_multilabel(yt, yp, weights, sign=sign)
         else:
-            state.add_multiclass(yt, yp, weights, sign=sign, check_labels=self._check_labels)
+            repeats = batch[4] if len(batch) > 4 else None  # a batch reduced on a device
+            state.add_multiclass(yt, yp, weights, sign=sign, check_labels=self._check_labels, repeats=repeats)
 
     def _unapply(self, state: ConfusionCounts, batch: tuple[Any, ...] | None) -> None:
         self._apply(state, batch, sign=-1)

@@ -100,16 +100,23 @@ class ConfusionCounts(State):
         *,
         sign: int = 1,
         check_labels: LabelCheck | None = None,
+        repeats: np.ndarray | None = None,
     ) -> None:
-        """Add (``sign=1``) or remove (``sign=-1``) a batch of label pairs."""
+        """Add (``sign=1``) or remove (``sign=-1``) a batch of label pairs.
+
+        ``repeats`` (int64, one per pair): pair ``i`` stands for ``repeats[i]`` rows, and its
+        weight (when given) is the sum of theirs: a batch reduced to its distinct pairs on a
+        device (:mod:`streammetrics._core.tensors`) adds what its rows would.
+        """
         if self.mode == "multilabel":
             raise InputError(
                 "y_true: expected a 2-D multilabel indicator like earlier batches, found 1-D labels"
             )
-        n_rows = len(y_true)
-        if weights is not None and n_rows and weights.min() == 0:
+        n_rows = len(y_true) if repeats is None else int(repeats.sum())
+        if weights is not None and len(weights) and weights.min() == 0:
             keep = weights > 0  # zero weight = leaving the row out, labels included
             y_true, y_pred, weights = y_true[keep], y_pred[keep], weights[keep]
+            repeats = None if repeats is None else repeats[keep]
         idx_t, grown_t = self.labels.encode(y_true, "y_true")
         idx_p, grown_p = self.labels.encode(y_pred, "y_pred")
         labels = self.labels
@@ -123,7 +130,10 @@ class ConfusionCounts(State):
             check_labels(labels)
         k = len(labels)
         flat = idx_t * k + idx_p if k > 1 else idx_t
-        counts = np.bincount(flat, weights=weights, minlength=k * k).reshape(k, k)
+        if repeats is not None and weights is None:  # counts: int64, as rows one by one give
+            counts = np.bincount(flat, weights=repeats, minlength=k * k).astype(np.int64).reshape(k, k)
+        else:
+            counts = np.bincount(flat, weights=weights, minlength=k * k).reshape(k, k)
         matrix = self._reindexed(labels) if labels is not self.labels else self.matrix
         if sign > 0:
             matrix = _add(matrix, counts)

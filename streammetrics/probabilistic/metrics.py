@@ -8,11 +8,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .._core import tensors
 from .._core import validation as v
 from .._core.inputs import Inputs
 from .._core.params import check_number, check_option
 from ..errors import InputError, UndefinedMetricWarning
 from ..ranking.keys import probability_keys, values_of
+from . import device
 from . import formulas as f
 from .base import _class_index, _ProbabilityMetric, _softmax, _wsum
 from .formulas import BrierDecomposition, ReliabilityCurve, _cost_matrix, expected_cost
@@ -90,6 +92,13 @@ class LogLoss(_ProbabilityMetric):
         return super().from_state_dict(data)
 
     def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+        torch = tensors.off_host(inputs)
+        if torch is not None:  # reduced on the tensors' device to the batch's table
+            key = ("device log loss", self.input, self.labels is None)
+            batch = inputs.derived(key, lambda: device.logloss_batch(self, inputs, torch))
+            tensors.PATHS["log loss host" if batch is None else "log loss device"] += 1
+            if batch is not None:
+                return batch
         onehot, p, w, n, binary, present, used = self._probabilities(inputs)
         if self.input == "score":
             raw = inputs.floats(1, "y_proba")

@@ -53,14 +53,18 @@ class CollectionState(State):
         """``change(name, state)`` for every member state, or (whatever is raised, Ctrl-C
         included) for none: the states are shared with the member views, so they change in place,
         each backed up first and restored if a later one fails."""
-        backups: list[tuple[State, State]] = []
+        # A state's change is one ``_commit`` that swaps its fields (never changing an array in
+        # place), so a shallow copy of its fields is a backup; the last state needs none.
+        backups: list[tuple[State, dict[str, Any]]] = []
+        items = list(self.states.items())
         try:
-            for name, state in self.states.items():
-                backups.append((state, state.copy()))
+            for i, (name, state) in enumerate(items):
+                if i < len(items) - 1:
+                    backups.append((state, dict(state.__dict__)))
                 change(name, state)
         except BaseException:
-            for state, backup in backups:
-                state.load_dict(backup.to_dict())
+            for state, fields in backups:
+                state.__dict__.update(fields)  # one update: no interruption can split it
             raise
 
     def to_dict(self) -> dict[str, Any]:

@@ -1,0 +1,71 @@
+"""No O(rows) memory in the training-loop paths: state bytes and tracemalloc's peak stay flat
+over 10x more evaluation batches (Trainer's per-batch compute_metrics, a collection fed tensors
+on the device path)."""
+
+from __future__ import annotations
+
+import tracemalloc
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import streammetrics as sm
+from streammetrics.integrations.transformers import BatchEvalMetrics
+
+K, BATCH = 10, 32
+
+
+def _collection(auc: bool):
+    members = {
+        "acc": sm.Accuracy(input="score"),
+        "f1": sm.F1(average="macro", input="score"),
+        "log_loss": sm.LogLoss(input="score"),
+    }
+    if auc:  # a small sketch cap (default 4000 bins) so that the 1x run already reaches it
+        members["auc"] = sm.ROCAUC(input="score", max_bins=64)
+    return sm.MetricCollection(members)
+
+
+def _evaluate(n_batches: int, make_batch, auc: bool) -> tuple[int, int]:
+    rng = np.random.default_rng(0)
+    compute_metrics = BatchEvalMetrics(_collection(auc))
+    tracemalloc.start()
+    try:
+        for i in range(n_batches):
+            compute_metrics(make_batch(rng), compute_result=i == n_batches - 1)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return len(compute_metrics.result.to_bytes()), peak
+
+
+def _numpy_batch(rng):
+    return SimpleNamespace(predictions=rng.normal(size=(BATCH, K)), label_ids=rng.integers(0, K, BATCH))
+
+
+@pytest.mark.parametrize("auc", [False, True], ids=["labels and loss", "with ROCAUC"])
+@pytest.mark.parametrize("kind", ["numpy", "torch device path"])
+def test_memory_flat_over_ten_times_more_batches(kind, auc):
+    make = _numpy_batch
+    if kind != "numpy":
+        torch = pytest.importorskip("torch")
+        from streammetrics._core import tensors
+
+        def make(rng):
+            b = _numpy_batch(rng)
+            return SimpleNamespace(
+                predictions=torch.from_numpy(b.predictions), label_ids=torch.from_numpy(b.label_ids)
+            )
+
+        with tensors.device_path():
+            small, big = _evaluate(10, make, auc), _evaluate(100, make, auc)
+    else:
+        small, big = _evaluate(10, make, auc), _evaluate(100, make, auc)
+    (bytes_1x, peak_1x), (bytes_10x, peak_10x) = small, big
+    if auc:  # the sketch holds at most max_bins bins per class: it coarsens between max/2 and max
+        assert bytes_10x <= 2 * bytes_1x, (bytes_1x, bytes_10x)
+    else:  # counts and sums: the same arrays whatever the rows
+        assert bytes_10x <= bytes_1x + 16, (bytes_1x, bytes_10x)  # (the row count's varint may grow)
+    assert peak_10x <= 1.5 * peak_1x + 128 * 1024, (peak_1x, peak_10x)
+    # (keeping the logits would take 100 * 32 * 10 * 8 bytes = 256 KB at 10x)
