@@ -51,8 +51,21 @@ class SlicedState(State):
         self.units = units
         self.kernels: dict[str, GenericKernel] = {name: kernel_for(m) for name, m in units.items()}
         self.max_keys = max_keys
-        self.revertible = all(m._make_state().revertible for m in units.values())  # type: ignore[misc]
+        empties = {name: m._make_state() for name, m in units.items()}
+        self.revertible = all(s.revertible for s in empties.values())  # type: ignore[misc]
+        self._config = {
+            "units": {name: [type(s).__qualname__, s.config()] for name, s in empties.items()},
+            "max_keys": max_keys,
+        }
         self.reset()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> SlicedState:
+        """The key table and the stacks are never changed in place (every change builds new
+        ones and commits them), so a copy shares them, and the metrics they were made for."""
+        new = SlicedState.__new__(SlicedState)
+        new.__dict__.update(self.__dict__)
+        new.stacks = dict(self.stacks)
+        return new
 
     # ------------------------------------------------------------------ protocol
     @property
@@ -60,10 +73,7 @@ class SlicedState(State):
         return max((int(k.key_samples(self.stacks[u]).sum()) for u, k in self.kernels.items()), default=0)
 
     def config(self) -> dict[str, Any]:
-        return {
-            "units": {name: [type(m._make_state()).__qualname__, m._make_state().config()] for name, m in self.units.items()},
-            "max_keys": self.max_keys,
-        }
+        return self._config
 
     def reset(self) -> None:
         self._commit(keys=KeyTable(), stacks={u: k.empty() for u, k in self.kernels.items()})
@@ -221,7 +231,7 @@ class Sliced(Metric[SlicedState]):
             )
         *rest, keys = args
         inputs = Inputs(tuple(rest), sample_weight)
-        names = roles_of(self.metric) or tuple(f"arg{i}" for i in range(len(rest)))
+        names = _roles(self.metric) or tuple(f"arg{i}" for i in range(len(rest)))
         if len(names) < len(rest):
             names = (*names, *(f"arg{i}" for i in range(len(names), len(rest))))
         arrays = [inputs.array(i, names[i]) for i in range(len(rest))]
@@ -244,7 +254,7 @@ class Sliced(Metric[SlicedState]):
 
     def update_one(self, *values: Any) -> Sliced:
         """One row: the metric's values, the key, then optionally the weight."""
-        n = len(roles_of(self.metric)) + 1
+        n = len(_roles(self.metric)) + 1
         args, w = (values[:n], values[n]) if len(values) > n else (values, None)
         return self.update(*args, sample_weight=w)  # type: ignore[return-value]
 
@@ -333,6 +343,13 @@ class Sliced(Metric[SlicedState]):
     def __repr__(self) -> str:
         extra = f", max_keys={self.max_keys}" if self.max_keys is not None else ""
         return f"Sliced({self.metric!r}{extra})"
+
+
+def _roles(metric: Metric[Any]) -> tuple[str, ...]:
+    """The names of the arguments ``metric`` takes (a collection's: its members')."""
+    if isinstance(metric, MetricCollection):
+        return next((r for r in map(_roles, metric._members.values()) if r), ())
+    return roles_of(metric)
 
 
 __all__ = ["Sliced", "SlicedState"]
