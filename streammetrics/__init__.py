@@ -12,7 +12,7 @@ Examples:
     0.6667
 """
 
-from . import classification, clustering, fairness, keyed, probabilistic, ranking, regression, streaming, uncertainty
+from . import classification, clustering, fairness, keyed, probabilistic, ranking, regression, retrieval, streaming, uncertainty
 from ._core import Metric, State, from_bytes, from_state_dict, load, registered_types
 from .classification import *  # noqa: F403
 from .clustering import *  # noqa: F403
@@ -24,6 +24,7 @@ from .streaming import *  # noqa: F403
 from .uncertainty import *  # noqa: F403
 from .keyed import *  # noqa: F403
 from .fairness import *  # noqa: F403
+from .retrieval import *  # noqa: F403
 
 __version__ = "0.1.0"
 
@@ -48,4 +49,5 @@ __all__ = [
     *uncertainty.__all__,
     *keyed.__all__,
     *fairness.__all__,
+    *retrieval.__all__,
 ]
