@@ -12,19 +12,30 @@ Examples:
     0.6667
 """
 
-from . import classification, clustering, fairness, keyed, probabilistic, ranking, regression, retrieval, streaming, uncertainty
+from . import (
+    classification,
+    clustering,
+    fairness,
+    keyed,
+    probabilistic,
+    ranking,
+    regression,
+    retrieval,
+    streaming,
+    uncertainty,
+)
 from ._core import Metric, State, from_bytes, from_state_dict, load, registered_types
 from .classification import *  # noqa: F403
 from .clustering import *  # noqa: F403
 from .errors import InputError, MergeError, StateError, StreamMetricsError, UndefinedMetricWarning
+from .fairness import *  # noqa: F403
+from .keyed import *  # noqa: F403
 from .probabilistic import *  # noqa: F403
 from .ranking import *  # noqa: F403
 from .regression import *  # noqa: F403
+from .retrieval import *  # noqa: F403
 from .streaming import *  # noqa: F403
 from .uncertainty import *  # noqa: F403
-from .keyed import *  # noqa: F403
-from .fairness import *  # noqa: F403
-from .retrieval import *  # noqa: F403
 
 __version__ = "0.1.0"
 

@@ -46,7 +46,9 @@ class _GroupGap(Sliced):
     #: ``"difference"`` or ``"ratio"``.
     kind: ClassVar[str] = "difference"
 
-    def __init__(self, method: str = "between_groups", pos_label: Any = 1, max_keys: int | None = None) -> None:
+    def __init__(
+        self, method: str = "between_groups", pos_label: Any = 1, max_keys: int | None = None
+    ) -> None:
         self.method = check_option("method", method, f.METHODS)
         self.pos_label = pos_label
         super().__init__(_Counts(pos_label=pos_label), max_keys=max_keys)
@@ -165,7 +167,11 @@ class _EqualizedOdds(_GroupGap):
     rates: ClassVar[dict[str, Any]] = {"tpr": f.true_positive_rate, "fpr": f.false_positive_rate}
 
     def __init__(
-        self, method: str = "between_groups", pos_label: Any = 1, agg: str = "worst_case", max_keys: int | None = None
+        self,
+        method: str = "between_groups",
+        pos_label: Any = 1,
+        agg: str = "worst_case",
+        max_keys: int | None = None,
     ) -> None:
         self.agg = check_option("agg", agg, f.AGGREGATES)
         super().__init__(method=method, pos_label=pos_label, max_keys=max_keys)
@@ -245,7 +251,9 @@ class GroupDifference(Sliced):
         return gap({k: float(v) for k, v in per.items()}, float(overall), self.method)
 
     def flat(self) -> dict[str, Any]:
-        return {f"{_spec.snake_case(self.type_name())}/{_spec.snake_case(self.metric.type_name())}": self.compute()}
+        return {
+            f"{_spec.snake_case(self.type_name())}/{_spec.snake_case(self.metric.type_name())}": self.compute()
+        }
 
 
 class GroupRatio(GroupDifference):

@@ -99,7 +99,9 @@ class KeyTable:
         d = len(columns)
         n = len(columns[0])
         if self.n_columns is not None and d != self.n_columns:
-            raise InputError(f"{name}: expected {self.n_columns} key column(s) like earlier batches, found {d}")
+            raise InputError(
+                f"{name}: expected {self.n_columns} key column(s) like earlier batches, found {d}"
+            )
         table = self if self.n_columns is not None else KeyTable(d)
         if not n:
             return np.empty(0, np.int64), self
@@ -123,8 +125,10 @@ class KeyTable:
         out, grown = table.combos.encode(combined, name)
         if grown is not None:
             new.combos = grown
-        changed = grown is not None or table is not self or any(
-            a is not b for a, b in zip(new.columns, table.columns, strict=True)
+        changed = (
+            grown is not None
+            or table is not self
+            or any(a is not b for a, b in zip(new.columns, table.columns, strict=True))
         )
         return out, (new if changed else self)
 
@@ -163,9 +167,11 @@ class KeyTable:
         if len({len(c) for c in data}) != 1:
             raise StateError(f"{where}: key columns of different lengths")
         columns = []
-        for j, col in enumerate(data):
+        for col in data:
             LabelSet.from_list(sorted(set(col)) if col else [], False, where)  # all ints or all strings
-            columns.append(np.array(col, dtype=str) if col and isinstance(col[0], str) else np.array(col, np.int64))
+            columns.append(
+                np.array(col, dtype=str) if col and isinstance(col[0], str) else np.array(col, np.int64)
+            )
         try:
             slots, table = cls().encode(columns, where)
         except InputError as err:
@@ -190,7 +196,9 @@ def key_columns(value: Any, n: int, name: str = "keys") -> list[np.ndarray]:
         elif arr.ndim == 1:
             columns = [arr]
         else:
-            raise InputError(f"{name}: expected one key per row (1-D) or key columns (2-D), found {arr.ndim}-D")
+            raise InputError(
+                f"{name}: expected one key per row (1-D) or key columns (2-D), found {arr.ndim}-D"
+            )
         if not columns:
             raise InputError(f"{name}: expected at least one key column, found none")
     out = []

@@ -33,7 +33,9 @@ class SlicedBatch:
 
     def rows(self, index: np.ndarray) -> Inputs:
         """The rows ``index`` as a batch of their own."""
-        return Inputs(tuple(a[index] for a in self.arrays), None if self.weights is None else self.weights[index])
+        return Inputs(
+            tuple(a[index] for a in self.arrays), None if self.weights is None else self.weights[index]
+        )
 
 
 class SlicedState(State):
@@ -116,7 +118,8 @@ class SlicedState(State):
             raise MergeError(str(err)) from None
         self._check_size(table)
         stacks = {
-            u: k.merge(self.stacks[u], other.stacks[u], positions, len(table)) for u, k in self.kernels.items()
+            u: k.merge(self.stacks[u], other.stacks[u], positions, len(table))
+            for u, k in self.kernels.items()
         }
         self._commit(keys=table, stacks=stacks)
 
@@ -204,7 +207,9 @@ class Sliced(Metric[SlicedState]):
         metric = _spec.resolve(metric, "metric")
         if metric.n_samples:
             raise ValueError(f"metric: expected a fresh metric, found one holding {metric.n_samples} rows")
-        if max_keys is not None and (not isinstance(max_keys, int) or isinstance(max_keys, bool) or max_keys < 1):
+        if max_keys is not None and (
+            not isinstance(max_keys, int) or isinstance(max_keys, bool) or max_keys < 1
+        ):
             raise ValueError(f"max_keys: expected None or an int >= 1, found {max_keys!r}")
         self.metric = metric.empty_like()
         self.max_keys = max_keys
@@ -249,7 +254,9 @@ class Sliced(Metric[SlicedState]):
 
     def _unapply(self, state: SlicedState, batch: SlicedBatch | None) -> None:
         if batch is None or not state.revertible:
-            raise TypeError(f"Sliced({type(self.metric).__name__}) cannot revert: its state is not exactly invertible")
+            raise TypeError(
+                f"Sliced({type(self.metric).__name__}) cannot revert: its state is not exactly invertible"
+            )
         state.apply(batch, sign=-1)
 
     def update_one(self, *values: Any) -> Sliced:
@@ -262,7 +269,7 @@ class Sliced(Metric[SlicedState]):
     def _value_of_states(self, states: dict[str, State]) -> Any:
         m = self.metric
         if isinstance(m, MetricCollection):
-            return m._compute(CollectionState(states, {n: l for l, ns in m._groups.items() for n in ns}))
+            return m._compute(CollectionState(states, {n: lead for lead, ns in m._groups.items() for n in ns}))
         return m._value_of(states[_ONE])
 
     def _live_slots(self, state: SlicedState) -> list[int]:
@@ -337,7 +344,10 @@ class Sliced(Metric[SlicedState]):
                 raise KeyError(f"{key!r} is not a key; keys are {sorted(keys)[:10]}")
             states = state.states_of(keys.index(key))
             saved = {u: s.to_dict() for u, s in states.items()}
-            data = {**self.metric.state_dict(), "state": saved if isinstance(self.metric, MetricCollection) else saved[_ONE]}
+            data = {
+                **self.metric.state_dict(),
+                "state": saved if isinstance(self.metric, MetricCollection) else saved[_ONE],
+            }
             return type(self.metric).from_state_dict(data)
 
     def __repr__(self) -> str:

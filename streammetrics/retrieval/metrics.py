@@ -64,7 +64,9 @@ class RetrievalMetric(Metric[QueryDocs], base=True):
         self, top_k: int | None = None, empty_target_action: str = "neg", aggregation: str = "mean"
     ) -> None:
         self.top_k = _check_k("top_k", top_k)
-        self.empty_target_action = check_option("empty_target_action", empty_target_action, EMPTY_TARGET_ACTIONS)
+        self.empty_target_action = check_option(
+            "empty_target_action", empty_target_action, EMPTY_TARGET_ACTIONS
+        )
         self.aggregation = check_option("aggregation", aggregation, AGGREGATIONS)
         super().__init__()
 
@@ -87,9 +89,13 @@ class RetrievalMetric(Metric[QueryDocs], base=True):
 
     def _parse(self, inputs: Inputs) -> Any:
         if len(inputs.args) != 3:
-            raise InputError(f"inputs: expected (y_true, y_score, query), found {len(inputs.args)} argument(s)")
+            raise InputError(
+                f"inputs: expected (y_true, y_score, query), found {len(inputs.args)} argument(s)"
+            )
         if inputs.sample_weight is not None:
-            raise InputError("sample_weight: expected None (retrieval metrics take no weights), found weights")
+            raise InputError(
+                "sample_weight: expected None (retrieval metrics take no weights), found weights"
+            )
         rel = inputs.floats(0, "y_true", (1,))
         score = inputs.floats(1, "y_score", (1,))
         v.check_length(score, len(rel), "y_score")
@@ -274,7 +280,9 @@ class RetrievalFallOut(RetrievalMetric):
     higher_is_better: ClassVar[bool | None] = False
     empty_is_negatives: ClassVar[bool] = True
 
-    def __init__(self, top_k: int | None = None, empty_target_action: str = "pos", aggregation: str = "mean") -> None:
+    def __init__(
+        self, top_k: int | None = None, empty_target_action: str = "pos", aggregation: str = "mean"
+    ) -> None:
         super().__init__(top_k, empty_target_action, aggregation)
 
     def _values(self, d: f.Ranked, state: QueryDocs) -> np.ndarray:

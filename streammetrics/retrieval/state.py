@@ -114,7 +114,9 @@ class QueryDocs(State):
         if self.top_k is not None and self.ideal:
             iq, ir = np.concatenate([iq, slots]), np.concatenate([ir, relevance])
         n_docs = _grown(self.n_docs, n) + np.bincount(slots, minlength=n)
-        n_rel = _grown(self.n_relevant, n) + np.bincount(slots, weights=relevance > 0, minlength=n).astype(np.int64)
+        n_rel = _grown(self.n_relevant, n) + np.bincount(slots, weights=relevance > 0, minlength=n).astype(
+            np.int64
+        )
         self._commit(keys=table, n_docs=n_docs, n_relevant=n_rel, **self._bounded(q, s, r, iq, ir, n))
 
     def merge(self, other: State) -> None:
@@ -158,7 +160,9 @@ class QueryDocs(State):
                            ("scores", "f"), ("relevance", "f"), ("ideal_relevance", "f")):  # fmt: skip
             a = np.asarray(data[name])
             if a.ndim != 1 or (a.size and a.dtype.kind not in ("iu" if kind == "i" else "iuf")):
-                raise StateError(f"{where}: {name} must be a 1-D {'integer' if kind == 'i' else 'float'} array")
+                raise StateError(
+                    f"{where}: {name} must be a 1-D {'integer' if kind == 'i' else 'float'} array"
+                )
             arrays[name] = a.astype(np.int64 if kind == "i" else np.float64)
         trial = QueryDocs(self.top_k, self.ideal)
         trial.__dict__.update(keys=table, **arrays)
@@ -190,7 +194,9 @@ class QueryDocs(State):
         if n and ((self.n_relevant < 0).any() or (self.n_relevant > self.n_docs).any() or (kept > self.n_docs).any()
                   or (rel > self.n_relevant).any()):  # fmt: skip
             raise StateError(f"{where}: document counts smaller than the documents kept")
-        if self.top_k is None and (not np.array_equal(kept, self.n_docs) or not np.array_equal(rel, self.n_relevant)):
+        if self.top_k is None and (
+            not np.array_equal(kept, self.n_docs) or not np.array_equal(rel, self.n_relevant)
+        ):
             raise StateError(f"{where}: document counts differ from the documents kept (no top_k bound)")
 
 

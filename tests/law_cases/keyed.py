@@ -13,9 +13,17 @@ import numpy as np
 
 import streammetrics as sm
 
-from . import LawCase
-from . import classification, clustering, clustering_centroid, probabilistic, ranking
-from . import regression, streaming, uncertainty
+from . import (
+    LawCase,
+    classification,
+    clustering,
+    clustering_centroid,
+    probabilistic,
+    ranking,
+    regression,
+    streaming,
+    uncertainty,
+)
 
 _STRINGS = np.array(["de", "fr", "us"])
 
