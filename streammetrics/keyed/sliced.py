@@ -269,7 +269,9 @@ class Sliced(Metric[SlicedState]):
     def _value_of_states(self, states: dict[str, State]) -> Any:
         m = self.metric
         if isinstance(m, MetricCollection):
-            return m._compute(CollectionState(states, {n: lead for lead, ns in m._groups.items() for n in ns}))
+            return m._compute(
+                CollectionState(states, {n: lead for lead, ns in m._groups.items() for n in ns})
+            )
         return m._value_of(states[_ONE])
 
     def _live_slots(self, state: SlicedState) -> list[int]:
