@@ -55,6 +55,11 @@ def _alive(matrix: np.ndarray) -> np.ndarray:
 class ConfusionKernel(GenericKernel):
     """Keyed confusion counts, vectorized over keys for multiclass (binary included) labels."""
 
+    def __init__(self, metric: Any) -> None:
+        super().__init__(metric)
+        #: Label patterns (bit sets over a label set) the metric accepted, per label set.
+        self._accepted: dict[tuple[Any, ...], set[int]] = {}
+
     def empty(self) -> Any:
         return DenseCounts(LabelSet(), np.zeros((0, 0, 0), np.int64), np.zeros(0, np.int64))
 
@@ -135,18 +140,25 @@ class ConfusionKernel(GenericKernel):
         return DenseCounts(labels, matrix, n)
 
     def _check_labels(self, labels: LabelSet, matrix: np.ndarray, touched: np.ndarray) -> None:
-        """Each touched key's labels must be ones the metric accepts (binary: two at most)."""
+        """Each touched key's labels must be ones the metric accepts (binary: two at most).
+
+        Keys are checked by their pattern of labels seen (one int per key); a pattern found
+        acceptable once is remembered, so a batch adding no new pattern checks nothing."""
         if not len(touched) or not len(labels):
             return
-        alive = _alive(matrix[touched] if len(touched) < len(matrix) else matrix)
-        if alive.shape[1] <= 62:  # one int per key's label pattern: few distinct patterns to check
+        part = matrix[touched] if len(touched) < len(matrix) else matrix
+        alive = part.any(axis=2) | part.any(axis=1)
+        if alive.shape[1] <= 62:
             bits = alive @ (np.int64(1) << np.arange(alive.shape[1], dtype=np.int64))
-            _, first = np.unique(bits, return_index=True)
-            patterns = alive[first]
+            accepted = self._accepted.setdefault(tuple(labels.values.tolist()), set())
+            codes, first = np.unique(bits, return_index=True)
+            todo = [(int(c), alive[i]) for c, i in zip(codes.tolist(), first.tolist(), strict=True) if c not in accepted]
         else:
-            patterns = np.unique(alive, axis=0)
-        for pattern in patterns:
+            accepted, todo = set(), [(None, row) for row in np.unique(alive, axis=0)]
+        for code, pattern in todo:
             self.metric._check_labels(LabelSet(labels.values[pattern]))  # type: ignore[attr-defined]
+            if code is not None:
+                accepted.add(code)
 
     def merge(self, stack: Any, other: Any, positions: np.ndarray, n_keys: int) -> Any:
         if not (isinstance(stack, DenseCounts) and isinstance(other, DenseCounts)):
