@@ -29,8 +29,18 @@ _EMPTY_F = np.empty(0, np.float64)
 
 def ranked(q: np.ndarray, s: np.ndarray, r: np.ndarray) -> np.ndarray:
     """The order putting each query's documents best score first; tied scores put the less
-    relevant first (a pessimistic, order-independent tie rule)."""
-    return np.lexsort((r, -s, q))
+    relevant first (a pessimistic, order-independent tie rule).
+
+    Without tied scores: one sort by score, then a stable sort by query (half the work of a
+    three-key ``lexsort``, which is kept for batches with ties)."""
+    by_score = np.argsort(-s)
+    ordered = s[by_score]
+    if len(s) > 1 and (ordered[1:] == ordered[:-1]).any():
+        return np.lexsort((r, -s, q))
+    qo = q[by_score]
+    if len(q) and q.max() < 2**31:
+        qo = qo.astype(np.int32)
+    return by_score[np.argsort(qo, kind="stable")]
 
 
 def positions(q_sorted: np.ndarray, n_queries: int) -> tuple[np.ndarray, np.ndarray]:
