@@ -16,10 +16,13 @@ from . import (
     aggregation,
     classification,
     clustering,
+    fairness,
+    keyed,
     nominal,
     probabilistic,
     ranking,
     regression,
+    retrieval,
     streaming,
     uncertainty,
 )
@@ -28,11 +31,14 @@ from .aggregation import *  # noqa: F403
 from .classification import *  # noqa: F403
 from .clustering import *  # noqa: F403
 from .errors import InputError, MergeError, StateError, StreamMetricsError, UndefinedMetricWarning
+from .fairness import *  # noqa: F403
 from .integrations.sklearn import scorer
+from .keyed import *  # noqa: F403
 from .nominal import *  # noqa: F403
 from .probabilistic import *  # noqa: F403
 from .ranking import *  # noqa: F403
 from .regression import *  # noqa: F403
+from .retrieval import *  # noqa: F403
 from .streaming import *  # noqa: F403
 from .uncertainty import *  # noqa: F403
 
@@ -59,5 +65,8 @@ __all__ = [
     *uncertainty.__all__,
     *aggregation.__all__,
     *nominal.__all__,
+    *keyed.__all__,
+    *fairness.__all__,
+    *retrieval.__all__,
     "scorer",
 ]

@@ -298,6 +298,14 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts], base=True):
     def _unapply(self, state: ConfusionCounts, batch: tuple[Any, ...] | None) -> None:
         self._apply(state, batch, sign=-1)
 
+    def _keyed_kernel(self) -> Any:
+        """The keyed kernel of :class:`~streammetrics.Sliced`: every key's counts in one array."""
+        if type(self)._apply is not ConfusionMetric._apply or type(self._make_state()) is not ConfusionCounts:
+            return None
+        from .keyed import ConfusionKernel
+
+        return ConfusionKernel(self)
+
     def _is_empty(self, state: ConfusionCounts) -> bool:
         return state.total_weight == 0
 

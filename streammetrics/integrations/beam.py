@@ -51,16 +51,16 @@ class ShardAccumulator:
         if not self.rows:
             return self
         rows, self.rows = self.rows, []
+        a = _n_args(self.metric)  # (y_true, y_pred), and the key for a Sliced metric
         widths = {len(r) for r in rows}
-        if not widths <= {2, 3}:
+        if not widths <= {a, a + 1}:
             raise InputError(
-                "element: expected (y_true, y_pred) or (y_true, y_pred, sample_weight), found a row "
-                f"of {sorted(widths - {2, 3})[0]} values"
+                f"element: expected {a} values (then optionally sample_weight), found a row "
+                f"of {sorted(widths - {a, a + 1})[0]} values"
             )
-        y_true = np.asarray([r[0] for r in rows])
-        y_pred = np.asarray([r[1] for r in rows])
-        weight = None if widths == {2} else np.asarray([r[2] if len(r) == 3 else 1.0 for r in rows])
-        self.metric.update(y_true, y_pred, sample_weight=weight)
+        args = [np.asarray([r[j] for r in rows]) for j in range(a)]
+        weight = None if widths == {a} else np.asarray([r[a] if len(r) == a + 1 else 1.0 for r in rows])
+        self.metric.update(*args, sample_weight=weight)
         return self
 
     def __getstate__(self) -> tuple[Any, Any]:
@@ -70,6 +70,13 @@ class ShardAccumulator:
     def __setstate__(self, state: tuple[Any, Any]) -> None:
         self.metric = _shards.load(state[0])
         self.rows = []
+
+
+def _n_args(metric: Any) -> int:
+    """The positional arguments of an element: 2, and 3 for a keyed metric (the key last)."""
+    from ..keyed import Sliced
+
+    return 3 if isinstance(metric, Sliced) else 2
 
 
 def _make(metric_factory: Any) -> Any:
@@ -128,12 +135,14 @@ def _build_class() -> type:
         def add_input(self, accumulator: ShardAccumulator, element: Any) -> ShardAccumulator:
             if self.batched:
                 accumulator.flush()
-                if not isinstance(element, (tuple, list)) or len(element) not in (2, 3):
+                a = _n_args(accumulator.metric)
+                if not isinstance(element, (tuple, list)) or len(element) not in (a, a + 1):
                     raise InputError(
                         "element: expected a batch (y_true, y_pred) or (y_true, y_pred, sample_weight)"
+                        + ("" if a == 2 else " with the keys after y_pred")
                     )
                 accumulator.metric.update(
-                    element[0], element[1], sample_weight=element[2] if len(element) == 3 else None
+                    *element[:a], sample_weight=element[a] if len(element) == a + 1 else None
                 )
                 return accumulator
             if not isinstance(element, (tuple, list)):

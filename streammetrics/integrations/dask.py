@@ -30,13 +30,15 @@ __all__ = ["evaluate"]
 DEFAULT_SPLIT_EVERY = 8
 
 
-def _partition_state(template: bytes, index: int, y_true: Any, y_pred: Any, weight: Any) -> bytes:
+def _partition_state(template: bytes, index: int, y_true: Any, y_pred: Any, weight: Any, keys: Any = None) -> bytes:
     """The state of one partition, as bytes: a pure function of the partition's rows."""
     acc = _shards.load(template)
     try:
+        extra = () if keys is None else (_shards.column_values(keys, "keys"),)
         acc.update(
             _shards.column_values(y_true, "y_true"),
             _shards.column_values(y_pred, "y_pred"),
+            *extra,
             sample_weight=None if weight is None else _shards.column_values(weight, "sample_weight"),
         )
     except InputError as err:
@@ -106,6 +108,7 @@ def evaluate(
     sample_weight: Any = None,
     split_every: int | None = None,
     *,
+    keys: Any = None,
     scheduler: Any = None,
     **compute_kwargs: Any,
 ) -> Any:
@@ -120,6 +123,8 @@ def evaluate(
             rechunked to the row chunks of ``y_true``).
         sample_weight: optional, like ``y_pred``.
         split_every: how many states each node of the merge tree merges (default 8).
+        keys: the key of each row for a :class:`~streammetrics.Sliced` metric (like ``y_pred``;
+            a frame of several columns for crossed keys).
         scheduler: passed to :func:`dask.compute` (``"threads"``, ``"processes"``,
             ``"synchronous"``, a ``distributed.Client``); the default is Dask's current one.
         **compute_kwargs: more arguments of :func:`dask.compute` (for example ``retries=`` with
@@ -152,9 +157,12 @@ def evaluate(
     if isinstance(split_every, bool) or not isinstance(split_every, int) or split_every < 2:
         raise ValueError(f"split_every: expected an integer >= 2, found {split_every!r}")
     template = _shards.dump(_shards.empty_like(metric))
-    yt, yp, w = _blocks({"y_true": y_true, "y_pred": y_pred, "sample_weight": sample_weight})
+    yt, yp, w, k = _blocks({"y_true": y_true, "y_pred": y_pred, "sample_weight": sample_weight, "keys": keys})
     part = delayed(_partition_state, pure=True)
-    level = [part(template, i, yt[i], yp[i], None if w is None else w[i]) for i in range(len(yt))]
+    level = [
+        part(template, i, yt[i], yp[i], None if w is None else w[i], None if k is None else k[i])
+        for i in range(len(yt))
+    ]
     if not level:  # no partitions at all
         level = [delayed(template, pure=True)]
     while len(level) > split_every:

@@ -27,7 +27,7 @@ STATE_COLUMN = "streammetrics_state"
 _WORKER_ERROR = re.compile(r"streammetrics\.errors\.(InputError|MergeError|StateError): (.*)")
 
 
-def _state_rows(template: bytes, y_true_col: str, y_pred_col: str, weight_col: str | None):
+def _state_rows(template: bytes, y_true_col: str, y_pred_col: str, weight_col: str | None, key_cols: list[str] | None = None):
     """The function given to ``mapInPandas``: pandas batches in, one state row out."""
 
     def run(batches: Iterator[Any]) -> Iterator[Any]:
@@ -37,9 +37,14 @@ def _state_rows(template: bytes, y_true_col: str, y_pred_col: str, weight_col: s
         for pdf in batches:
             try:
                 weight = None if weight_col is None else _shards.column_values(pdf[weight_col], "weight_col")
+                extra = ()
+                if key_cols:
+                    keys = pdf[key_cols[0]] if len(key_cols) == 1 else pdf[key_cols].to_numpy(dtype=object)
+                    extra = (_shards.column_values(keys, "key_cols") if len(key_cols) == 1 else keys,)
                 acc.update(
                     _shards.column_values(pdf[y_true_col], "y_true_col"),
                     _shards.column_values(pdf[y_pred_col], "y_pred_col"),
+                    *extra,
                     sample_weight=weight,
                 )
             except InputError as err:
@@ -65,7 +70,9 @@ def _check_column(df: Any, arg: str, name: Any) -> None:
         raise InputError(f"{arg}: no column {name!r}; the DataFrame has {', '.join(map(repr, df.columns))}")
 
 
-def state_frame(metric: Any, df: Any, y_true_col: str, y_pred_col: str, weight_col: str | None = None) -> Any:
+def state_frame(
+    metric: Any, df: Any, y_true_col: str, y_pred_col: str, weight_col: str | None = None, key_cols: Any = None
+) -> Any:
     """The lazy DataFrame of per-partition states (one ``binary`` row per partition).
 
     Useful to write the states somewhere (``.write.parquet``) and merge them later, for example
@@ -83,12 +90,18 @@ def state_frame(metric: Any, df: Any, y_true_col: str, y_pred_col: str, weight_c
     if weight_col is not None:
         _check_column(df, "weight_col", weight_col)
         cols.append(weight_col)
+    keys = [key_cols] if isinstance(key_cols, str) else (None if key_cols is None else list(key_cols))
+    for name in keys or []:
+        _check_column(df, "key_cols", name)
+        cols.append(name)
     template = _shards.dump(_shards.empty_like(metric))
-    fn = _state_rows(template, y_true_col, y_pred_col, weight_col)
+    fn = _state_rows(template, y_true_col, y_pred_col, weight_col, keys)
     return df.select(*cols).mapInPandas(fn, schema=f"{STATE_COLUMN} binary")
 
 
-def evaluate(metric: Any, df: Any, y_true_col: str, y_pred_col: str, weight_col: str | None = None) -> Any:
+def evaluate(
+    metric: Any, df: Any, y_true_col: str, y_pred_col: str, weight_col: str | None = None, key_cols: Any = None
+) -> Any:
     """Evaluate ``metric`` over the rows of a PySpark DataFrame; returns the merged accumulator.
 
     Args:
@@ -99,6 +112,8 @@ def evaluate(metric: Any, df: Any, y_true_col: str, y_pred_col: str, weight_col:
             inputs (multilabel indicators).
         y_pred_col: the column of predictions or scores (array columns: class scores).
         weight_col: an optional column of sample weights (0 excludes a row, e.g. padding).
+        key_cols: for a :class:`~streammetrics.Sliced` metric, the key column (a name) or the
+            crossed key columns (a list of names).
 
     Raises:
         InputError: a missing column (the message lists the columns that exist), or a partition
@@ -115,7 +130,7 @@ def evaluate(metric: Any, df: Any, y_true_col: str, y_pred_col: str, weight_col:
         df = spark.createDataFrame([(0, 0), (1, 1), (1, 0)], ["y", "p"])
         sms.evaluate(sm.Accuracy(), df, "y", "p").compute()   # 0.666...
     """
-    frame = state_frame(metric, df, y_true_col, y_pred_col, weight_col)
+    frame = state_frame(metric, df, y_true_col, y_pred_col, weight_col, key_cols)
     try:
         rows = frame.collect()
     except Exception as err:

@@ -1,0 +1,160 @@
+"""Keyed accumulators: Sliced(F1) against unsliced F1, and retrieval against torchmetrics.
+
+    python benchmarks/bench_keyed.py [--quick]
+
+1. ``Sliced(F1())`` over 1,000 keys, batches of 100k rows, against ``F1()`` on the same batches
+   (interleaved repeats, best of each): the throughput ratio (target: at least 1/4).
+2. Retrieval over Q queries x 100 documents (Q = 100,000; 10,000 with ``--quick``), fed in
+   batches of 1,000,000 documents whose queries are spread over batches: update + compute time
+   and peak memory (the growth of the process's peak resident memory over the data itself, each
+   library in a fresh process) against torchmetrics' retrieval module of the same name; values
+   compared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+import streammetrics as sm  # noqa: E402
+
+from _timing import markdown_table  # noqa: E402
+
+# name, our constructor kwargs, torchmetrics class
+RETRIEVAL = [
+    ("RetrievalMAP", {}, "RetrievalMAP"),
+    ("RetrievalMAP", {"top_k": 10}, "RetrievalMAP"),
+    ("RetrievalMRR", {"top_k": 10}, "RetrievalMRR"),
+    ("RetrievalNDCG", {"top_k": 10}, "RetrievalNormalizedDCG"),
+    ("RetrievalPrecision", {"top_k": 10}, "RetrievalPrecision"),
+    ("RetrievalRecall", {"top_k": 10}, "RetrievalRecall"),
+    ("RetrievalHitRate", {"top_k": 10}, "RetrievalHitRate"),
+    ("RetrievalFallOut", {"top_k": 10}, "RetrievalFallOut"),
+    ("RetrievalRPrecision", {}, "RetrievalRPrecision"),
+    ("RetrievalAUROC", {}, "RetrievalAUROC"),
+]
+
+CHILD = r"""
+import json, resource, sys, time
+import numpy as np
+lib, name, kw, tm_name, n_queries, graded = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), sys.argv[4], int(sys.argv[5]), sys.argv[6] == "1"
+sys.path.insert(0, sys.argv[7])
+per, batch = 100, 1_000_000
+rng = np.random.default_rng(0)
+n = n_queries * per
+query = rng.permutation(np.repeat(np.arange(n_queries, dtype=np.int64), per))
+score = rng.random(n).astype(np.float32)
+rel = (rng.integers(0, 4, n) * (rng.random(n) < 0.2)).astype(np.float32) if graded else rng.random(n) < 0.1
+if lib == "torchmetrics":
+    import torch, torchmetrics.retrieval as tmr
+    torch.set_num_threads(1)
+    m = getattr(tmr, tm_name)(**kw)
+    t_rel = torch.from_numpy(rel) if graded else torch.from_numpy(rel)
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    t = time.perf_counter()
+    for s in range(0, n, batch):
+        m.update(torch.from_numpy(score[s:s + batch]), t_rel[s:s + batch], indexes=torch.from_numpy(query[s:s + batch]))
+    value = float(m.compute())
+else:
+    import streammetrics as sm
+    m = getattr(sm, name)(**kw)
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    t = time.perf_counter()
+    for s in range(0, n, batch):
+        m.update(rel[s:s + batch], score[s:s + batch], query[s:s + batch])
+    value = m.compute()
+seconds = time.perf_counter() - t
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"seconds": seconds, "memory_mb": (peak - base) / 1024, "value": value}))
+"""
+
+
+def sliced_throughput(quick: bool) -> str:
+    rng = np.random.default_rng(0)
+    n, n_keys = 100_000, 1_000
+    y, p, keys = rng.integers(0, 2, n), rng.integers(0, 2, n), rng.integers(0, n_keys, n)
+    str_keys = np.array([f"k{i:04d}" for i in range(n_keys)])[keys]
+    plain, sliced, sliced_str = sm.F1(), sm.Sliced(sm.F1()), sm.Sliced(sm.F1())
+    sliced.update(y, p, keys)
+    sliced_str.update(y, p, str_keys)
+    runs = {"F1": lambda: plain.update(y, p), "Sliced(F1), int keys": lambda: sliced.update(y, p, keys),
+            "Sliced(F1), string keys": lambda: sliced_str.update(y, p, str_keys)}  # fmt: skip
+    best = dict.fromkeys(runs, float("inf"))
+    for _ in range(5 if quick else 20):  # interleaved: the machine's load hits all alike
+        for name, fn in runs.items():
+            t = time.perf_counter()
+            fn()
+            best[name] = min(best[name], time.perf_counter() - t)
+    rows = [
+        [name, f"{best[name] * 1e3:.2f} ms", f"{n / best[name] / 1e6:.1f} M rows/s", f"{best['F1'] / best[name]:.2f}"]
+        for name in runs
+    ]
+    check = sliced.overall() == plain.empty_like().update(y, p).compute()
+    table = markdown_table(["accumulator", "per 100k batch", "throughput", "vs unsliced F1"], rows)
+    return f"{table}\n\nOverall value of the sliced state equals unsliced F1: {check}."
+
+
+def retrieval(quick: bool) -> str:
+    n_queries = 10_000 if quick else 100_000
+    rows = []
+    for name, kw, tm_name in RETRIEVAL:
+        graded = name == "RetrievalNDCG"
+        out = {}
+        for lib in ("streammetrics", "torchmetrics"):
+            args = [sys.executable, "-c", CHILD, lib, name, json.dumps(kw), tm_name, str(n_queries), str(int(graded)),
+                    str(HERE.parent)]  # fmt: skip
+            done = subprocess.run(args, capture_output=True, text=True, check=False)
+            if done.returncode:
+                out[lib] = None
+                print(done.stderr[-2000:], file=sys.stderr)
+                continue
+            out[lib] = json.loads(done.stdout.strip().splitlines()[-1])
+        ours, theirs = out["streammetrics"], out["torchmetrics"]
+        label = f"{name}({', '.join(f'{k}={v}' for k, v in kw.items())})"
+        if ours is None or theirs is None:
+            rows.append([label, "failed", "", "", "", "", ""])
+            continue
+        rows.append([
+            label,
+            f"{ours['seconds']:.2f} s",
+            f"{theirs['seconds']:.2f} s",
+            f"{theirs['seconds'] / ours['seconds']:.1f}x",
+            f"{ours['memory_mb']:.0f} MB",
+            f"{theirs['memory_mb']:.0f} MB",
+            f"{theirs['memory_mb'] / max(ours['memory_mb'], 1.0):.1f}x",
+            f"{abs(ours['value'] - theirs['value']):.1e}",
+        ])  # fmt: skip
+    header = ["metric", "streammetrics", "torchmetrics", "speed-up", "memory (ours)", "memory (torchmetrics)",
+              "memory ratio", "|difference|"]  # fmt: skip
+    return (
+        f"{n_queries:,} queries x 100 documents (binary relevance, 10% relevant; NDCG graded 0-3), batches of "
+        f"1,000,000 documents, torch on 1 thread. Memory: growth of the peak resident set over the data.\n\n"
+        + markdown_table(header, rows)
+    )
+
+
+def main(quick: bool = False) -> str:
+    return (
+        f"## Keyed accumulators ({platform.machine()}, NumPy {np.__version__})\n\n"
+        "### Sliced(F1) over 1,000 keys, batches of 100k\n\n"
+        + sliced_throughput(quick)
+        + "\n\n### Retrieval against torchmetrics\n\n"
+        + retrieval(quick)
+        + "\n"
+    )
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    print(main(parser.parse_args().quick))

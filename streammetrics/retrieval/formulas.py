@@ -1,0 +1,155 @@
+"""Per-query retrieval values, vectorized over every query at once (no Python loop per query).
+
+Each function takes a :class:`~streammetrics.retrieval.state.QueryDocs` and returns one value per
+query slot, as torchmetrics' functions of the same name compute it on that query's documents
+(documents ranked by score, best first). A query "without target" (no relevant document; for
+the fall-out, no irrelevant one) is reported by :func:`empty_targets` and handled by the metric's
+``empty_target_action``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .state import QueryDocs, positions, ranked
+
+
+class Ranked:
+    """A state's documents sorted per query (best score first) with each one's rank."""
+
+    def __init__(self, state: QueryDocs) -> None:
+        n = state.n_queries
+        order = ranked(state.query, state.scores, state.relevance)
+        self.n = n
+        self.q = state.query[order]
+        self.s = state.scores[order]
+        self.r = state.relevance[order]
+        self.hit = self.r > 0
+        self.starts, self.pos = positions(self.q, n)
+        #: Relevant documents at or above each document's rank, within its query.
+        cum = np.cumsum(self.hit)
+        before = np.concatenate([[0], cum])[self.starts]
+        self.hits_through = cum - before[self.q]
+        self.n_docs = state.n_docs
+        self.n_rel = state.n_relevant
+
+    def per_query(self, values: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
+        """Sum of per-document ``values`` per query (over the documents ``where``)."""
+        if where is not None:
+            return np.bincount(self.q[where], weights=values[where], minlength=self.n)
+        return np.bincount(self.q, weights=values, minlength=self.n)
+
+    def in_top(self, k: int | None) -> np.ndarray:
+        return np.ones(len(self.q), bool) if k is None else self.pos < k
+
+    def hits_at(self, k: int | None) -> np.ndarray:
+        """Relevant documents among each query's ``k`` best."""
+        return self.per_query(self.hit.astype(np.float64), self.in_top(k))
+
+
+def _divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.divide(a, b, out=np.zeros(len(a)), where=b != 0)
+
+
+def precision(d: Ranked, k: int | None, adaptive_k: bool = False) -> np.ndarray:
+    """Relevant among the ``k`` best, over ``k`` (``k=None``: every document; ``adaptive_k``: at
+    most the query's number of documents)."""
+    kk = d.n_docs.astype(np.float64) if k is None else np.full(d.n, float(k))
+    if adaptive_k and k is not None:
+        kk = np.minimum(kk, d.n_docs)
+    return _divide(d.hits_at(k), kk)
+
+
+def recall(d: Ranked, k: int | None) -> np.ndarray:
+    """Relevant among the ``k`` best, over all relevant."""
+    return _divide(d.hits_at(k), d.n_rel.astype(np.float64))
+
+
+def hit_rate(d: Ranked, k: int | None) -> np.ndarray:
+    """1 if a relevant document is among the ``k`` best, else 0."""
+    return (d.hits_at(k) > 0).astype(np.float64)
+
+
+def fall_out(d: Ranked, k: int | None) -> np.ndarray:
+    """Irrelevant among the ``k`` best, over all irrelevant."""
+    misses = d.per_query((~d.hit).astype(np.float64), d.in_top(k))
+    return _divide(misses, (d.n_docs - d.n_rel).astype(np.float64))
+
+
+def r_precision(d: Ranked) -> np.ndarray:
+    """Relevant among the ``R`` best, over ``R`` (``R``: the query's relevant documents)."""
+    within = d.pos < d.n_rel[d.q]
+    return _divide(d.per_query(d.hit.astype(np.float64), within), d.n_rel.astype(np.float64))
+
+
+def reciprocal_rank(d: Ranked, k: int | None) -> np.ndarray:
+    """``1 / rank`` of the best-ranked relevant document among the ``k`` best (0 if none)."""
+    first = d.hit & (d.hits_through == 1) & d.in_top(k)
+    return d.per_query(1.0 / (d.pos + 1.0), first)
+
+
+def average_precision(d: Ranked, k: int | None) -> np.ndarray:
+    """Mean, over the relevant documents among the ``k`` best, of the precision at their rank."""
+    where = d.hit & d.in_top(k)
+    total = d.per_query(d.hits_through / (d.pos + 1.0), where)
+    return _divide(total, d.per_query(np.ones(len(d.q)), where))
+
+
+def _dcg(q: np.ndarray, s: np.ndarray, r: np.ndarray, pos: np.ndarray, k: int | None, n: int) -> np.ndarray:
+    """DCG at ``k`` of rows sorted per query (best first), tied scores sharing their mean gain
+    (torchmetrics' and scikit-learn's tie rule)."""
+    discount = 1.0 / np.log2(pos + 2.0)
+    if k is not None:
+        discount = np.where(pos < k, discount, 0.0)
+    if not len(q):
+        return np.zeros(n)
+    new = np.ones(len(q), bool)
+    new[1:] = (q[1:] != q[:-1]) | (s[1:] != s[:-1])
+    tie = np.cumsum(new) - 1
+    size = np.bincount(tie)
+    gain = np.bincount(tie, weights=r) / size
+    disc = np.bincount(tie, weights=discount)
+    tie_query = q[new]
+    return np.bincount(tie_query, weights=gain * disc, minlength=n)
+
+
+def ndcg(d: Ranked, state: QueryDocs, k: int | None) -> np.ndarray:
+    """DCG over the ideal DCG at ``k`` (0 where the ideal is 0)."""
+    dcg = _dcg(d.q, d.s, d.r, d.pos, k, d.n)
+    if state.top_k is not None:
+        iq, ir = state.ideal_query, state.ideal_relevance
+    else:
+        iq, ir = state.query, state.relevance
+    order = np.lexsort((-ir, iq))
+    iq, ir = iq[order], ir[order]
+    _, ipos = positions(iq, d.n)
+    discount = 1.0 / np.log2(ipos + 2.0)
+    if k is not None:
+        discount = np.where(ipos < k, discount, 0.0)
+    ideal = np.bincount(iq, weights=ir * discount, minlength=d.n)
+    return _divide(dcg, ideal)
+
+
+def auroc(d: Ranked, k: int | None) -> np.ndarray:
+    """Area under the ROC curve of each query's ``k`` best documents (tied scores share their
+    mean rank); 0 where they hold no relevant or no irrelevant document."""
+    top = d.in_top(k)
+    q, s, hit, pos = d.q[top], d.s[top], d.hit[top], d.pos[top]
+    size = np.bincount(q, minlength=d.n)
+    rank = (size[q] - pos).astype(np.float64)  # ascending rank, 1-based
+    if len(q):
+        new = np.ones(len(q), bool)
+        new[1:] = (q[1:] != q[:-1]) | (s[1:] != s[:-1])
+        tie = np.cumsum(new) - 1
+        rank = (np.bincount(tie, weights=rank) / np.bincount(tie))[tie]
+    pos_n = np.bincount(q, weights=hit, minlength=d.n)
+    neg_n = size - pos_n
+    u = np.bincount(q, weights=np.where(hit, rank, 0.0), minlength=d.n) - pos_n * (pos_n + 1) / 2
+    return _divide(u, pos_n * neg_n)
+
+
+def empty_targets(d: Ranked, negatives: bool = False) -> np.ndarray:
+    """Queries without a relevant document (``negatives``: without an irrelevant one)."""
+    if negatives:
+        return d.n_docs - d.n_rel == 0
+    return d.n_rel == 0

@@ -1,0 +1,139 @@
+"""Sliced: what the law suite cannot see (max_keys, sharing, key kinds, loading, Bootstrap per slice)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn import metrics as skm
+
+import streammetrics as sm
+from streammetrics.classification.keyed import DenseCounts
+
+
+def _data(n=300, seed=0, keys=4):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    p = np.where(rng.random(n) < 0.6, y, rng.integers(0, 3, n))
+    return y, p, rng.integers(0, keys, n)
+
+
+def test_per_key_values_equal_sklearn_on_each_slice_and_overall():
+    y, p, k = _data()
+    s = sm.Sliced(sm.F1(average="macro")).update(y[:100], p[:100], k[:100]).update(y[100:], p[100:], k[100:])
+    assert isinstance(s.state.stacks["metric"], DenseCounts)  # the vectorized kernel
+    for key, value in s.compute().items():
+        assert value == pytest.approx(skm.f1_score(y[k == key], p[k == key], average="macro"), abs=1e-12)
+    assert s.overall() == pytest.approx(skm.f1_score(y, p, average="macro"), abs=1e-12)
+    assert set(s.flat()) == {f"f1/{key}" for key in range(4)}
+
+
+def test_a_slice_with_labels_of_its_own_keeps_them_to_itself():
+    # key "b" never sees label 2: its macro average is over its own labels, as on its rows alone
+    y, p, k = [0, 1, 2, 0, 1], [0, 1, 2, 1, 1], ["a", "a", "a", "b", "b"]
+    value = sm.Sliced(sm.Precision(average="macro")).update(y, p, k).compute()["b"]
+    assert value == skm.precision_score([0, 1], [1, 1], average="macro", zero_division=0)
+
+
+def test_max_keys_refuses_and_leaves_the_state_unchanged():
+    s = sm.Sliced(sm.Accuracy(), max_keys=2).update([1, 0], [1, 1], ["a", "b"])
+    before = s.to_bytes()
+    with pytest.raises(sm.InputError, match="max_keys=2"):
+        s.update([1, 1], [1, 1], ["a", "c"])
+    assert s.to_bytes() == before
+    other = sm.Sliced(sm.Accuracy(), max_keys=2).update([1], [1], ["z"])
+    with pytest.raises(sm.InputError, match="max_keys"):
+        s.merge(other)
+    assert s.to_bytes() == before
+    s.update([0], [0], ["b"])  # known keys still fine
+
+
+def test_collection_members_share_one_state_per_key():
+    c = sm.MetricCollection(
+        {
+            "f1": sm.F1(threshold=0.5),
+            "precision": sm.Precision(threshold=0.5),
+            "auc": sm.ROCAUC(),
+            "acc": sm.Accuracy(threshold=0.5),
+        }
+    )
+    rng = np.random.default_rng(1)
+    y, score, k = rng.integers(0, 2, 200), rng.random(200), rng.choice(["x", "y"], 200)
+    s = sm.Sliced(c).update(y, score, k)
+    assert len(s.state.stacks) == len(c.groups)  # one stack per sharing group, not per member
+    values = s.compute()
+    for key in ("x", "y"):
+        rows = k == key
+        assert values[key]["auc"] == pytest.approx(skm.roc_auc_score(y[rows], score[rows]), abs=1e-12)
+        assert values[key]["acc"] == pytest.approx(skm.accuracy_score(y[rows], score[rows] >= 0.5), abs=1e-12)
+    assert s.flat()["auc/x"] == values["x"]["auc"]
+
+
+def test_key_kinds_round_trip_and_bools_are_ints():
+    for keys in (
+        ["a", "b", "a"],
+        [True, False, True],
+        [-(2**62), 5, -(2**62)],
+        np.array([[1, "u"], [2, "v"], [1, "u"]], dtype=object),
+    ):
+        s = sm.Sliced(sm.MAE()).update([1.0, 2.0, 3.0], [1.5, 2.0, 2.0], keys)
+        back = sm.from_bytes(s.to_bytes())
+        assert back.compute() == s.compute()
+        assert (back + s).compute() == (s + s).compute()
+
+
+def test_keys_of_another_kind_or_width_are_refused():
+    s = sm.Sliced(sm.Accuracy()).update([1], [1], ["a"])
+    with pytest.raises(sm.InputError, match="keys"):
+        s.update([1], [1], [3])
+    with pytest.raises(sm.InputError, match="key column"):
+        s.update([1], [1], [["a"], ["b"]])
+    with pytest.raises(sm.InputError, match="keys"):
+        s.update([1, 0], [1, 0], ["a"])
+    with pytest.raises(sm.MergeError):
+        s.merge(sm.Sliced(sm.Accuracy()).update([1], [1], [3]))
+
+
+def test_revert_of_unknown_keys_is_refused():
+    s = sm.Sliced(sm.Accuracy()).update([1, 0], [1, 1], ["a", "b"])
+    before = s.to_bytes()
+    with pytest.raises(sm.InputError, match="never added"):
+        s.revert([1], [1], ["c"])
+    assert s.to_bytes() == before
+    s.revert([1], [1], ["a"])
+    assert s.compute() == {"b": 0.0}
+
+
+def test_corrupt_states_are_refused():
+    d = sm.Sliced(sm.Accuracy()).update([1, 0], [1, 1], ["a", "b"]).state_dict()
+    bad_keys = {**d, "state": {**d["state"], "keys": [["a", "a"]]}}
+    with pytest.raises(sm.StateError, match="distinct"):
+        sm.from_state_dict(bad_keys)
+    short = {**d, "state": {**d["state"], "states": {"metric": d["state"]["states"]["metric"][:1]}}}
+    with pytest.raises(sm.StateError, match="one per key"):
+        sm.from_state_dict(short)
+    binary = sm.Sliced(sm.F1()).state_dict()
+    three = sm.Sliced(sm.Accuracy()).update([0, 1, 2], [0, 1, 2], ["a", "a", "a"]).state_dict()
+    with pytest.raises(sm.StateError):
+        sm.from_state_dict({**binary, "state": three["state"]})
+
+
+def test_bootstrap_intervals_per_slice():
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 400)
+    p = np.where(rng.random(400) < 0.8, y, 1 - y)
+    k = rng.choice(["a", "b"], 400)
+    s = sm.Sliced(sm.Bootstrap(sm.Accuracy(), n_replicates=50, seed=0)).update(y, p, k)
+    for key, result in s.compute().items():
+        assert result.low <= result.estimate <= result.high
+        assert result.estimate == pytest.approx(skm.accuracy_score(y[k == key], p[k == key]))
+
+
+def test_many_keys_one_batch_and_empty_batches():
+    y, p, k = _data(5000, keys=1000)
+    s = sm.Sliced(sm.Accuracy()).update(y[:0], p[:0], k[:0]).update(y, p, k)
+    assert len(s.compute()) == len(np.unique(k))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert sm.Sliced(sm.Accuracy()).update([1], [1], ["a"]).compute() == {"a": 1.0}
