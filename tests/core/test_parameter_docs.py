@@ -44,8 +44,8 @@ def documented(cls: type) -> list[str] | None:
 def test_args_section_matches_the_signature(name: str) -> None:
     cls = getattr(sm, name)
     names = documented(cls)
-    if names is None:
-        assert pending(name), f"{name}: no Args: section"
+    if names is None:  # (a constructor without parameters has nothing to document)
+        assert pending(name) or not inspect.signature(cls).parameters, f"{name}: no Args: section"
         return
     assert names == list(inspect.signature(cls).parameters)
 

@@ -17,6 +17,9 @@ REQUIRED: dict[str, tuple[Any, ...]] = {
     "Rolling": (sm.Accuracy(), 10),
     "Decayed": (sm.Accuracy(), 5.0),
     "Bootstrap": (sm.Accuracy(),),
+    "MetricTracker": (sm.Accuracy(),),
+    "MinMax": (sm.Accuracy(),),
+    "MultiFBeta": ({0: 1.0, 1: 2.0},),
 }
 
 METRICS = sorted(
