@@ -15,19 +15,8 @@ from docs._ext import coverage
 #: (the merger empties this set; ``test_pending_names_are_not_exported_yet`` fails until then).
 PENDING_IN_OTHER_BRANCHES = frozenset(
     {
-        # per-row value state (issue 17)
-        "Mean", "Sum", "Min", "Max", "TopKAccuracy", "HingeLoss", "ZeroOneLoss", "KLDivergence",
-        "JensenShannonDivergence", "NormalizedEntropy", "WeightedCalibration", "CoverageError",
-        "LabelRankingAveragePrecision", "LabelRankingLoss", "DCG", "NDCG", "PinballLoss",
-        "TweedieDeviance", "PoissonDeviance", "GammaDeviance", "D2TweedieScore", "D2LogLossScore",
-        "D2BrierScore", "LogCoshError", "SMAPE", "WMAPE", "NRMSE", "MinkowskiDistance",
-        "CosineSimilarity", "CRPS",
-        # operating points (issue 17)
-        "PrecisionAtRecall", "RecallAtPrecision", "SensitivityAtSpecificity", "SpecificityAtSensitivity",
-        "EqualErrorRate", "LogAUC", "DETCurve",
-        # keyed, retrieval, fairness
-        "Sliced", "RetrievalMAP", "RetrievalMRR", "RetrievalNDCG", "RetrievalPrecision", "RetrievalRecall",
-        "RetrievalHitRate", "RetrievalRPrecision", "RetrievalFallOut", "RetrievalAUROC",
+        # multilabel ranking (issue 17), still being built
+        "CoverageError", "LabelRankingAveragePrecision", "LabelRankingLoss", "DCG", "NDCG",
     }
 )  # fmt: skip
 
