@@ -15,6 +15,7 @@ from .engine_cases import (
     assert_engine_equal,
     make_data,
     one_per_state_kind,
+    one_per_type,
     require,
     single_process,
 )
@@ -35,7 +36,7 @@ def rows(data: Data, part: slice = slice(None)) -> list[tuple]:
     return list(zip(yt, yp, data.weight[part].tolist(), strict=True))
 
 
-@pytest.mark.parametrize("case", CASES, ids=str)
+@pytest.mark.parametrize("case", one_per_type(CASES), ids=str)
 def test_combine_protocol_over_partitions(case):
     """What a runner does: one accumulator per bundle, shuffled (pickled), merged in any order."""
     data = make_data(case, seed=23, sort_by_class=True)

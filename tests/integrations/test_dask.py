@@ -9,7 +9,16 @@ import pytest
 
 import streammetrics as sm
 
-from .engine_cases import CASES, Data, assert_engine_equal, make_data, one_per_type, require, single_process
+from .engine_cases import (
+    CASES,
+    Data,
+    assert_engine_equal,
+    make_data,
+    one_per_state_kind,
+    one_per_type,
+    require,
+    single_process,
+)
 
 pytestmark = pytest.mark.engine
 
@@ -53,8 +62,8 @@ def frames(data: Data):
 
 
 @pytest.mark.parametrize("sort_by_class", [False, True], ids=["random-partitions", "one-class-partitions"])
-@pytest.mark.parametrize("case", CASES, ids=str)
-def test_every_metric_threaded_scheduler(case, sort_by_class):
+@pytest.mark.parametrize("case", one_per_type(CASES), ids=str)
+def test_every_metric_type_threaded_scheduler(case, sort_by_class):
     data = make_data(case, seed=7, sort_by_class=sort_by_class)
     yt, yp, w = arrays(data)
     got = smd.evaluate(case.make(), yt, yp, sample_weight=w, split_every=2, scheduler="threads")
@@ -62,7 +71,9 @@ def test_every_metric_threaded_scheduler(case, sort_by_class):
 
 
 @pytest.mark.parametrize(
-    "case", [c for c in one_per_type(CASES) if c.batch(np.random.default_rng(0), 2)[0].ndim == 1], ids=str
+    "case",
+    [c for c in one_per_state_kind(CASES) if c.batch(np.random.default_rng(0), 2)[0].ndim == 1],
+    ids=str,
 )
 def test_dataframe_columns_with_empty_partitions(case):
     data = make_data(case, seed=11)

@@ -9,7 +9,16 @@ import pytest
 
 import streammetrics as sm
 
-from .engine_cases import CASES, Data, assert_engine_equal, make_data, one_per_type, require, single_process
+from .engine_cases import (
+    CASES,
+    Data,
+    assert_engine_equal,
+    make_data,
+    one_per_state_kind,
+    one_per_type,
+    require,
+    single_process,
+)
 
 pytestmark = [
     pytest.mark.engine,
@@ -37,8 +46,8 @@ def to_frame(spark, data: Data, n_partitions: int = 5, by: str | None = None):
     return df.repartition(n_partitions, by or "k")
 
 
-@pytest.mark.parametrize("case", one_per_type(CASES), ids=str)
-def test_every_metric_type(spark, case):
+@pytest.mark.parametrize("case", one_per_state_kind(CASES), ids=str)
+def test_every_state_kind(spark, case):
     data = make_data(case, seed=17)
     df = to_frame(spark, data, n_partitions=6)
     got = sms.evaluate(case.make(), df, "y", "p", weight_col="w" if data.weight is not None else None)
