@@ -64,10 +64,15 @@ def empty_arrays(b: int, g: int, dtype: Any) -> tuple[np.ndarray, ...]:
 
 # ---------------------------------------------------------------------- budget
 def varint_lengths(x: np.ndarray) -> np.ndarray:
-    """Bytes of each value as an LEB128 varint (uint64 input), or one more near a power of two
-    above ``2**53`` (the bit length read from the float64 value: monotone, an upper bound)."""
-    bits = np.frexp(x.astype(np.float64))[1]
-    return np.maximum((bits + 6) // 7, 1)
+    """Bytes of each value as an LEB128 varint (uint64 input)."""
+    x = np.asarray(x, dtype=np.uint64)
+    out = np.ones(x.shape, np.int64)
+    top = int(x.max()) if x.size else 0
+    for k in range(1, 10):
+        if top >> (7 * k) == 0:
+            break
+        out += x >= _POW7[k - 1]
+    return out
 
 
 def size_bound(col: Column) -> int:
@@ -147,25 +152,55 @@ def settle(res: int, ids, counts, sums, kmin, kmax, loose: bool) -> tuple[np.nda
     return ids, counts, sums, kmin, kmax
 
 
-def histogram(kf, gf, wf, integral: bool, g: int, res: int, loose: bool = False) -> Column:
-    """The column of one batch of keys ``kf`` with groups ``gf`` (``0..g-1``) and weights ``wf``."""
+def histogram(
+    kf, gf, wf, integral: bool, g: int, res: int, loose: bool = False, base: Column | None = None
+) -> Column:
+    """The column of one batch of keys ``kf`` with groups ``gf`` (``0..g-1``) and weights ``wf``;
+    with ``base`` (a column at ``res``), ``union(base, that column)`` built in one pass where the
+    bins are dense enough (no sort, no merge)."""
     shift = _U(MANTISSA_BITS - res)
     ids = kf >> shift
+    if base is not None and (base.res != res or not len(base.ids)):
+        return union(base, histogram(kf, gf, wf, integral, g, res, loose))
     if not ids.size:
-        return empty(g, np.int64 if wf is None or integral else np.float64, res, loose)
+        h = empty(g, np.int64 if wf is None or integral else np.float64, res, loose)
+        return h if base is None else union(base, h)
     lo, hi = ids.min(), ids.max()
+    if base is not None:
+        lo, hi = min(lo, base.ids[0]), max(hi, base.ids[-1])
     span = int(hi - lo) + 1
     dense = span <= max(4 * len(ids), 1 << 16)
+    if base is not None and not dense:
+        return union(base, histogram(kf, gf, wf, integral, g, res, loose))
     if dense:
-        loc = (ids - lo).astype(np.intp)
+        ids -= lo
+        loc = ids.view(np.int64)  # (a fresh array: in place)
         n_loc = span
     else:
-        uniq, loc = np.unique(ids, return_inverse=True)
-        loc = loc.ravel()
+        uniq, loc = unique_inverse(ids)
         n_loc = len(uniq)
-    flat = loc * g + gf if g > 1 else loc
+    if g > 1:
+        flat = loc
+        flat *= g
+        flat += gf
+    else:
+        flat = loc
     size = n_loc * g
-    if wf is None:
+    bits = offset_bits(res)
+    n = len(kf)
+    sums = None
+    if wf is None and bits and 2 * n.bit_length() + bits <= 53:
+        # counts and offset sums in one float64 bincount: each key weighs 2**k + offset, with
+        # 2**k above any bin's offset sum and every total below 2**53 (so all exact)
+        k = n.bit_length() + bits
+        w = kf >> _U(OFFSET_SHIFT)
+        w &= _U((1 << bits) - 1)
+        w |= _U(1 << k)  # (the offset is below 2**k: | adds it)
+        total = np.bincount(flat, weights=w.astype(np.float64), minlength=size).astype(np.int64)
+        counts = total >> k
+        sums = total & ((1 << k) - 1)
+        dtype = np.int64
+    elif wf is None:
         counts = np.bincount(flat, minlength=size)
         dtype = np.int64
     elif integral:
@@ -174,11 +209,13 @@ def histogram(kf, gf, wf, integral: bool, g: int, res: int, loose: bool = False)
     else:
         counts = np.bincount(flat, weights=wf, minlength=size)
         dtype = np.float64
-    bits = offset_bits(res)
-    if bits:
-        off = (kf >> _U(OFFSET_SHIFT)) & _U((1 << bits) - 1)
+    if sums is not None:
+        pass
+    elif bits:
+        off = kf >> _U(OFFSET_SHIFT)
+        off &= _U((1 << bits) - 1)
         if wf is None and len(kf) < 1 << 28:  # exact in float64: below 2**24 * 2**28
-            sums = np.rint(np.bincount(flat, weights=off.astype(np.float64), minlength=size)).astype(np.int64)
+            sums = np.bincount(flat, weights=off.astype(np.float64), minlength=size).astype(np.int64)
         elif dtype == np.int64:
             sums = np.zeros(size, np.int64)
             np.add.at(sums, flat, off.astype(np.int64) * wf.astype(np.int64))
@@ -196,14 +233,53 @@ def histogram(kf, gf, wf, integral: bool, g: int, res: int, loose: bool = False)
         np.maximum.at(kmax, flat, kf)
     counts, sums = counts.reshape(n_loc, g), sums.reshape(n_loc, g)
     kmin, kmax = kmin.reshape(n_loc, g), kmax.reshape(n_loc, g)
+    if base is not None:  # dense: the base's bins are rows of the grid
+        if base.counts.dtype != counts.dtype:
+            counts = counts.astype(np.float64)
+        if base.sums.dtype != sums.dtype:
+            sums = sums.astype(np.float64)
+        pos = (base.ids - lo).astype(np.intp)
+        counts[pos] += base.counts
+        sums[pos] += base.sums
+        kmin[pos] = np.minimum(kmin[pos], base.kmin)
+        kmax[pos] = np.maximum(kmax[pos], base.kmax)
+        loose = loose or base.loose
     empty_cells = counts <= 0
     if res == EXACT:
         kmin[empty_cells], kmax[empty_cells] = _UMAX, 0
     rows = np.flatnonzero(~empty_cells.all(axis=1))
     out_ids = lo + rows.astype(np.uint64) if dense else uniq[rows]
+    if base is not None:
+        arrays = (out_ids, counts[rows], sums[rows], kmin[rows], kmax[rows])
+        return Column(res, loose, *settle(res, *arrays, loose))
     if len(rows) == n_loc:
         return Column(res, loose, out_ids, counts, sums, kmin, kmax)
     return Column(res, loose, out_ids, counts[rows], sums[rows], kmin[rows], kmax[rows])
+
+
+def unique_inverse(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(x, return_inverse=True)`` by one sort (NumPy's hashing unique of integers is
+    slow on many distinct values)."""
+    order = np.argsort(x)
+    sx = x[order]
+    new = np.empty(len(sx), bool)
+    new[:1] = True
+    np.not_equal(sx[1:], sx[:-1], out=new[1:])
+    inv = np.empty(len(sx), np.intp)
+    inv[order] = np.cumsum(new) - 1
+    return sx[new], inv
+
+
+def distinct_lower_bound(kf: np.ndarray) -> int:
+    """A lower bound of the number of distinct keys in ``kf``, in linear time: the occupied bins
+    of width ``2**s`` (from the smallest key) where ``s`` makes at most ``4 * len(kf)`` bins."""
+    if not kf.size:
+        return 0
+    lo = kf.min()
+    span = int(kf.max() - lo)
+    s = max(0, (span // (4 * len(kf))).bit_length())
+    loc = ((kf - lo) >> _U(s)).astype(np.intp)
+    return int(np.count_nonzero(np.bincount(loc)))
 
 
 def _promote(a: np.ndarray, b: np.ndarray) -> Any:

@@ -24,6 +24,7 @@ OFFSET_SHIFT = MANTISSA_BITS - 24
 EXTREME_BITS = 7
 _HALF_BITS = np.uint64(0x3FE0000000000000)  # bits of 0.5
 _SIGN = np.uint64(1 << 63)
+_TWICE_HALF = np.uint64(0x3FE0000000000000 << 1)
 
 
 def shift_of(resolution: int | None) -> int:
@@ -62,9 +63,19 @@ def probability_keys(p: np.ndarray) -> np.ndarray:
         True
     """
     p = np.ascontiguousarray(p, dtype=np.float64)
-    v = np.minimum(p, 1.0 - p)  # 1 - p is exact for p >= 0.5
-    bits = v.view(np.uint64) & ~_SIGN  # -0.0 counts as 0.0
-    return np.where(p >= 0.5, (_HALF_BITS << np.uint64(1)) - bits, bits)
+    # branchless selects (np.where mispredicts on random masks): m is all ones where p >= 0.5
+    m = np.negative((p >= 0.5).view(np.uint8).astype(np.uint64))
+    pb = p.view(np.uint64)
+    bits = (1.0 - p).view(np.uint64)  # 1 - p is exact for p >= 0.5
+    bits ^= pb
+    bits &= m
+    bits ^= pb  # bits of min(p, 1 - p)
+    bits &= ~_SIGN  # -0.0 counts as 0.0
+    alt = _TWICE_HALF - bits
+    alt ^= bits
+    alt &= m
+    alt ^= bits
+    return alt
 
 
 def score_keys(x: np.ndarray) -> np.ndarray:

@@ -279,17 +279,16 @@ class ScoreSketch(State):
         merged = [e[0] for e in pending if len(e) == 1]
         out = []
         for c, col in enumerate(cols):
-            parts = [m[c] for m in merged]
+            for m in merged:
+                col = C.union(col, m[c])
             if raw:
-                parts.append(self._batch_column(col, raw, c))
-            for part in parts:
-                col = C.union(col, part)
+                col = self._absorbed(col, raw, c)
             out.append(C.fit(col, self._resolution, self._budget, self._max_bins))
         return tuple(out)
 
-    def _batch_column(self, col: Column, raw: list, c: int) -> Column:
-        """Column ``c`` of the raw pending entries, at ``col``'s resolution (or the cap, when the
-        batch alone is too large for the exact phase: see the module docstring)."""
+    def _absorbed(self, col: Column, raw: list, c: int) -> Column:
+        """``col`` with column ``c`` of the raw pending entries added, at ``col``'s resolution (or
+        the cap, when the batch alone is too large for the exact phase: see the module docstring)."""
         kf = np.concatenate([e[0][:, c] for e in raw]) if len(raw) > 1 else raw[0][0][:, c]
         gf = np.concatenate([e[1][:, c] for e in raw]) if len(raw) > 1 else raw[0][1][:, c]
         integral = all(e[3] for e in raw)
@@ -299,19 +298,26 @@ class ScoreSketch(State):
             wf = np.concatenate([np.ones(len(e[0])) if e[2] is None else e[2] for e in raw])
         g = col.counts.shape[1]
         budget = self._budget
+        max_bins = self._max_bins
         if (
             col.res == EXACT
-            and budget is not None
-            and len(kf) * (g + 2) > budget
             and self._resolution < EXACT
+            and (
+                (budget is not None and len(kf) * (g + 2) > budget)
+                or (max_bins is not None and len(kf) > max_bins)
+            )
         ):
-            # a lower bound of the distinct keys from the histogram at the cap: when even that
-            # cannot fit exactly, skip building the exact histogram
-            h = C.histogram(kf, gf, wf, integral, g, self._resolution)
-            distinct = len(h.ids) + int((h.kmin != h.kmax).any(axis=1).sum())
-            if distinct * (g + 2) > budget:
-                return h
-        return C.histogram(kf, gf, wf, integral, g, col.res)
+            # an exact column takes at least g + 2 bytes per distinct key (an id, g counts, an
+            # extreme): when a linear-time lower bound of the batch's distinct keys cannot fit,
+            # the union cannot either, so go straight to the cap
+            distinct = C.distinct_lower_bound(kf)
+            if (budget is not None and distinct * (g + 2) > budget) or (
+                max_bins is not None and distinct > max_bins
+            ):
+                return C.union(col, C.histogram(kf, gf, wf, integral, g, self._resolution))
+        if col.res == EXACT:
+            return C.union(col, C.histogram(kf, gf, wf, integral, g, col.res))
+        return C.histogram(kf, gf, wf, integral, g, col.res, base=col)
 
     def remove(
         self,
@@ -552,7 +558,7 @@ def column_view(
     keys = np.concatenate([lo[occ], hi[two]])
     w = np.concatenate([w1[occ], np.ones(int(two.sum()))])
     side = np.concatenate([is_pos[occ], is_pos[two]])
-    uk, inv = np.unique(keys, return_inverse=True)
+    uk, inv = C.unique_inverse(keys)
     sp = np.bincount(inv, weights=np.where(side, w, 0.0), minlength=len(uk))
     sn = np.bincount(inv, weights=np.where(side, 0.0, w), minlength=len(uk))
     off = ((uk >> _U(OFFSET_SHIFT)) & _U((1 << ob) - 1)).astype(np.float64) if ob else np.zeros(len(uk))
