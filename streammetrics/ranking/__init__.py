@@ -11,3 +11,8 @@ from .sketch import BinaryHistogram as BinaryHistogram
 from .sketch import ScoreSketch as ScoreSketch
 
 __all__: list[str] = ["ROCAUC", "AveragePrecision", "ROCCurve", "PRCurve"]
+
+# issue 17: multilabel ranking and per-query DCG/NDCG on the per-row value state
+from .rowranking import DCG, NDCG, CoverageError, LabelRankingAveragePrecision, LabelRankingLoss
+
+__all__ += ["CoverageError", "LabelRankingAveragePrecision", "LabelRankingLoss", "DCG", "NDCG"]

@@ -200,6 +200,14 @@ TORCHMETRICS = [
         ),
     ),
 ]
+for _ours, _theirs in (
+    ("CoverageError", "MultilabelCoverageError"),
+    ("LabelRankingAveragePrecision", "MultilabelRankingAveragePrecision"),
+    ("LabelRankingLoss", "MultilabelRankingLoss"),
+):  # torchmetrics takes a sigmoid of scores outside [0, 1]: the same ranking
+    TORCHMETRICS.append(
+        (_ours, getattr(sm, _ours), _multilabel, _tm("classification", _theirs, num_labels=5))
+    )
 for _norm in ("mean", "std", "l2"):
     TORCHMETRICS.append(
         (
