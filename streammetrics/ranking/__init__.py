@@ -34,3 +34,8 @@ __all__ += [
     "LogAUC",
     "DETCurve",
 ]
+
+# issue 17: multilabel ranking and per-query DCG/NDCG on the per-row value state
+from .rowranking import DCG, NDCG, CoverageError, LabelRankingAveragePrecision, LabelRankingLoss
+
+__all__ += ["CoverageError", "LabelRankingAveragePrecision", "LabelRankingLoss", "DCG", "NDCG"]

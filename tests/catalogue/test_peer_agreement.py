@@ -200,6 +200,14 @@ TORCHMETRICS = [
         ),
     ),
 ]
+for _ours, _theirs in (
+    ("CoverageError", "MultilabelCoverageError"),
+    ("LabelRankingAveragePrecision", "MultilabelRankingAveragePrecision"),
+    ("LabelRankingLoss", "MultilabelRankingLoss"),
+):  # torchmetrics: a sigmoid of scores outside [0, 1] (the same ranking), ratios in float32
+    TORCHMETRICS.append(
+        (_ours, getattr(sm, _ours), _multilabel, _tm("classification", _theirs, num_labels=5, rtol=1e-6))
+    )
 for _norm in ("mean", "std", "l2"):
     TORCHMETRICS.append(
         (

@@ -1,0 +1,324 @@
+"""Multilabel ranking metrics and per-query DCG/NDCG on the per-row value state (issue 17).
+
+A row is one sample's label relevances and label scores (scikit-learn's multilabel ranking
+layout), or one query's document relevances and document scores (scikit-learn's ``dcg_score``
+and ``ndcg_score`` layout): ``update(y_true, y_score)`` with two ``(n, n_labels)`` arrays. Each
+row gives one number (its coverage, its label ranking average precision, its ranking loss, its
+DCG or NDCG); the metric keeps their compensated weighted sum and the total weight
+(:class:`~streammetrics.aggregation.state.RowSums`), so it merges, reverts and decays exactly,
+and ``compute()`` is scikit-learn's weighted mean over every row seen.
+
+The rows of a batch are ranked at once: one sort of each row (``np.argsort`` along the rows),
+the tie groups found from the sorted scores, counts by cumulative sums; no Python loop per row.
+Batches may hold different numbers of labels (documents): each row stands alone.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .._core import validation as v
+from .._core.inputs import Inputs
+from ..aggregation.base import RowValueMetric
+from ..aggregation.state import RowSums
+from ..errors import InputError
+
+
+def _check_k(k: Any) -> int | None:
+    if k is None:
+        return None
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"k: expected None or an int >= 1, found {k!r}")
+    return int(k)
+
+
+def _check_bool(value: Any, name: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name}: expected True or False, found {value!r}")
+    return bool(value)
+
+
+def _columns(arr: np.ndarray, name: str, what: str) -> None:
+    """A 2-D ``(n, n_labels)`` array with at least 2 columns (an ``(n, 1)`` column reads as 1-D)."""
+    if arr.ndim != 2 or (len(arr) and arr.shape[1] < 2):
+        shape = arr.shape if arr.ndim != 1 else f"({len(arr)},) or ({len(arr)}, 1)"
+        raise InputError(
+            f"{name}: expected an (n_samples, n_{what}) array with at least 2 {what}, found {shape}"
+        )
+
+
+def _scores(inputs: Inputs, shape: tuple[int, ...]) -> np.ndarray:
+    s = inputs.floats(1, "y_score", (1, 2))
+    v.check_length(s, shape[0], "y_score")
+    if s.shape != shape:
+        raise InputError(f"y_score: expected shape {shape} (that of y_true), found {s.shape}")
+    return s
+
+
+def tie_groups(ss: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For rows sorted along axis 1: the first and the last index of each entry's tie group."""
+    n, m = ss.shape
+    pos = np.arange(m)
+    differs = ss[:, 1:] != ss[:, :-1]
+    first = np.zeros((n, m), dtype=np.intp)
+    first[:, 1:] = np.where(differs, pos[1:], 0)
+    np.maximum.accumulate(first, axis=1, out=first)
+    last = np.full((n, m), m - 1, dtype=np.intp)
+    last[:, :-1] = np.where(differs, pos[:-1], m - 1)
+    last = np.minimum.accumulate(last[:, ::-1], axis=1)[:, ::-1]
+    return first, last
+
+
+def label_ranks(relevant: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Rows sorted by score: the relevance in that order, and for each entry ``j`` the number
+    of labels scored at least ``s_j`` (its rank, ties given the largest) and the number of
+    relevant labels among them; and the relevant labels per row."""
+    n, m = s.shape
+    order = np.argsort(s, axis=1, kind="stable")
+    ss = np.take_along_axis(s, order, axis=1)
+    rel = np.take_along_axis(relevant, order, axis=1)
+    first, _ = tie_groups(ss)
+    rank = m - first
+    before = np.cumsum(rel, axis=1, dtype=np.intp)
+    n_relevant = before[:, -1].copy() if m else np.zeros(n, np.intp)
+    before -= rel  # relevant labels strictly before each entry
+    relevant_at_least = n_relevant[:, None] - np.take_along_axis(before, first, axis=1)
+    return rel, rank, relevant_at_least, n_relevant
+
+
+class _RowRanking(RowValueMetric, base=True):
+    """``update(y_true, y_score, sample_weight=None)`` with two ``(n, n_labels)`` arrays; one
+    value per row, averaged with the weights."""
+
+    roles: ClassVar[tuple[str, ...]] = ("y_true", "y_score")
+    prediction: ClassVar[str | None] = "scores"
+
+    def get_config(self) -> dict[str, Any]:
+        return {}
+
+    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+        raw = inputs.array(0, "y_true")
+        _columns(raw, "y_true", "labels")
+        y = v.as_indicator(raw, "y_true")
+        return y, _scores(inputs, y.shape), inputs.weights(len(y))
+
+    def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
+        y, s, _ = batch
+        return self._per_row(y, s).reshape(-1, 1)
+
+    def _per_row(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def _compute(self, state: RowSums) -> float:
+        return float(self._means(state)[0])
+
+
+class CoverageError(_RowRanking):
+    """How far down the ranked labels one must go to cover every relevant label, averaged over
+    rows (scikit-learn ``coverage_error``): per row, the number of labels scored at least as high
+    as the lowest-scored relevant label (0 for a row without relevant labels).
+
+    ``update(y_true, y_score)``: ``(n, n_labels)`` 0/1 relevance indicators and scores.
+
+    Args:
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> sm.CoverageError().update([[1, 0, 0], [0, 0, 1]], [[0.75, 0.5, 1], [1, 0.2, 0.1]]).compute()
+        2.5
+    """
+
+    higher_is_better: ClassVar[bool | None] = False
+
+    def _per_row(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
+        lowest = np.where(y, s, np.inf).min(axis=1, initial=np.inf)
+        return (s >= lowest[:, None]).sum(axis=1).astype(np.float64)
+
+
+class LabelRankingAveragePrecision(_RowRanking):
+    """The label ranking average precision (scikit-learn ``label_ranking_average_precision_score``):
+    per row, the mean over its relevant labels ``j`` of the fraction of relevant labels among
+    those scored at least ``s_j``; 1 for a row whose labels are all relevant or all irrelevant.
+
+    ``update(y_true, y_score)``: ``(n, n_labels)`` 0/1 relevance indicators and scores.
+
+    Args:
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> m = sm.LabelRankingAveragePrecision()
+        >>> round(m.update([[1, 0, 0], [0, 0, 1]], [[0.75, 0.5, 1], [1, 0.2, 0.1]]).compute(), 6)
+        0.416667
+    """
+
+    higher_is_better: ClassVar[bool | None] = True
+
+    def _per_row(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
+        rel, rank, relevant_at_least, n_relevant = label_ranks(y, s)
+        ratio = np.where(rel, relevant_at_least / rank, 0.0).sum(axis=1)
+        m = y.shape[1]
+        degenerate = (n_relevant == 0) | (n_relevant == m)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(degenerate, 1.0, ratio / n_relevant)
+
+
+class LabelRankingLoss(_RowRanking):
+    """The label ranking loss (scikit-learn ``label_ranking_loss``): per row, the fraction of
+    (relevant, irrelevant) label pairs ordered wrong (the irrelevant label scored at least as
+    high), averaged over rows; 0 for a row whose labels are all relevant or all irrelevant.
+
+    ``update(y_true, y_score)``: ``(n, n_labels)`` 0/1 relevance indicators and scores.
+
+    Args:
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> sm.LabelRankingLoss().update([[1, 0, 0], [0, 0, 1]], [[0.75, 0.5, 1], [1, 0.2, 0.1]]).compute()
+        0.75
+    """
+
+    higher_is_better: ClassVar[bool | None] = False
+
+    def _per_row(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
+        rel, rank, relevant_at_least, n_relevant = label_ranks(y, s)
+        wrong = np.where(rel, rank - relevant_at_least, 0).sum(axis=1)
+        pairs = n_relevant * (y.shape[1] - n_relevant)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(pairs == 0, 0.0, wrong / pairs)
+
+
+# ----------------------------------------------------------------------------- DCG, NDCG
+def discounts(m: int, k: int | None, log_base: float = 2.0) -> np.ndarray:
+    """``1 / log_b(i + 2)`` for the ranks ``i < m`` (0 from rank ``k`` on), as scikit-learn."""
+    discount = 1 / (np.log(np.arange(m) + 2) / np.log(log_base))
+    if k is not None:
+        discount[k:] = 0
+    return discount
+
+
+def dcg_rows(gains: np.ndarray, s: np.ndarray, discount: np.ndarray, ignore_ties: bool) -> np.ndarray:
+    """The DCG of each row: gains ranked by decreasing score; tied scores share the mean gain of
+    their tie group over the group's discounts (scikit-learn's ``_tie_averaged_dcg``), or, with
+    ``ignore_ties``, are ranked as scikit-learn's ``np.argsort(y_score)[:, ::-1]`` puts them."""
+    n, m = s.shape
+    if not n:
+        return np.zeros(0)
+    if ignore_ties:
+        ranking = np.argsort(s, axis=1)[:, ::-1]
+        return np.take_along_axis(gains, ranking, axis=1) @ discount
+    neg = -s
+    order = np.argsort(neg, axis=1, kind="stable")
+    ss = np.take_along_axis(neg, order, axis=1)
+    g = np.take_along_axis(gains, order, axis=1)
+    first, last = tie_groups(ss)
+    if not (last - first).any():  # no ties: the plain discounted sum
+        return g @ discount
+    cum_gain = np.zeros((n, m + 1))
+    np.cumsum(g, axis=1, out=cum_gain[:, 1:])
+    cum_discount = np.concatenate([[0.0], np.cumsum(discount)])
+    ends = last == np.arange(m)  # one entry per tie group: its last
+    group_gain = np.take_along_axis(cum_gain, last + 1, axis=1) - np.take_along_axis(cum_gain, first, axis=1)
+    group_discount = cum_discount[last + 1] - cum_discount[first]
+    terms = np.where(ends, group_gain / (last - first + 1) * group_discount, 0.0)
+    return terms.sum(axis=1)
+
+
+class _Gain(_RowRanking, base=True):
+    """Document relevances (any real gains) and scores of one query per row."""
+
+    higher_is_better: ClassVar[bool | None] = True
+    #: Whether the relevances must be non-negative (NDCG).
+    non_negative: ClassVar[bool] = False
+
+    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+        raw = inputs.array(0, "y_true")
+        _columns(raw, "y_true", "documents")
+        y = inputs.floats(0, "y_true", (2,))
+        if self.non_negative and y.size and y.min() < 0:
+            raise InputError(
+                f"y_true: expected non-negative relevances for {type(self).__name__}, found {y.min()}"
+            )
+        return y, _scores(inputs, y.shape), inputs.weights(len(y))
+
+
+class DCG(_Gain):
+    """The discounted cumulative gain of each query, averaged over queries (scikit-learn
+    ``dcg_score``): ``sum_i rel_(i) / log_b(i + 2)`` over the documents ranked by decreasing score
+    (the top ``k`` only).
+
+    ``update(y_true, y_score)``: one row per query, ``(n, n_documents)`` relevances (real gains)
+    and scores. Tied scores share their group's mean gain over the group's discounts, as
+    scikit-learn; ``ignore_ties=True`` ranks them as scikit-learn's ``np.argsort`` order (faster,
+    arbitrary among ties).
+
+    Args:
+        k: Only the ``k`` highest-ranked documents count (``None``: all); an int >= 1.
+        log_base: The base of the logarithm of the discount, > 0 (and not 1); default 2.
+        ignore_ties: Whether to rank tied scores in an arbitrary order instead of averaging; default ``False``.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> round(sm.DCG().update([[10, 0, 0, 1, 5]], [[0.1, 0.2, 0.3, 4, 70]]).compute(), 6)
+        9.499458
+        >>> round(sm.DCG(k=2).update([[10, 0, 0, 1, 5]], [[0.1, 0.2, 0.3, 4, 70]]).compute(), 6)
+        5.63093
+    """
+
+    def __init__(self, k: int | None = None, *, log_base: float = 2.0, ignore_ties: bool = False) -> None:
+        self.k = _check_k(k)
+        try:
+            base = float(log_base)
+        except (TypeError, ValueError):
+            base = math.nan
+        if isinstance(log_base, bool) or not (math.isfinite(base) and base > 0 and base != 1):
+            raise ValueError(f"log_base: expected a finite number > 0 other than 1, found {log_base!r}")
+        self.log_base = base
+        self.ignore_ties = _check_bool(ignore_ties, "ignore_ties")
+        super().__init__()
+
+    def get_config(self) -> dict[str, Any]:
+        return {"k": self.k, "log_base": self.log_base, "ignore_ties": self.ignore_ties}
+
+    def _per_row(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
+        return dcg_rows(y, s, discounts(y.shape[1], self.k, self.log_base), self.ignore_ties)
+
+
+class NDCG(_Gain):
+    """The normalized discounted cumulative gain of each query, averaged over queries
+    (scikit-learn ``ndcg_score``): its DCG over the DCG of the ideal ranking (the relevances
+    sorted), both of the top ``k``; 0 for a query without a relevant document.
+
+    ``update(y_true, y_score)``: one row per query, ``(n, n_documents)`` non-negative relevances
+    and scores; ties as :class:`DCG`.
+
+    Args:
+        k: Only the ``k`` highest-ranked documents count (``None``: all); an int >= 1.
+        ignore_ties: Whether to rank tied scores in an arbitrary order instead of averaging; default ``False``.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> round(sm.NDCG().update([[10, 0, 0, 1, 5]], [[0.1, 0.2, 0.3, 4, 70]]).compute(), 6)
+        0.695694
+        >>> sm.NDCG(k=1).update([[1, 0, 2]], [[0.5, 0.5, 0.1]]).compute()
+        0.25
+    """
+
+    non_negative: ClassVar[bool] = True
+
+    def __init__(self, k: int | None = None, *, ignore_ties: bool = False) -> None:
+        self.k = _check_k(k)
+        self.ignore_ties = _check_bool(ignore_ties, "ignore_ties")
+        super().__init__()
+
+    def get_config(self) -> dict[str, Any]:
+        return {"k": self.k, "ignore_ties": self.ignore_ties}
+
+    def _per_row(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
+        discount = discounts(y.shape[1], self.k)
+        gain = dcg_rows(y, s, discount, self.ignore_ties)
+        ideal = np.sort(y, axis=1)[:, ::-1] @ discount if len(y) else np.zeros(0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(ideal == 0, 0.0, gain / ideal)
