@@ -62,10 +62,15 @@ class TensorBoardLogger:
 
     Examples:
         >>> import streammetrics as sm, tempfile
-        >>> run = tempfile.mkdtemp()
-        >>> with TensorBoardLogger(run) as tb:
+        >>> class Writer:  # a SummaryWriter's add_scalar (without a writer: event files)
+        ...     def add_scalar(self, tag, value, step):
+        ...         print(tag, value, step)
+        ...     def flush(self):
+        ...         pass
+        >>> with TensorBoardLogger(tempfile.mkdtemp(), writer=Writer()) as tb:
         ...     path = tb.log(sm.Accuracy().update([0, 1], [0, 0]), step=1, name="val")
-        >>> sm.load(path).compute(), path.endswith("streammetrics/val-000001.state")
+        val/accuracy 0.5 1
+        >>> sm.load(path).compute(), path.endswith("val-000001.state")
         (0.5, True)
     """
 
