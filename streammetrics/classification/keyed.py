@@ -152,7 +152,11 @@ class ConfusionKernel(GenericKernel):
             bits = alive @ (np.int64(1) << np.arange(alive.shape[1], dtype=np.int64))
             accepted = self._accepted.setdefault(tuple(labels.values.tolist()), set())
             codes, first = np.unique(bits, return_index=True)
-            todo = [(int(c), alive[i]) for c, i in zip(codes.tolist(), first.tolist(), strict=True) if c not in accepted]
+            todo = [
+                (int(c), alive[i])
+                for c, i in zip(codes.tolist(), first.tolist(), strict=True)
+                if c not in accepted
+            ]
         else:
             accepted, todo = set(), [(None, row) for row in np.unique(alive, axis=0)]
         for code, pattern in todo:

@@ -30,7 +30,9 @@ __all__ = ["evaluate"]
 DEFAULT_SPLIT_EVERY = 8
 
 
-def _partition_state(template: bytes, index: int, y_true: Any, y_pred: Any, weight: Any, keys: Any = None) -> bytes:
+def _partition_state(
+    template: bytes, index: int, y_true: Any, y_pred: Any, weight: Any, keys: Any = None
+) -> bytes:
     """The state of one partition, as bytes: a pure function of the partition's rows."""
     acc = _shards.load(template)
     try:

@@ -27,7 +27,13 @@ STATE_COLUMN = "streammetrics_state"
 _WORKER_ERROR = re.compile(r"streammetrics\.errors\.(InputError|MergeError|StateError): (.*)")
 
 
-def _state_rows(template: bytes, y_true_col: str, y_pred_col: str, weight_col: str | None, key_cols: list[str] | None = None):
+def _state_rows(
+    template: bytes,
+    y_true_col: str,
+    y_pred_col: str,
+    weight_col: str | None,
+    key_cols: list[str] | None = None,
+):
     """The function given to ``mapInPandas``: pandas batches in, one state row out."""
 
     def run(batches: Iterator[Any]) -> Iterator[Any]:
@@ -71,7 +77,12 @@ def _check_column(df: Any, arg: str, name: Any) -> None:
 
 
 def state_frame(
-    metric: Any, df: Any, y_true_col: str, y_pred_col: str, weight_col: str | None = None, key_cols: Any = None
+    metric: Any,
+    df: Any,
+    y_true_col: str,
+    y_pred_col: str,
+    weight_col: str | None = None,
+    key_cols: Any = None,
 ) -> Any:
     """The lazy DataFrame of per-partition states (one ``binary`` row per partition).
 
@@ -100,7 +111,12 @@ def state_frame(
 
 
 def evaluate(
-    metric: Any, df: Any, y_true_col: str, y_pred_col: str, weight_col: str | None = None, key_cols: Any = None
+    metric: Any,
+    df: Any,
+    y_true_col: str,
+    y_pred_col: str,
+    weight_col: str | None = None,
+    key_cols: Any = None,
 ) -> Any:
     """Evaluate ``metric`` over the rows of a PySpark DataFrame; returns the merged accumulator.
 
