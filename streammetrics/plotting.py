@@ -290,10 +290,17 @@ def plot_slices(
     if overall is None and hasattr(sliced, "overall") and callable(sliced.overall):
         import warnings
 
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            found = sliced.overall()
-        overall = float(found) if np.ndim(found) == 0 and not hasattr(found, "low") else None
+        from .errors import StreamMetricsError
+
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                found = sliced.overall()
+        except StreamMetricsError:  # per-key bootstrap replicates share one stream: no overall
+            found = None
+        overall = (
+            float(found) if found is not None and np.ndim(found) == 0 and not hasattr(found, "low") else None
+        )
     labels, est, low, high = _slice_values(values)
     fig, ax = _axes(ax, figsize or (max(4.0, 0.5 * len(labels) + 2.0), 4.0))
     x = np.arange(len(labels))
