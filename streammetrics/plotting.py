@@ -23,7 +23,15 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["plot_roc_curve", "plot_pr_curve", "plot_calibration", "plot_confusion_matrix", "save_figure"]
+__all__ = [
+    "plot_roc_curve",
+    "plot_pr_curve",
+    "plot_calibration",
+    "plot_confusion_matrix",
+    "plot_slices",
+    "plot_fairness_gaps",
+    "save_figure",
+]
 
 
 def _matplotlib() -> Any:
@@ -240,6 +248,123 @@ def plot_confusion_matrix(matrix: Any, classes: Any, ax: Any = None, **kwargs: A
     ax.set_xlabel("Predicted label")
     ax.set_ylabel("True label")
     ax.set_title(title)
+    return fig
+
+
+def _slice_values(values: Any) -> tuple[list[str], np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """Labels, estimates and (when the values are intervals) low and high ends of ``{key: value}``."""
+    keys = list(values)
+    labels = ["/".join(map(str, k)) if isinstance(k, tuple) else str(k) for k in keys]
+    items = [values[k] for k in keys]
+    if items and all(hasattr(v, "low") and hasattr(v, "high") for v in items):
+        est = np.array([float(getattr(v, "estimate", np.nan)) for v in items])
+        return labels, est, np.array([float(v.low) for v in items]), np.array([float(v.high) for v in items])
+    return labels, np.array([float(v) for v in items], dtype=np.float64), None, None
+
+
+def plot_slices(
+    sliced: Any,
+    *,
+    overall: float | None = None,
+    title: str | None = None,
+    ax: Any = None,
+    figsize: tuple[float, float] | None = None,
+    **kwargs: Any,
+) -> Any:
+    """Draw one bar per slice (with interval whiskers for per-slice intervals); returns the figure.
+
+    ``sliced`` is a :class:`~streammetrics.Sliced` of a scalar metric or of a
+    :class:`~streammetrics.Bootstrap` (whose intervals become whiskers), or its ``compute()``
+    result ``{key: value}``. ``overall`` draws a dashed line (a :class:`~streammetrics.Sliced`
+    gives its own overall value when the metric is not a bootstrap); ``kwargs`` go to ``ax.bar``.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> from streammetrics.plotting import plot_slices
+        >>> s = sm.Sliced(sm.Accuracy()).update([0, 1, 1, 0], [0, 1, 0, 0], ["a", "a", "b", "b"])
+        >>> fig = plot_slices(s)
+        >>> [t.get_text() for t in fig.axes[0].get_xticklabels()]
+        ['a', 'b']
+    """
+    values = _result(sliced)
+    if overall is None and hasattr(sliced, "overall") and callable(sliced.overall):
+        import warnings
+
+        from .errors import StreamMetricsError
+
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                found = sliced.overall()
+        except StreamMetricsError:  # per-key bootstrap replicates share one stream: no overall
+            found = None
+        overall = (
+            float(found) if found is not None and np.ndim(found) == 0 and not hasattr(found, "low") else None
+        )
+    labels, est, low, high = _slice_values(values)
+    fig, ax = _axes(ax, figsize or (max(4.0, 0.5 * len(labels) + 2.0), 4.0))
+    x = np.arange(len(labels))
+    error = None if low is None else np.vstack([est - low, high - est])
+    ax.bar(
+        x, est, yerr=error, capsize=4 if error is not None else 0, color=kwargs.pop("color", "C0"), **kwargs
+    )
+    if overall is not None and np.isfinite(overall):
+        ax.axhline(overall, linestyle="--", color="grey", linewidth=1, label=f"overall = {overall:.4f}")
+        ax.legend(loc="best")
+    ax.set_xticks(
+        x, labels, rotation=45 if len(labels) > 8 else 0, ha="right" if len(labels) > 8 else "center"
+    )
+    metric = getattr(getattr(sliced, "metric", None), "type_name", None)
+    ax.set_ylabel(metric() if callable(metric) else "value")
+    ax.set_title(title or "Per-slice values")
+    ax.grid(True, axis="y", alpha=0.3)
+    return fig
+
+
+def plot_fairness_gaps(metric: Any, *, ax: Any = None, figsize: tuple[float, float] | None = None) -> Any:
+    """Draw a fairness metric's per-group values, the overall value and the gap; returns the figure.
+
+    ``metric`` is one of the fairness metrics (``DemographicParityDifference``,
+    ``EqualizedOddsRatio``, ``GroupDifference``...): one bar per group (per group and rate for
+    equalized odds), the overall value as a dashed line, and the gap (``compute()``) in the title.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> from streammetrics.plotting import plot_fairness_gaps
+        >>> m = sm.DemographicParityDifference().update([0, 1, 1, 0], [1, 1, 0, 0], ["a", "a", "b", "b"])
+        >>> plot_fairness_gaps(m).axes[0].get_title()
+        'DemographicParityDifference = 1.0000'
+    """
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        groups, overall, gap = metric.by_group(), metric.overall(), metric.compute()
+    first = next(iter(groups.values()), None)
+    rates = list(first) if isinstance(first, dict) else [None]
+    labels = ["/".join(map(str, k)) if isinstance(k, tuple) else str(k) for k in groups]
+    fig, ax = _axes(ax, figsize or (max(4.0, 0.6 * len(labels) * len(rates) + 2.0), 4.0))
+    width = 0.8 / len(rates)
+    x = np.arange(len(labels))
+    for i, rate in enumerate(rates):
+        heights = [float(v[rate] if rate is not None else v) for v in groups.values()]
+        ax.bar(
+            x + (i - (len(rates) - 1) / 2) * width, heights, width, label=rate or "per group", color=f"C{i}"
+        )
+        level = overall[rate] if rate is not None else overall
+        if np.ndim(level) == 0 and np.isfinite(float(level)):
+            ax.axhline(
+                float(level),
+                linestyle="--",
+                color=f"C{i}",
+                linewidth=1,
+                label=f"overall {rate or ''}".strip(),
+            )
+    ax.set_xticks(x, labels)
+    ax.set_ylabel("value")
+    ax.set_title(f"{type(metric).__name__} = {float(gap):.4f}")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(loc="best")
     return fig
 
 

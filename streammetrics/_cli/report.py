@@ -12,6 +12,9 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import InputError
+from ..keyed import Sliced
+from ..streaming.collection import MetricCollection
 from .evaluate import (
     MAX_CURVES,
     EvaluateError,
@@ -219,6 +222,12 @@ def evaluate(args: Any) -> Result:
         raise
     overall = Evaluator(setup, collections, curves=True)
     groups: dict[Any, Evaluator] = {}
+    #: --by: one Sliced accumulator per role collection (one exact state per group), and the
+    #: group values as found in the file (keys are their text)
+    slices = (
+        {role: Sliced(c, max_keys=MAX_GROUPS) for role, c in overall.collections.items()} if setup.by else {}
+    )
+    originals: dict[str, Any] = {}
     skipped = 0
     done = 0
     bar = _progress(args.no_progress or not sys.stderr.isatty(), table.progress_total(0))
@@ -234,17 +243,10 @@ def evaluate(args: Any) -> Result:
             overall.update(x, where)
             if setup.by:
                 kept = chunk.dropna(subset=[c for c in setup.columns if c != setup.by])[setup.by].to_numpy()
-                values, inverse = np.unique(kept.astype(str), return_inverse=True)
-                originals = {str(k): k for k in kept[np.unique(inverse, return_index=True)[1]]}
-                for i, value in enumerate(values):
-                    key = _plain(originals[value])
-                    if key not in groups:
-                        if len(groups) >= MAX_GROUPS:
-                            raise EvaluateError(
-                                f"--by: column {setup.by!r} has more than {MAX_GROUPS} distinct values"
-                            )
-                        groups[key] = Evaluator(setup, collections)
-                    groups[key].update(_subset(x, np.flatnonzero(inverse == i)), f"{where}, {setup.by}={key}")
+                text = kept.astype(str)
+                for value, first in zip(*np.unique(text, return_index=True), strict=True):
+                    originals.setdefault(str(value), _plain(kept[first]))
+                _update_slices(slices, setup, x, text, where)
             done += len(chunk)
             if bar is not None:
                 total = table.progress_total(done)
@@ -261,6 +263,7 @@ def evaluate(args: Any) -> Result:
         raise EvaluateError(
             f"{table.name}: no rows to evaluate (all {skipped} rows miss a value in a used column)"
         )
+    groups = _groups(setup, collections, slices, originals)
     result = Result(
         args.path, setup, overall, dict(sorted(groups.items(), key=lambda kv: str(kv[0]))), skipped, 0.0
     )
@@ -268,7 +271,7 @@ def evaluate(args: Any) -> Result:
         result.plots, result.plots_skipped = draw(overall, args.plot)
     if args.save_state:
         try:
-            overall.collection().save(args.save_state)
+            _saved(overall, slices).save(args.save_state)
         except OSError as err:
             raise EvaluateError(
                 f"--save-state: cannot write {args.save_state!r}: {err.strerror or err}"
@@ -276,6 +279,50 @@ def evaluate(args: Any) -> Result:
         result.saved = args.save_state
     result.seconds = time.perf_counter() - start_time
     return result
+
+
+def _update_slices(slices: dict[str, Sliced], setup: Setup, x: Inputs, keys: np.ndarray, where: str) -> None:
+    """Feed each role's Sliced accumulator the chunk, keyed by the --by column (as text)."""
+    for role, sliced in slices.items():
+        second = x.pred if role == "pred" and x.pred is not None else x.score
+        if second is None or (role == "proba" and setup.task == "multiclass" and second.ndim == 1):
+            continue
+        try:
+            sliced.update(x.y_true, second, keys, sample_weight=x.weight)
+        except InputError as err:
+            if "max_keys" in str(err):
+                raise EvaluateError(
+                    f"--by: column {setup.by!r} has more than {MAX_GROUPS} distinct values"
+                ) from None
+            raise EvaluateError(f"{where}, {setup.by}: {err}") from None
+
+
+def _groups(
+    setup: Setup,
+    collections: dict[str, MetricCollection],
+    slices: dict[str, Sliced],
+    originals: dict[str, Any],
+) -> dict[Any, Evaluator]:
+    """One evaluator per group, reading its states from the Sliced accumulators."""
+    groups: dict[Any, Evaluator] = {}
+    for role, sliced in slices.items():
+        counts = dict(zip(sliced.state.keys.keys(), sliced.state.key_samples().tolist(), strict=True))
+        for key, rows in counts.items():
+            ev = groups.setdefault(originals.get(key, key), Evaluator(setup, collections))
+            ev.collections[role] = sliced.metric_of(key)  # type: ignore[assignment]
+            ev.rows = max(ev.rows, int(rows))
+    return groups
+
+
+def _saved(overall: Evaluator, slices: dict[str, Sliced]) -> Any:
+    """What --save-state writes: the role collections, or with --by their Sliced accumulators
+    (one state per group; ``streammetrics merge`` merges such files group by group)."""
+    if not slices:
+        return overall.collection()
+    top = MetricCollection({role: s.empty_like() for role, s in slices.items()})
+    for role, sliced in slices.items():
+        top.state.states[role].merge(sliced.state)
+    return top
 
 
 def _plain(value: Any) -> Any:

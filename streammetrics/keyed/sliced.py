@@ -235,8 +235,14 @@ class Sliced(Metric[SlicedState]):
                 f"keys: expected the metric's arguments then the keys, found {len(args)} argument(s)"
             )
         *rest, keys = args
+        roles = _roles(self.metric)
+        if roles and len(rest) != len(roles):
+            raise InputError(
+                f"keys: expected ({', '.join(roles)}, keys): the metric's arguments then the keys, "
+                f"found {len(args)} argument(s)"
+            )
         inputs = Inputs(tuple(rest), sample_weight)
-        names = _roles(self.metric) or tuple(f"arg{i}" for i in range(len(rest)))
+        names = roles or tuple(f"arg{i}" for i in range(len(rest)))
         if len(names) < len(rest):
             names = (*names, *(f"arg{i}" for i in range(len(names), len(rest))))
         arrays = [inputs.array(i, names[i]) for i in range(len(rest))]
