@@ -556,7 +556,7 @@ def bounds_reference(case: LawCase) -> Callable[..., Any] | None:
 BOUNDED_CASES = [c for c in CASES if hasattr(c.make(), "bounds") and bounds_reference(c) is not None]
 
 #: A curve's axes: the staircase bounds enclose ``y`` as a function of ``x``.
-CURVE_AXES = (("fpr", "tpr"), ("recall", "precision"))
+CURVE_AXES = (("fpr", "tpr"), ("recall", "precision"), ("fpr", "fnr"))
 
 
 def assert_between_staircases(exact: dict, low: dict, high: dict, tol: float, where: str) -> None:
@@ -566,7 +566,7 @@ def assert_between_staircases(exact: dict, low: dict, high: dict, tol: float, wh
     the exact ``y`` is at least the lowest ``y`` of the low staircase on ``[x_a, x_b]`` and at
     most the highest ``y`` of the high staircase there.
     """
-    xk, yk = next(axes for axes in CURVE_AXES if axes[0] in exact)
+    xk, yk = next(axes for axes in CURVE_AXES if axes[0] in exact and axes[1] in exact)
     steps = np.unique(np.concatenate([low[xk], high[xk]]))
     for x, y in zip(np.asarray(exact[xk], float), np.asarray(exact[yk], float), strict=True):
         if not (np.isfinite(x) and np.isfinite(y)):
@@ -592,8 +592,18 @@ def test_bounds_hold_the_exact_value(case: LawCase, seed: int, ns: list[int], we
         warnings.simplefilter("ignore")
         low, high = m.bounds()
         exact = plain_value(bounds_reference(case)(*whole, sample_weight=w))
+    if isinstance(exact, dict) and "value" in exact:  # an operating point: (value, threshold)
+        exact = exact["value"]
     if isinstance(exact, dict):
         assert_between_staircases(exact, plain_value(low), plain_value(high), 1e-12, case.name)
+        return
+    if np.ndim(exact):  # per-class values: each within its bounds
+        exact, low, high = (np.asarray(x, dtype=float) for x in (exact, low, high))
+        tol = case.atol + case.rtol * np.abs(exact)
+        undefined = np.isnan(exact)
+        assert np.isnan(low[undefined]).all() and np.isnan(high[undefined]).all(), case.name
+        d = ~undefined
+        assert np.all((low[d] - tol[d] <= exact[d]) & (exact[d] <= high[d] + tol[d])), f"{case.name}: {exact} outside [{low}, {high}]"
         return
     exact = float(exact)
     if np.isnan(exact):

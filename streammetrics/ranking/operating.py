@@ -394,7 +394,10 @@ class LogAUC(_OperatingPointMetric):
 
     One class only warns :class:`~streammetrics.UndefinedMetricWarning` and returns NaN
     (torchmetrics computes a class without positives as 0). ``fpr_range`` must start above 0
-    (torchmetrics accepts 0, where ``log10`` is ``-inf``).
+    (torchmetrics accepts 0, where ``log10`` is ``-inf``). Where the curve has several points at
+    the false positive rate just below ``a`` or ``b`` (a vertical run), the value there is the
+    curve's own (the top of the run); torchmetrics' interpolation sorts the points with an
+    unstable sort and may read another point of the run (its value then depends on the sort).
 
     Args:
         fpr_range: ``(a, b)`` with ``0 < a < b <= 1``; default ``(0.001, 0.1)``.

@@ -258,3 +258,31 @@ CASES: list[LawCase] = [
         revert_rtol=REVERT_RTOL["auc"],
     ),
 ]
+
+# issue 17: operating points on the score sketch, one binary case each (exact below the budget;
+# references from scikit-learn's curves in tests/ranking/points_reference.py). Multiclass and
+# multilabel input and the bounds past the budget are tested in tests/ranking/test_operating_points.py,
+# torchmetrics agreement in tests/ranking/test_operating_points_torchmetrics.py.
+from tests.ranking import points_reference as _pts  # noqa: E402
+
+CASES += [
+    LawCase("PrecisionAtRecall", lambda: sm.PrecisionAtRecall(0.5), _binary, _pts.precision_at_recall(0.5), rtol=1e-12),
+    LawCase("RecallAtPrecision", lambda: sm.RecallAtPrecision(0.6), _binary, _pts.recall_at_precision(0.6), rtol=1e-12),
+    LawCase(
+        "SensitivityAtSpecificity",
+        lambda: sm.SensitivityAtSpecificity(0.7),
+        _binary,
+        _pts.sensitivity_at_specificity(0.7),
+        rtol=1e-12,
+    ),
+    LawCase(
+        "SpecificityAtSensitivity[score]",
+        lambda: sm.SpecificityAtSensitivity(0.8, input="score"),
+        _logits,
+        _pts.specificity_at_sensitivity(0.8),
+        rtol=1e-12,
+    ),
+    LawCase("EqualErrorRate", lambda: sm.EqualErrorRate(), _binary, _pts.equal_error_rate, rtol=1e-12),
+    LawCase("LogAUC", lambda: sm.LogAUC((0.05, 0.5)), _binary, _pts.log_auc((0.05, 0.5)), rtol=1e-12),
+    LawCase("DETCurve", lambda: sm.DETCurve(), _binary, _pts.det_curve, rtol=1e-12),
+]
