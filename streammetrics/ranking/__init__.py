@@ -36,6 +36,6 @@ __all__ += [
 ]
 
 # issue 17: multilabel ranking and per-query DCG/NDCG on the per-row value state
-from .rowranking import DCG, NDCG, CoverageError, LabelRankingAveragePrecision, LabelRankingLoss
+from .rowranking import DCG, NDCG, CoverageError, LabelRankingAveragePrecision, LabelRankingLoss  # noqa: E402
 
 __all__ += ["CoverageError", "LabelRankingAveragePrecision", "LabelRankingLoss", "DCG", "NDCG"]
