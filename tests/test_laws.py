@@ -569,7 +569,9 @@ def test_bounds_hold_the_exact_value(case: LawCase, seed: int, ns: list[int], we
         undefined = np.isnan(exact)
         assert np.isnan(low[undefined]).all() and np.isnan(high[undefined]).all(), case.name
         d = ~undefined
-        assert np.all((low[d] - tol[d] <= exact[d]) & (exact[d] <= high[d] + tol[d])), f"{case.name}: {exact} outside [{low}, {high}]"
+        assert np.all((low[d] - tol[d] <= exact[d]) & (exact[d] <= high[d] + tol[d])), (
+            f"{case.name}: {exact} outside [{low}, {high}]"
+        )
         return
     exact = float(exact)
     if np.isnan(exact):

@@ -432,7 +432,9 @@ class LogAUC(_OperatingPointMetric):
         max_bytes: int | None = DEFAULT_MAX_BYTES,
     ) -> None:
         if not isinstance(fpr_range, (tuple, list)) or len(fpr_range) != 2:
-            raise ValueError(f"fpr_range: expected two numbers (a, b) with 0 < a < b <= 1, found {fpr_range!r}")
+            raise ValueError(
+                f"fpr_range: expected two numbers (a, b) with 0 < a < b <= 1, found {fpr_range!r}"
+            )
         a = check_number("fpr_range[0]", fpr_range[0], low=0.0, high=1.0, low_open=True, high_open=True)
         b = check_number("fpr_range[1]", fpr_range[1], low=0.0, high=1.0, low_open=True)
         if not a < b:
@@ -554,4 +556,3 @@ class DETCurve(_BinaryCurve):
         from ..plotting import plot_det_curve  # lazy: matplotlib is optional
 
         return plot_det_curve(self, ax=ax, **kwargs)
-

@@ -266,8 +266,20 @@ CASES: list[LawCase] = [
 from tests.ranking import points_reference as _pts  # noqa: E402
 
 CASES += [
-    LawCase("PrecisionAtRecall", lambda: sm.PrecisionAtRecall(0.5), _binary, _pts.precision_at_recall(0.5), rtol=1e-12),
-    LawCase("RecallAtPrecision", lambda: sm.RecallAtPrecision(0.6), _binary, _pts.recall_at_precision(0.6), rtol=1e-12),
+    LawCase(
+        "PrecisionAtRecall",
+        lambda: sm.PrecisionAtRecall(0.5),
+        _binary,
+        _pts.precision_at_recall(0.5),
+        rtol=1e-12,
+    ),
+    LawCase(
+        "RecallAtPrecision",
+        lambda: sm.RecallAtPrecision(0.6),
+        _binary,
+        _pts.recall_at_precision(0.6),
+        rtol=1e-12,
+    ),
     LawCase(
         "SensitivityAtSpecificity",
         lambda: sm.SensitivityAtSpecificity(0.7),

@@ -214,7 +214,10 @@ def test_state_round_trips_merges_and_collections():
     m = sm.SensitivityAtSpecificity(0.8).update(y[:90], p[:90])
     back = sm.from_bytes(m.to_bytes())
     assert type(back) is sm.SensitivityAtSpecificity and back.min_specificity == 0.8
-    assert_same((back + sm.SensitivityAtSpecificity(0.8).update(y[90:], p[90:])).compute(), m.update(y[90:], p[90:]).compute())
+    assert_same(
+        (back + sm.SensitivityAtSpecificity(0.8).update(y[90:], p[90:])).compute(),
+        m.update(y[90:], p[90:]).compute(),
+    )
     with pytest.raises(sm.MergeError, match="min_specificity"):
         m.merge(sm.SensitivityAtSpecificity(0.7))
     assert sm.from_state_dict(sm.LogAUC((0.01, 0.5)).state_dict()).fpr_range == (0.01, 0.5)

@@ -112,7 +112,10 @@ def test_binary_constrained_points(cls, name, ties):
 
 @pytest.mark.parametrize(("cls", "name"), CONSTRAINED, ids=[c.__name__ for c, _ in CONSTRAINED])
 def test_multiclass_and_multilabel_constrained_points(cls, name):
-    for kind, data, extra in (("multiclass", _multiclass, "num_classes"), ("multilabel", _multilabel, "num_labels")):
+    for kind, data, extra in (
+        ("multiclass", _multiclass, "num_classes"),
+        ("multilabel", _multilabel, "num_labels"),
+    ):
         fn = getattr(F, f"{kind}_{name}")
         y, p = data(7)
         for level in (0.3, 0.7):
@@ -120,7 +123,13 @@ def test_multiclass_and_multilabel_constrained_points(cls, name):
             values, thresholds = _quiet(fn, _t(p), _t(y), **{extra: p.shape[1], _param(name): level})
             assert ours.value.shape == (p.shape[1],)
             for j in range(p.shape[1]):
-                _same_point(ours.value[j], ours.threshold[j], values[j], thresholds[j], f"{kind} {cls.__name__} class {j}")
+                _same_point(
+                    ours.value[j],
+                    ours.threshold[j],
+                    values[j],
+                    thresholds[j],
+                    f"{kind} {cls.__name__} class {j}",
+                )
 
 
 def _param(name: str) -> str:
@@ -142,13 +151,17 @@ def test_equal_error_rate():
         assert abs((c.fp / (c.fp + c.tn) + c.fn / (c.tp + c.fn)) / 2 - ours.value) <= 1e-12
     y, p = _multiclass(3)
     ours = sm.EqualErrorRate().update(y, p).compute()
-    np.testing.assert_allclose(ours.value, F.multiclass_eer(_t(p), _t(y), num_classes=4).numpy(), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        ours.value, F.multiclass_eer(_t(p), _t(y), num_classes=4).numpy(), rtol=0, atol=1e-12
+    )
     micro = sm.EqualErrorRate(average="micro").update(y, p).compute()
     expected = float(F.multiclass_eer(_t(p), _t(y), num_classes=4, average="micro"))
     assert abs(micro.value - expected) <= 1e-12
     y, p = _multilabel(4)
     ours = sm.EqualErrorRate().update(y, p).compute()
-    np.testing.assert_allclose(ours.value, F.multilabel_eer(_t(p), _t(y), num_labels=3).numpy(), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        ours.value, F.multilabel_eer(_t(p), _t(y), num_labels=3).numpy(), rtol=0, atol=1e-12
+    )
 
 
 def _stable_interp(x, xp, fp):
@@ -162,7 +175,9 @@ def _stable_interp(x, xp, fp):
 
 @pytest.mark.parametrize("fpr_range", [(0.001, 0.1), (0.05, 0.5), (0.1, 1.0), (0.01, 0.02)])
 def test_log_auc(fpr_range, monkeypatch):
-    monkeypatch.setattr(sys.modules["torchmetrics.functional.classification.logauc"], "interp", _stable_interp)
+    monkeypatch.setattr(
+        sys.modules["torchmetrics.functional.classification.logauc"], "interp", _stable_interp
+    )
     for seed, ties in ((0, False), (1, True)):
         y, p = _binary(seed, n=2000, ties=ties)
         ours = sm.LogAUC(fpr_range).update(y, p).compute()
