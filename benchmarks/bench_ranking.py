@@ -1,6 +1,7 @@
 """Ranking sketch benchmark: accuracy vs exact values and peers, update throughput, merge.
 
-Run ``python benchmarks/bench_ranking.py [--quick]``; prints a Markdown section.
+Run ``python benchmarks/bench_ranking.py [--quick]``; prints a Markdown section (``--training``:
+the training-loop table alone; ``--points``: the operating points against torchmetrics alone).
 """
 
 from __future__ import annotations
@@ -437,8 +438,18 @@ def adversarial_streams(n: int = 400_000, seed: int = 7) -> dict[str, tuple[np.n
     return out
 
 
+def _points_table(n: int, quick: bool) -> str:
+    from _operating_points import operating_points_table  # issue 17 (torchmetrics needed)
+
+    return operating_points_table(n, repeat=2 if quick else 3)
+
+
 def main(quick: bool = False) -> str:
     n = 200_000 if quick else 1_000_000
+    if "--points" in sys.argv:  # issue 17: operating points against torchmetrics
+        out = _points_table(n, quick)
+        print(out)
+        return out
     if "--training" in sys.argv:
         out = training_table(repeat=2 if quick else 3)
         print(out)
@@ -450,6 +461,8 @@ def main(quick: bool = False) -> str:
         + accuracy_table(n, river_n=20_000 if quick else 100_000)
         + "\n"
         + throughput_table(n if quick else 2_000_000, repeat=2 if quick else 5)
+        + "\n"
+        + _points_table(n, quick)
     )
     print(out)
     return out

@@ -1,6 +1,6 @@
 """Pictures of curves, calibration and confusion matrices (matplotlib, an optional extra).
 
-Every function takes either a result (``ROCCurveResult``, ``PRCurveResult``,
+Every function takes either a result (``ROCCurveResult``, ``PRCurveResult``, ``DETCurveResult``,
 ``ReliabilityCurve``, a matrix) or the metric that computes it, draws on ``ax`` (a new figure
 when ``None``) and returns the matplotlib :class:`~matplotlib.figure.Figure`. matplotlib is
 imported when a function is first called, never by ``import streammetrics``; without a display
@@ -31,6 +31,7 @@ __all__ = [
     "plot_slices",
     "plot_fairness_gaps",
     "save_figure",
+    "plot_det_curve",
 ]
 
 
@@ -385,3 +386,58 @@ def save_figure(fig: Any, path: str | os.PathLike[str], dpi: int = 100) -> str:
 
         plt.close(fig)
     return os.fspath(path)
+
+
+#: The DET plot's ticks (scikit-learn's ``DetCurveDisplay``): error rates on a normal-deviate scale.
+DET_TICKS = (0.001, 0.01, 0.05, 0.2, 0.5, 0.8, 0.95, 0.99, 0.999)
+
+
+def _normal_deviate(p: np.ndarray) -> np.ndarray:
+    """The standard normal quantile of each rate (``-inf`` at 0, ``inf`` at 1, NaN kept)."""
+    from statistics import NormalDist
+
+    q = NormalDist().inv_cdf
+    p = np.asarray(p, dtype=np.float64)
+    out = np.full(p.shape, np.nan)
+    inside = (p > 0) & (p < 1)
+    out[inside] = [q(float(x)) for x in p[inside]]
+    out[p <= 0], out[p >= 1] = -np.inf, np.inf
+    return out
+
+
+def plot_det_curve(
+    curve: Any,
+    *,
+    label: str | None = None,
+    ax: Any = None,
+    figsize: tuple[float, float] = (5.0, 5.0),
+    **kwargs: Any,
+) -> Any:
+    """Draw a DET curve (false positive rate against false negative rate, both on normal-deviate
+    axes, as scikit-learn's ``DetCurveDisplay``); returns the figure.
+
+    ``curve`` is a :class:`~streammetrics.DETCurve` (or its ``compute()`` result, or any
+    ``(fpr, fnr, ...)`` tuple); ``kwargs`` go to ``ax.plot``. Rates of 0 or 1 lie off the axes.
+
+    Examples:
+        >>> import streammetrics as sm
+        >>> from streammetrics.plotting import plot_det_curve
+        >>> det = sm.DETCurve().update([0, 1, 1, 0, 1], [0.2, 0.9, 0.6, 0.7, 0.4])
+        >>> fig = plot_det_curve(det, label="model")
+        >>> fig.axes[0].get_ylabel()
+        'False negative rate'
+    """
+    fpr, fnr = (np.asarray(a, dtype=np.float64) for a in tuple(_result(curve))[:2])
+    fig, ax = _axes(ax, figsize)
+    ax.plot(_normal_deviate(fpr), _normal_deviate(fnr), label=label or "DET", linewidth=2, **kwargs)
+    ticks = _normal_deviate(np.array(DET_TICKS))
+    names = [f"{t:.0%}" if (100 * t).is_integer() else f"{t:.1%}" for t in DET_TICKS]
+    ax.set_xticks(ticks, names)
+    ax.set_yticks(ticks, names)
+    ax.set(xlim=(ticks[0], ticks[-1]), ylim=(ticks[0], ticks[-1]), aspect="equal")
+    ax.set_xlabel("False positive rate")
+    ax.set_ylabel("False negative rate")
+    ax.set_title("DET curve")
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="upper right")
+    return fig

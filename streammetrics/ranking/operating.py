@@ -167,8 +167,18 @@ class PrecisionAtRecall(_Constrained):
         labels: Any = None,
         max_bytes: int | None = DEFAULT_MAX_BYTES,
     ) -> None:
-        self._init(min_recall, dict(input=input, exact=exact, resolution=resolution, max_bins=max_bins,
-                                    pos_label=pos_label, labels=labels, max_bytes=max_bytes))  # fmt: skip
+        self._init(
+            min_recall,
+            dict(
+                input=input,
+                exact=exact,
+                resolution=resolution,
+                max_bins=max_bins,
+                pos_label=pos_label,
+                labels=labels,
+                max_bytes=max_bytes,
+            ),
+        )
 
 
 class RecallAtPrecision(_Constrained):
@@ -218,8 +228,18 @@ class RecallAtPrecision(_Constrained):
         labels: Any = None,
         max_bytes: int | None = DEFAULT_MAX_BYTES,
     ) -> None:
-        self._init(min_precision, dict(input=input, exact=exact, resolution=resolution, max_bins=max_bins,
-                                       pos_label=pos_label, labels=labels, max_bytes=max_bytes))  # fmt: skip
+        self._init(
+            min_precision,
+            dict(
+                input=input,
+                exact=exact,
+                resolution=resolution,
+                max_bins=max_bins,
+                pos_label=pos_label,
+                labels=labels,
+                max_bytes=max_bytes,
+            ),
+        )
 
 
 class SensitivityAtSpecificity(_Constrained):
@@ -269,8 +289,18 @@ class SensitivityAtSpecificity(_Constrained):
         labels: Any = None,
         max_bytes: int | None = DEFAULT_MAX_BYTES,
     ) -> None:
-        self._init(min_specificity, dict(input=input, exact=exact, resolution=resolution, max_bins=max_bins,
-                                         pos_label=pos_label, labels=labels, max_bytes=max_bytes))  # fmt: skip
+        self._init(
+            min_specificity,
+            dict(
+                input=input,
+                exact=exact,
+                resolution=resolution,
+                max_bins=max_bins,
+                pos_label=pos_label,
+                labels=labels,
+                max_bytes=max_bytes,
+            ),
+        )
 
 
 class SpecificityAtSensitivity(_Constrained):
@@ -318,8 +348,18 @@ class SpecificityAtSensitivity(_Constrained):
         labels: Any = None,
         max_bytes: int | None = DEFAULT_MAX_BYTES,
     ) -> None:
-        self._init(min_sensitivity, dict(input=input, exact=exact, resolution=resolution, max_bins=max_bins,
-                                         pos_label=pos_label, labels=labels, max_bytes=max_bytes))  # fmt: skip
+        self._init(
+            min_sensitivity,
+            dict(
+                input=input,
+                exact=exact,
+                resolution=resolution,
+                max_bins=max_bins,
+                pos_label=pos_label,
+                labels=labels,
+                max_bytes=max_bytes,
+            ),
+        )
 
 
 class EqualErrorRate(_OperatingPointMetric):
@@ -367,8 +407,15 @@ class EqualErrorRate(_OperatingPointMetric):
         max_bytes: int | None = DEFAULT_MAX_BYTES,
     ) -> None:
         self.average = check_option("average", average, (None, "micro"))
-        super().__init__(input=input, exact=exact, resolution=resolution, max_bins=max_bins,
-                         pos_label=pos_label, labels=labels, max_bytes=max_bytes)  # fmt: skip
+        super().__init__(
+            input=input,
+            exact=exact,
+            resolution=resolution,
+            max_bins=max_bins,
+            pos_label=pos_label,
+            labels=labels,
+            max_bytes=max_bytes,
+        )
 
     def get_config(self) -> dict[str, Any]:
         return {**self._base_config(), "average": self.average}
@@ -441,8 +488,15 @@ class LogAUC(_OperatingPointMetric):
             raise ValueError(f"fpr_range: expected 0 < a < b <= 1, found {tuple(fpr_range)!r}")
         self.fpr_range = (float(a), float(b))
         self.average = check_option("average", average, ("macro", None))
-        super().__init__(input=input, exact=exact, resolution=resolution, max_bins=max_bins,
-                         pos_label=pos_label, labels=labels, max_bytes=max_bytes)  # fmt: skip
+        super().__init__(
+            input=input,
+            exact=exact,
+            resolution=resolution,
+            max_bins=max_bins,
+            pos_label=pos_label,
+            labels=labels,
+            max_bytes=max_bytes,
+        )
 
     def get_config(self) -> dict[str, Any]:
         return {**self._base_config(), "fpr_range": list(self.fpr_range), "average": self.average}
@@ -514,8 +568,15 @@ class DETCurve(_BinaryCurve):
         max_bytes: int | None = DEFAULT_MAX_BYTES,
     ) -> None:
         self.drop_intermediate = check_option("drop_intermediate", drop_intermediate, (True, False))
-        super().__init__(input=input, exact=exact, resolution=resolution, max_bins=max_bins,
-                         pos_label=pos_label, labels=labels, max_bytes=max_bytes)  # fmt: skip
+        super().__init__(
+            input=input,
+            exact=exact,
+            resolution=resolution,
+            max_bins=max_bins,
+            pos_label=pos_label,
+            labels=labels,
+            max_bytes=max_bytes,
+        )
 
     def get_config(self) -> dict[str, Any]:
         return {**self._base_config(), "drop_intermediate": self.drop_intermediate}
