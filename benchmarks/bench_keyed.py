@@ -26,9 +26,9 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-import streammetrics as sm  # noqa: E402
-
 from _timing import markdown_table  # noqa: E402
+
+import streammetrics as sm  # noqa: E402
 
 # name, our constructor kwargs, torchmetrics class
 RETRIEVAL = [
@@ -96,7 +96,12 @@ def sliced_throughput(quick: bool) -> str:
             fn()
             best[name] = min(best[name], time.perf_counter() - t)
     rows = [
-        [name, f"{best[name] * 1e3:.2f} ms", f"{n / best[name] / 1e6:.1f} M rows/s", f"{best['F1'] / best[name]:.2f}"]
+        [
+            name,
+            f"{best[name] * 1e3:.2f} ms",
+            f"{n / best[name] / 1e6:.1f} M rows/s",
+            f"{best['F1'] / best[name]:.2f}",
+        ]
         for name in runs
     ]
     check = sliced.overall() == plain.empty_like().update(y, p).compute()

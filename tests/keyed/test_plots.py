@@ -8,7 +8,7 @@ import pytest
 import streammetrics as sm
 
 pytest.importorskip("matplotlib")
-from streammetrics import plotting  # noqa: E402
+from streammetrics import plotting
 
 
 def test_slices_with_bootstrap_whiskers_and_fairness_gaps(tmp_path):
