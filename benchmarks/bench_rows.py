@@ -204,6 +204,8 @@ def row_kind(metric: Any) -> str | None:
     threshold), so the instance's attributes are read, not the class's."""
     from streammetrics._core.onerow import innermost
 
+    if isinstance(metric, sm.Sliced):  # keyed (Sliced, fairness): rows carry a key too
+        return None
     members = getattr(metric, "_members", None)
     if members:
         return row_kind(next(iter(members.values())))

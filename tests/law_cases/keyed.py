@@ -17,7 +17,6 @@ from . import (
     LawCase,
     classification,
     clustering,
-    clustering_centroid,
     probabilistic,
     ranking,
     regression,
@@ -90,12 +89,10 @@ def _case(module: Any, name: str) -> LawCase:
 
 CASES = [
     _keyed(_case(classification, "F1[binary]"), _crossed_keys, "-crossed"),
-    _keyed(_case(classification, "Precision[macro]"), _int_keys, "-int-keys", max_keys=1000),
     _keyed(_case(ranking, "ROCAUC[exact]")),
     _keyed(_case(probabilistic, "LogLoss[binary]"), _int_keys),
     _keyed(_case(regression, "MAE")),
     _keyed(_case(clustering, "AdjustedRandIndex[strings]")),
-    _keyed(_case(clustering_centroid, "SimplifiedSilhouette")),
     _keyed(_case(streaming, "MetricCollection[binary]")),
     _keyed(_case(uncertainty, "Bootstrap-Accuracy-R0")),
 ]

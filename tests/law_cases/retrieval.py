@@ -96,7 +96,6 @@ def _case(name: str, make, reference_name: str, batch=_documents, **kw) -> LawCa
 
 
 CASES = [
-    _case("RetrievalMAP", sm.RetrievalMAP, "RetrievalMAP"),
     _case(
         "RetrievalMAP[top_k=2-skip]",
         lambda: sm.RetrievalMAP(top_k=2, empty_target_action="skip"),
