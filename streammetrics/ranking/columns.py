@@ -282,6 +282,44 @@ def distinct_lower_bound(kf: np.ndarray) -> int:
     return int(np.count_nonzero(np.bincount(loc)))
 
 
+def exact_absorbed(col: Column, kf: np.ndarray, gf: np.ndarray) -> Column:
+    """``union(col, histogram(kf, gf, None, True, g, EXACT))`` for an exact column of integer
+    counts and keys ``kf`` already sorted (with their groups ``gf``): one merge of two sorted runs."""
+    g = col.counts.shape[1]
+    if not len(kf):
+        return col
+    new = np.empty(len(kf), bool)
+    new[0] = True
+    np.not_equal(kf[1:], kf[:-1], out=new[1:])
+    uk = kf[new]
+    gid = np.cumsum(new)
+    gid -= 1
+    if g > 1:
+        gid *= g
+        gid += gf
+    cnt = np.bincount(gid, minlength=len(uk) * g).reshape(len(uk), g)
+    if not len(col.ids):
+        ids, counts = uk, cnt
+    else:
+        both = np.concatenate([col.ids, uk])
+        order = np.argsort(both, kind="stable")  # two sorted runs: a merge
+        sk = both[order]
+        first = np.empty(len(sk), bool)
+        first[0] = True
+        np.not_equal(sk[1:], sk[:-1], out=first[1:])
+        ids = sk[first]
+        pos = np.empty(len(sk), np.intp)
+        pos[order] = np.cumsum(first) - 1
+        counts = np.zeros((len(ids), g), np.int64)
+        counts[pos[: len(col.ids)]] = col.counts
+        counts[pos[len(col.ids) :]] += cnt
+    occupied = counts > 0
+    column = ids[:, None]
+    kmin = np.where(occupied, column, _UMAX)
+    kmax = np.where(occupied, column, _U(0))
+    return Column(EXACT, col.loose, ids, counts, np.zeros(counts.shape, np.int64), kmin, kmax)
+
+
 def _promote(a: np.ndarray, b: np.ndarray) -> Any:
     return np.float64 if (a.dtype.kind == "f" or b.dtype.kind == "f") else np.int64
 
