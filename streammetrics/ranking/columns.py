@@ -231,30 +231,43 @@ def histogram(
         kmax = np.zeros(size, np.uint64)
         np.minimum.at(kmin, flat, kf)
         np.maximum.at(kmax, flat, kf)
-    counts, sums = counts.reshape(n_loc, g), sums.reshape(n_loc, g)
-    kmin, kmax = kmin.reshape(n_loc, g), kmax.reshape(n_loc, g)
+    # flat (bins x groups) arrays: NumPy is slow on short rows (2-D gathers, reductions along them)
     if base is not None:  # dense: the base's bins are rows of the grid
         if base.counts.dtype != counts.dtype:
             counts = counts.astype(np.float64)
         if base.sums.dtype != sums.dtype:
             sums = sums.astype(np.float64)
-        pos = (base.ids - lo).astype(np.intp)
-        counts[pos] += base.counts
-        sums[pos] += base.sums
-        kmin[pos] = np.minimum(kmin[pos], base.kmin)
-        kmax[pos] = np.maximum(kmax[pos], base.kmax)
+        pos = _cells((base.ids - lo).astype(np.intp), g)
+        counts[pos] += base.counts.ravel()
+        sums[pos] += base.sums.ravel()
+        kmin[pos] = np.minimum(kmin[pos], base.kmin.ravel())
+        kmax[pos] = np.maximum(kmax[pos], base.kmax.ravel())
         loose = loose or base.loose
     empty_cells = counts <= 0
     if res == EXACT:
         kmin[empty_cells], kmax[empty_cells] = _UMAX, 0
-    rows = np.flatnonzero(~empty_cells.all(axis=1))
+    occupied = ~empty_cells[0::g]
+    for j in range(1, g):
+        occupied |= ~empty_cells[j::g]
+    rows = np.flatnonzero(occupied)
     out_ids = lo + rows.astype(np.uint64) if dense else uniq[rows]
-    if base is not None:
-        arrays = (out_ids, counts[rows], sums[rows], kmin[rows], kmax[rows])
-        return Column(res, loose, *settle(res, *arrays, loose))
     if len(rows) == n_loc:
-        return Column(res, loose, out_ids, counts, sums, kmin, kmax)
-    return Column(res, loose, out_ids, counts[rows], sums[rows], kmin[rows], kmax[rows])
+        arrays = (out_ids, *(a.reshape(n_loc, g) for a in (counts, sums, kmin, kmax)))
+    else:
+        cells = _cells(rows, g)
+        arrays = (out_ids, *(a[cells].reshape(len(rows), g) for a in (counts, sums, kmin, kmax)))
+    if base is not None:
+        return Column(res, loose, *settle(res, *arrays, loose))
+    return Column(res, loose, *arrays)
+
+
+def _cells(rows: np.ndarray, g: int) -> np.ndarray:
+    """The flat indices of the cells of ``rows`` in a (bins x ``g``) array."""
+    if g == 1:
+        return rows
+    out = np.repeat(rows * g, g)
+    out += np.tile(np.arange(g), len(rows))
+    return out
 
 
 def unique_inverse(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
