@@ -231,30 +231,43 @@ def histogram(
         kmax = np.zeros(size, np.uint64)
         np.minimum.at(kmin, flat, kf)
         np.maximum.at(kmax, flat, kf)
-    counts, sums = counts.reshape(n_loc, g), sums.reshape(n_loc, g)
-    kmin, kmax = kmin.reshape(n_loc, g), kmax.reshape(n_loc, g)
+    # flat (bins x groups) arrays: NumPy is slow on short rows (2-D gathers, reductions along them)
     if base is not None:  # dense: the base's bins are rows of the grid
         if base.counts.dtype != counts.dtype:
             counts = counts.astype(np.float64)
         if base.sums.dtype != sums.dtype:
             sums = sums.astype(np.float64)
-        pos = (base.ids - lo).astype(np.intp)
-        counts[pos] += base.counts
-        sums[pos] += base.sums
-        kmin[pos] = np.minimum(kmin[pos], base.kmin)
-        kmax[pos] = np.maximum(kmax[pos], base.kmax)
+        pos = _cells((base.ids - lo).astype(np.intp), g)
+        counts[pos] += base.counts.ravel()
+        sums[pos] += base.sums.ravel()
+        kmin[pos] = np.minimum(kmin[pos], base.kmin.ravel())
+        kmax[pos] = np.maximum(kmax[pos], base.kmax.ravel())
         loose = loose or base.loose
     empty_cells = counts <= 0
     if res == EXACT:
         kmin[empty_cells], kmax[empty_cells] = _UMAX, 0
-    rows = np.flatnonzero(~empty_cells.all(axis=1))
+    occupied = ~empty_cells[0::g]
+    for j in range(1, g):
+        occupied |= ~empty_cells[j::g]
+    rows = np.flatnonzero(occupied)
     out_ids = lo + rows.astype(np.uint64) if dense else uniq[rows]
-    if base is not None:
-        arrays = (out_ids, counts[rows], sums[rows], kmin[rows], kmax[rows])
-        return Column(res, loose, *settle(res, *arrays, loose))
     if len(rows) == n_loc:
-        return Column(res, loose, out_ids, counts, sums, kmin, kmax)
-    return Column(res, loose, out_ids, counts[rows], sums[rows], kmin[rows], kmax[rows])
+        arrays = (out_ids, *(a.reshape(n_loc, g) for a in (counts, sums, kmin, kmax)))
+    else:
+        cells = _cells(rows, g)
+        arrays = (out_ids, *(a[cells].reshape(len(rows), g) for a in (counts, sums, kmin, kmax)))
+    if base is not None:
+        return Column(res, loose, *settle(res, *arrays, loose))
+    return Column(res, loose, *arrays)
+
+
+def _cells(rows: np.ndarray, g: int) -> np.ndarray:
+    """The flat indices of the cells of ``rows`` in a (bins x ``g``) array."""
+    if g == 1:
+        return rows
+    out = np.repeat(rows * g, g)
+    out += np.tile(np.arange(g), len(rows))
+    return out
 
 
 def unique_inverse(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -280,6 +293,44 @@ def distinct_lower_bound(kf: np.ndarray) -> int:
     s = max(0, (span // (4 * len(kf))).bit_length())
     loc = ((kf - lo) >> _U(s)).astype(np.intp)
     return int(np.count_nonzero(np.bincount(loc)))
+
+
+def exact_absorbed(col: Column, kf: np.ndarray, gf: np.ndarray) -> Column:
+    """``union(col, histogram(kf, gf, None, True, g, EXACT))`` for an exact column of integer
+    counts and keys ``kf`` already sorted (with their groups ``gf``): one merge of two sorted runs."""
+    g = col.counts.shape[1]
+    if not len(kf):
+        return col
+    new = np.empty(len(kf), bool)
+    new[0] = True
+    np.not_equal(kf[1:], kf[:-1], out=new[1:])
+    uk = kf[new]
+    gid = np.cumsum(new)
+    gid -= 1
+    if g > 1:
+        gid *= g
+        gid += gf
+    cnt = np.bincount(gid, minlength=len(uk) * g).reshape(len(uk), g)
+    if not len(col.ids):
+        ids, counts = uk, cnt
+    else:
+        both = np.concatenate([col.ids, uk])
+        order = np.argsort(both, kind="stable")  # two sorted runs: a merge
+        sk = both[order]
+        first = np.empty(len(sk), bool)
+        first[0] = True
+        np.not_equal(sk[1:], sk[:-1], out=first[1:])
+        ids = sk[first]
+        pos = np.empty(len(sk), np.intp)
+        pos[order] = np.cumsum(first) - 1
+        counts = np.zeros((len(ids), g), np.int64)
+        counts[pos[: len(col.ids)]] = col.counts
+        counts[pos[len(col.ids) :]] += cnt
+    occupied = counts > 0
+    column = ids[:, None]
+    kmin = np.where(occupied, column, _UMAX)
+    kmax = np.where(occupied, column, _U(0))
+    return Column(EXACT, col.loose, ids, counts, np.zeros(counts.shape, np.int64), kmin, kmax)
 
 
 def _promote(a: np.ndarray, b: np.ndarray) -> Any:

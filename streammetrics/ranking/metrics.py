@@ -11,6 +11,7 @@ from .._core.approximate import Estimate, bounded
 from .._core.params import check_number, check_option
 from ..errors import InputError, UndefinedMetricWarning
 from . import formulas as f
+from . import rawvalues as rv
 from .base import DEFAULT_MAX_BINS, DEFAULT_MAX_BYTES, DEFAULT_RESOLUTION, RankingMetric
 from .samples import row_auc, row_average_precision, row_partial_auc
 from .sketch import BinaryHistogram, ScoreSketch
@@ -33,6 +34,24 @@ def _average(ests: list[f.Estimate], weights: np.ndarray, average: str | None, n
     if w.sum() <= 0:
         return f.Estimate(np.nan, np.nan, np.nan)
     return f.Estimate(*(float(np.average(x, weights=w)) for x in (vals, lows, highs)))
+
+
+def _raw_values(metric: Any, s: ScoreSketch, fn: Any, allowed: bool) -> f.Estimate | None:
+    """The value from the sketch's raw rows (:meth:`ScoreSketch.raw_rows`: nothing folded yet,
+    exact), every column at once; ``None`` where that does not apply (one-vs-one, micro, partial)."""
+    if not allowed or s.layout is None or s.layout[1] != 2:
+        return None
+    if s.layout != (1, 2) and not (s.multilabel or s.ovr):
+        return None
+    raw = s.raw_rows()
+    if raw is None:
+        return None
+    values, pos = fn(*raw)
+    if s.layout == (1, 2):
+        v = float(values[0])
+        return f.Estimate(v, v, v)
+    name = type(metric).__name__
+    return _average([f.Estimate(v, v, v) for v in values.tolist()], pos, metric.average, name)
 
 
 def _samples_value(name: str, s: Any) -> f.Estimate:
@@ -167,6 +186,9 @@ class ROCAUC(RankingMetric):
             return _samples_value("ROCAUC", s)
         n_cols, n_cls = s.layout  # type: ignore[misc]
         partial = self.max_fpr not in (None, 1.0)
+        fast = _raw_values(self, s, rv.roc_auc_columns, not partial and self.average != "micro")
+        if fast is not None:
+            return _undefined("ROCAUC", fast) if (n_cols, n_cls) == (1, 2) else fast
 
         def auc(h: BinaryHistogram) -> f.Estimate:
             return f.partial_roc_auc(h, self.max_fpr) if partial else f.roc_auc(h)  # type: ignore[arg-type]
@@ -299,6 +321,9 @@ class AveragePrecision(RankingMetric):
             return f.average_precision(h, unit)
 
         n_cols, n_cls = s.layout  # type: ignore[misc]
+        fast = _raw_values(self, s, rv.average_precision_columns, self.average != "micro")
+        if fast is not None:
+            return _undefined("AveragePrecision", fast) if (n_cols, n_cls) == (1, 2) else fast
         if (n_cols, n_cls) == (1, 2):
             return _undefined("AveragePrecision", ap(s.binary_view(0, [1], [0])))
         if self.average == "micro":

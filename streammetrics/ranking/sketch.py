@@ -194,7 +194,45 @@ class ScoreSketch(State):
         return any(c.loose for c in self.cols)
 
     def total_weight(self) -> float:
-        return float(sum(c.counts.sum() for c in self.cols))
+        """The weight held, summed over the columns (pending entries included, none folded)."""
+        total = float(sum(c.counts.sum() for c in self._cols))
+        for e in self._pending:
+            if len(e) == 4:
+                total += (len(e[0]) if e[2] is None else float(e[2].sum())) * e[0].shape[1]
+            else:
+                total += float(sum(c.counts.sum() for c in e[0]))
+        return total
+
+    def raw_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None] | None:
+        """``(keys, groups, weights)`` (keys and groups ``(rows, columns)``) when every sample
+        still waits unfolded as a raw row and the columns they make would be exact; else ``None``.
+
+        Values computed from these rows (:mod:`streammetrics.ranking.rawvalues`) are those of the
+        folded sketch, without folding (the batch value of ``metric(y, p)``, small streams).
+        """
+        pending = self._pending
+        if not pending or any(len(e) != 4 for e in pending) or any(len(c.ids) for c in self._cols):
+            return None
+        if self._start_res != EXACT or self.layout is None:
+            return None
+        n = sum(len(e[0]) for e in pending)
+        g = self.layout[1]
+        # an exact column takes at most 10 bytes per id, and per group 19 (a count, an extreme;
+        # 18 for weighted counts) and a bit
+        budget, max_bins = self._budget, self._max_bins
+        if (budget is not None and n * (10 + 19 * g) + (n * g + 7) // 8 > budget) or (
+            max_bins is not None and n > max_bins
+        ):
+            return None
+        if len(pending) == 1:
+            k, grp, w, _ = pending[0]
+            return k, grp, w
+        keys = np.concatenate([e[0] for e in pending])
+        groups = np.concatenate([e[1] for e in pending])
+        if all(e[2] is None for e in pending):
+            return keys, groups, None
+        w = np.concatenate([np.ones(len(e[0])) if e[2] is None else e[2] for e in pending])
+        return keys, groups, w
 
     def class_totals(self) -> np.ndarray:
         """Weight per group of the first column (per true class for one-vs-one layouts)."""
@@ -277,25 +315,44 @@ class ScoreSketch(State):
             cols, pending = self._cols, self._pending
         raw = [e for e in pending if len(e) == 4]
         merged = [e[0] for e in pending if len(e) == 1]
+        if raw:  # every column's keys at once: (rows, columns)
+            keys = np.concatenate([e[0] for e in raw]) if len(raw) > 1 else raw[0][0]
+            groups = np.concatenate([e[1] for e in raw]) if len(raw) > 1 else raw[0][1]
+            integral = all(e[3] for e in raw)
+            if all(e[2] is None for e in raw):
+                wf = None
+            else:
+                wf = np.concatenate([np.ones(len(e[0])) if e[2] is None else e[2] for e in raw])
+            # exact columns take the keys sorted: one sort along the rows for every column
+            order = None
+            if wf is None and any(c.res == EXACT for c in cols) and not self._skips_exact(len(keys), cols):
+                order = np.argsort(keys, axis=0)
+                keys = np.take_along_axis(keys, order, 0)
+                groups = np.take_along_axis(groups, order, 0)
         out = []
         for c, col in enumerate(cols):
             for m in merged:
                 col = C.union(col, m[c])
             if raw:
-                col = self._absorbed(col, raw, c)
+                if order is not None and col.res == EXACT and col.counts.dtype.kind == "i":
+                    col = C.exact_absorbed(col, keys[:, c], groups[:, c])
+                else:
+                    col = self._absorbed(col, keys[:, c], groups[:, c], wf, integral)
             out.append(C.fit(col, self._resolution, self._budget, self._max_bins))
         return tuple(out)
 
-    def _absorbed(self, col: Column, raw: list, c: int) -> Column:
-        """``col`` with column ``c`` of the raw pending entries added, at ``col``'s resolution (or
-        the cap, when the batch alone is too large for the exact phase: see the module docstring)."""
-        kf = np.concatenate([e[0][:, c] for e in raw]) if len(raw) > 1 else raw[0][0][:, c]
-        gf = np.concatenate([e[1][:, c] for e in raw]) if len(raw) > 1 else raw[0][1][:, c]
-        integral = all(e[3] for e in raw)
-        if all(e[2] is None for e in raw):
-            wf = None
-        else:
-            wf = np.concatenate([np.ones(len(e[0])) if e[2] is None else e[2] for e in raw])
+    def _skips_exact(self, n: int, cols: tuple[Column, ...]) -> bool:
+        """Whether ``n`` more keys per column may be too many for the exact phase (then each
+        column checks its own keys, see :meth:`_absorbed`)."""
+        g = cols[0].counts.shape[1] if cols else 2
+        budget, max_bins = self._budget, self._max_bins
+        return self._resolution < EXACT and (
+            (budget is not None and n * (g + 2) > budget) or (max_bins is not None and n > max_bins)
+        )
+
+    def _absorbed(self, col: Column, kf: np.ndarray, gf: np.ndarray, wf: Any, integral: bool) -> Column:
+        """``col`` with keys ``kf`` of groups ``gf`` added, at ``col``'s resolution (or the cap,
+        when the keys alone are too many for the exact phase: see the module docstring)."""
         g = col.counts.shape[1]
         budget = self._budget
         max_bins = self._max_bins
