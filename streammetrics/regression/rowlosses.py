@@ -26,6 +26,7 @@ from ..errors import InputError, UndefinedMetricWarning
 from .base import RegressionMetric, check_multioutput
 from .formulas import average_outputs
 from .moments import CoMoments
+from .ranged import RangedCoMoments
 
 EPS = float(np.finfo(np.float64).eps)
 #: torchmetrics' epsilon of SMAPE and WMAPE.
@@ -567,14 +568,16 @@ class CRPS(RowValueMetric):
 
 class NRMSE(RegressionMetric):
     """The root mean squared error over a scale of y_true (torchmetrics
-    ``NormalizedRootMeanSquaredError``): its mean, standard deviation (population) or L2 norm
-    ``sqrt(sum w y^2)``, per output; exact from the co-moments (shared with R² in a collection).
+    ``NormalizedRootMeanSquaredError``): its mean, standard deviation (population), L2 norm
+    ``sqrt(sum w y^2)`` or range ``max y - min y``, per output.
 
-    ``normalization="range"`` (torchmetrics' fourth option) needs the minimum and maximum of
-    y_true, which cannot be reverted: not provided.
+    ``"mean"``, ``"std"`` and ``"l2"`` are exact from the co-moments (revertible; shared with R²
+    in a collection). ``"range"`` keeps the minimum and maximum of y_true (over rows of positive
+    weight) beside them: it merges but cannot revert, and exponential forgetting
+    (:class:`~streammetrics.Decayed`) does not forget the extremes.
 
     Args:
-        normalization: ``"mean"`` (default), ``"std"`` or ``"l2"``.
+        normalization: ``"mean"`` (default), ``"std"``, ``"l2"`` or ``"range"``.
         multioutput: How the outputs of 2-D input combine: ``"uniform_average"`` (default; plain mean),
             ``"raw_values"`` (an array, one value per output) or a list of non-negative output weights.
 
@@ -582,11 +585,16 @@ class NRMSE(RegressionMetric):
         >>> import streammetrics as sm
         >>> round(sm.NRMSE().update([0.0, 1, 2, 3], [0.0, 1, 2, 2]).compute(), 6)
         0.333333
+        >>> round(sm.NRMSE("range").update([0.0, 1, 2, 3], [0.0, 1, 2, 2]).compute(), 6)
+        0.166667
     """
 
     def __init__(self, normalization: str = "mean", *, multioutput: Any = "uniform_average") -> None:
-        self.normalization = check_option("normalization", normalization, ("mean", "std", "l2"))
+        self.normalization = check_option("normalization", normalization, ("mean", "std", "l2", "range"))
         super().__init__(multioutput=multioutput)
+
+    def _make_state(self) -> Any:
+        return RangedCoMoments() if self.normalization == "range" else super()._make_state()
 
     def get_config(self) -> dict[str, Any]:
         return {"normalization": self.normalization, "multioutput": self.multioutput}
@@ -599,6 +607,8 @@ class NRMSE(RegressionMetric):
             scale = mean
         elif self.normalization == "std":
             scale = np.sqrt(state.ss_true / w)
+        elif self.normalization == "range":
+            scale = state.high - state.low
         else:
             scale = np.sqrt(state.ss_true + w * mean * mean)
         with np.errstate(divide="ignore", invalid="ignore"):
