@@ -9,6 +9,7 @@ weighted sums of :class:`~streammetrics.aggregation.state.RowSums`. Merge, rever
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Hashable
 from typing import Any, ClassVar
 
@@ -20,6 +21,27 @@ from .._core.onerow import OneRowMixin
 from .._core.state import canonical_json
 from .rows import PairRows
 from .state import RowSums
+
+#: Rows per chunk of a batch's per-row values (see :meth:`RowValueMetric._fold`).
+CHUNK_ROWS = 8192
+#: Scratch buffers per thread (see :func:`scratch`).
+N_SCRATCH = 4
+_LOCAL = threading.local()
+
+
+def scratch(n: int, columns: int = 1) -> list[np.ndarray]:
+    """:data:`N_SCRATCH` float64 work arrays of ``n`` rows (``(columns, n)`` when ``columns``
+    > 1), reused across calls in each thread: the cheap formulas write their temporaries there
+    (fresh temporaries cost page faults that dwarf the arithmetic). Valid until the next call in
+    the same thread; more than :data:`CHUNK_ROWS` rows get fresh arrays."""
+    if n > CHUNK_ROWS or columns > 2:
+        return [np.empty((columns, n) if columns > 1 else n) for _ in range(N_SCRATCH)]
+    bufs = getattr(_LOCAL, "buffers", None)
+    if bufs is None:
+        bufs = _LOCAL.buffers = np.empty((N_SCRATCH, 2 * CHUNK_ROWS))
+    if columns > 1:
+        return [b[: columns * n].reshape(columns, n) for b in bufs]
+    return [b[:n] for b in bufs]
 
 
 class RowValueMetric(OneRowMixin, Metric[RowSums], base=True):
@@ -51,12 +73,37 @@ class RowValueMetric(OneRowMixin, Metric[RowSums], base=True):
         raise NotImplementedError
 
     def _apply(self, state: RowSums, batch: tuple[Any, ...]) -> None:
-        state.update(self._row_values(batch), batch[-1])
+        self._fold(state, batch, 1)
 
     def _unapply(self, state: RowSums, batch: tuple[Any, ...] | None) -> None:
-        if batch is None:
+        if batch is not None:
+            self._fold(state, batch, -1)
+
+    def _fold(self, state: RowSums, batch: tuple[Any, ...], sign: int) -> None:
+        """Add the batch's row values to ``state``, :data:`CHUNK_ROWS` rows at a time.
+
+        The temporaries of a formula over a chunk stay small and are reused by the allocator:
+        fresh batch-sized temporaries cost page faults that dwarf the arithmetic. Each chunk's
+        column sums are NumPy's pairwise sums (BLAS dot products when weighted); the chunks' sums
+        are added pairwise; the state changes once, after every chunk (atomic).
+        """
+        n = len(batch[0])
+        if n <= CHUNK_ROWS:
+            state.update(self._row_values(batch), batch[-1], sign=sign)
             return
-        state.update(self._row_values(batch), batch[-1], sign=-1)
+        sums, total, k = [], 0.0, 0
+        for lo in range(0, n, CHUNK_ROWS):
+            part = tuple(
+                a[lo : lo + CHUNK_ROWS] if isinstance(a, np.ndarray) and a.ndim and len(a) == n else a
+                for a in batch
+            )
+            values = self._row_values(part)
+            w = part[-1]
+            k = values.shape[1]
+            sums.append(values.sum(axis=0) if w is None else w @ values)
+        weights = batch[-1]
+        total = float(n) if weights is None else float(weights.sum())
+        state.add_sums(np.sum(sums, axis=0), total, n, k, sign=sign)
 
     def _is_empty(self, state: RowSums) -> bool:
         return not state.total_weight > 0

@@ -8,6 +8,7 @@ is appended to a buffer (no array per call) and folded in with the next read.
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections.abc import Hashable
 from typing import Any, ClassVar
@@ -35,6 +36,26 @@ class _Aggregator(Metric[Any], base=True):
     def __init__(self) -> None:
         self.__dict__["_pending"] = []
         super().__init__()
+        self._install()
+
+    def _install(self) -> None:
+        """The per-value hot path as the instance's ``update``: a finite Python float is one
+        append (no method dispatch, no array); anything else goes to the class's ``update``."""
+        d = self.__dict__
+        pending = d["_pending"]
+        append, flush, limit = pending.append, self._flush, FLUSH_EVERY
+        batch_update = type(self).update.__get__(self)
+
+        def update(values: Any, sample_weight: Any = None) -> Any:
+            if type(values) is float and sample_weight is None and values - values == 0.0:
+                append(values)
+                if len(pending) >= limit:
+                    flush()
+                return self
+            return batch_update(values, sample_weight)
+
+        update.__doc__ = batch_update.__doc__
+        d["update"] = update
 
     # the state is read through this property: buffered values are applied first
     @property
@@ -92,15 +113,25 @@ class _Aggregator(Metric[Any], base=True):
 
     def __getstate__(self) -> dict[str, Any]:
         self._flush()
-        return super().__getstate__()
+        state = super().__getstate__()
+        state.pop("update", None)  # the hot path is rebuilt, never pickled
+        return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
         self.__dict__.setdefault("_pending", [])
+        self._install()
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Any:
         self._flush()
-        return super().__deepcopy__(memo)
+        new = type(self).__new__(type(self))
+        memo[id(self)] = new
+        for key, value in self.__dict__.items():
+            if key not in ("_lock", "update"):
+                new.__dict__[key] = copy.deepcopy(value, memo)
+        new._lock = threading.RLock()
+        new._install()
+        return new
 
 
 def _per_value_weights(x: np.ndarray, w: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:

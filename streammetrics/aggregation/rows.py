@@ -47,6 +47,37 @@ class PairRows:
             type(t) in types and type(p) in types and t * 0.0 - p * 0.0 == 0.0 and domain(t, p)
         )
 
+    def hot_function(
+        self, buffer: Any, limit: int, flush: Callable[[], None], slow: Callable[..., Any], result: Any
+    ) -> Callable[..., Any]:
+        """The per-row function: two finite Python floats in the metric's domain are one
+        ``extend``; other number types take the generic test; anything else the check.
+
+        ``types`` is emptied while the state's width is not a scalar row's (every row then
+        takes the check); ``x * 0.0`` is 0 exactly when ``x`` is finite.
+        """
+        rows, types, domain = buffer.rows, self.types, self.domain
+        extend, fast = rows.extend, self.fast_test()
+        anything = getattr(domain, "__name__", "") == "always"
+
+        def update(y_true: Any, y_pred: Any, sample_weight: Any = None, w: Any = None) -> Any:
+            if type(y_true) is float is type(y_pred) and sample_weight is w is None and types:
+                ok = y_true * 0.0 - y_pred * 0.0 == 0.0 and (anything or domain(y_true, y_pred))
+            else:
+                try:
+                    ok = sample_weight is w is None and fast(y_true, y_pred)
+                except (TypeError, ValueError, OverflowError):  # array-likes, huge ints: the check says why
+                    ok = False
+            if ok:
+                extend((y_true, y_pred))
+                if len(rows) >= limit:
+                    flush()
+                return result
+            slow(y_true, y_pred, sample_weight if w is None else w)
+            return result
+
+        return update
+
     def check(self, y_true: Any, y_pred: Any) -> tuple[Any, Any, tuple[Any, ...]]:
         rules = self.rules
         batch = rules._validate([y_true], [y_pred])  # the batch parser's rules and messages
@@ -63,5 +94,6 @@ class PairRows:
     def commit(self, new: list[Any]) -> None:
         pass
 
-    def decode(self, flat: list[Any]) -> tuple[np.ndarray, np.ndarray]:
-        return np.asarray(flat[0::2]), np.asarray(flat[1::2])
+    def decode(self, flat: Any) -> tuple[np.ndarray, np.ndarray]:
+        both = np.fromiter(flat, dtype=np.float64, count=len(flat)).reshape(-1, 2)
+        return both[:, 0].copy(), both[:, 1].copy()

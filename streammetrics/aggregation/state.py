@@ -90,20 +90,21 @@ class RowSums(State):
         """Add (``sign=-1``: take out) the rows ``values`` of shape ``(m, width)``; ``n_rows``
         (default ``m``) is the number of rows they stand for. Atomic."""
         m, k = values.shape
-        n = m if n_rows is None else n_rows
-        if not m:
-            if n:
-                self._commit(_n=self._n + sign * n)
-            return
+        if weights is None:
+            batch, total = (values.sum(axis=0) if k > 1 else np.atleast_1d(values[:, 0].sum())), float(m)
+        else:
+            batch, total = weights @ values, float(weights.sum())
+        self.add_sums(batch, total, m if n_rows is None else n_rows, k, sign=sign)
+
+    def add_sums(self, batch: np.ndarray, total: float, n: int, k: int, *, sign: int = 1) -> None:
+        """Add (``sign=-1``: take out) the column sums ``batch`` of ``n`` rows of ``k`` values
+        and their total weight ``total`` (a batch reduced by its metric, chunk by chunk). Atomic."""
+        if not n:
             return
         if self.width is not None and k != self.width:
             raise InputError(f"y_pred: expected {self.width} values per row like earlier batches, found {k}")
         if sign < 0 and n > self._n:
             raise InputError(f"y_true: cannot revert {n} rows from a state holding {self._n}")
-        if weights is None:
-            batch, total = (values.sum(axis=0) if k > 1 else np.atleast_1d(values[:, 0].sum())), float(m)
-        else:
-            batch, total = weights @ values, float(weights.sum())
         n_after = self._n + sign * n
         if n_after == 0:
             self.reset()

@@ -19,7 +19,7 @@ from .._core import validation as v
 from .._core.inputs import Inputs
 from .._core.labels import check_label_list
 from .._core.params import check_option, plain
-from ..aggregation.base import RowValueMetric, always
+from ..aggregation.base import RowValueMetric, always, scratch
 from ..aggregation.state import RowSums
 from ..errors import InputError, UndefinedMetricWarning
 from ..probabilistic.base import _check_rows_sum_to_one, _class_index
@@ -151,8 +151,12 @@ class HingeLoss(_ClassRows):
         return margin, inputs.weights(len(yt))
 
     def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
-        loss = np.maximum(0.0, 1.0 - batch[0])
-        return (loss * loss if self.squared else loss).reshape(-1, 1)
+        loss = scratch(len(batch[0]))[0]
+        np.subtract(1.0, batch[0], out=loss)
+        np.maximum(loss, 0.0, out=loss)
+        if self.squared:
+            np.multiply(loss, loss, out=loss)
+        return loss.reshape(-1, 1)
 
 
 class ZeroOneLoss(_ClassRows):
@@ -407,7 +411,9 @@ class WeightedCalibration(_ClassRows):
 
     def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
         y, p, _ = batch
-        return np.stack([p, y], axis=1)
+        out = scratch(len(y), 2)[0]
+        out[0], out[1] = p, y
+        return out.T
 
     def _compute(self, state: RowSums) -> float:
         pred, label = state.totals

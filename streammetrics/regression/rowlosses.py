@@ -20,12 +20,13 @@ from numpy.typing import NDArray
 from .._core import validation as v
 from .._core.inputs import Inputs
 from .._core.params import check_option
-from ..aggregation.base import RowValueMetric, always
+from ..aggregation.base import RowValueMetric, always, scratch
 from ..aggregation.state import RowSums
 from ..errors import InputError, UndefinedMetricWarning
 from .base import RegressionMetric, check_multioutput
 from .formulas import average_outputs
 from .moments import CoMoments
+from .ranged import RangedCoMoments
 
 EPS = float(np.finfo(np.float64).eps)
 #: torchmetrics' epsilon of SMAPE and WMAPE.
@@ -95,10 +96,18 @@ class _RowRegression(RowValueMetric, base=True):
 
     def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
         yt, yp, _ = batch
+        if yt.ndim == 2 and yt.shape[1] == 1:  # one output: the 1-D formula (in place, no column views)
+            out = self._loss_1d(yt[:, 0], yp[:, 0])
+            return out.reshape(-1, 1) if out.ndim == 1 else out
         return self._loss(yt, yp)
 
     def _loss(self, yt: np.ndarray, yp: np.ndarray) -> np.ndarray:
         raise NotImplementedError
+
+    def _loss_1d(self, yt: np.ndarray, yp: np.ndarray) -> np.ndarray:
+        """The per-row values of one output, 1-D ``(n,)`` (or ``(n, row_width)``): by default the
+        general formula; the cheap losses write theirs with fewer passes."""
+        return self._loss(yt.reshape(-1, 1), yp.reshape(-1, 1))
 
     def _compute(self, state: RowSums) -> Any:
         return average_outputs(self._means(state), self.multioutput)
@@ -134,6 +143,14 @@ class PinballLoss(_RowRegression):
     def _loss(self, yt: np.ndarray, yp: np.ndarray) -> np.ndarray:
         diff = yt - yp
         return np.where(diff >= 0, self.alpha * diff, (self.alpha - 1.0) * diff)
+
+    def _loss_1d(self, yt: np.ndarray, yp: np.ndarray) -> np.ndarray:
+        # max(alpha d, (alpha - 1) d) picks alpha d exactly when d >= 0: the same products
+        diff, below, *_ = scratch(len(yt))
+        np.subtract(yt, yp, out=diff)
+        np.multiply(diff, self.alpha - 1.0, out=below)
+        np.multiply(diff, self.alpha, out=diff)
+        return np.maximum(diff, below, out=diff)
 
 
 # ------------------------------------------------------------------------------- Tweedie
@@ -388,6 +405,17 @@ class LogCoshError(_RowRegression):
         a = np.abs(yp - yt)
         return a + np.log1p(np.exp(-2.0 * a)) - math.log(2.0)
 
+    def _loss_1d(self, yt: np.ndarray, yp: np.ndarray) -> np.ndarray:
+        a, e, *_ = scratch(len(yt))
+        np.subtract(yp, yt, out=a)
+        np.abs(a, out=a)
+        np.multiply(a, -2.0, out=e)
+        np.exp(e, out=e)
+        np.log1p(e, out=e)
+        e += a
+        e -= math.log(2.0)
+        return e
+
 
 class _Pooled(_RowRegression, base=True):
     """All values of a row pooled (torchmetrics flattens): no ``multioutput``."""
@@ -420,6 +448,16 @@ class SMAPE(_Pooled):
         per = 2.0 * np.abs(yp - yt) / np.maximum(np.abs(yt) + np.abs(yp), TORCH_EPS)
         return per.mean(axis=1, keepdims=True)
 
+    def _loss_1d(self, yt: np.ndarray, yp: np.ndarray) -> np.ndarray:
+        d, scale, other, _ = scratch(len(yt))
+        np.subtract(yp, yt, out=d)
+        np.abs(d, out=d)
+        np.abs(yt, out=scale)
+        scale += np.abs(yp, out=other)
+        np.maximum(scale, TORCH_EPS, out=scale)
+        d += d  # 2 |r|, exactly
+        return np.divide(d, scale, out=d)
+
     def _compute(self, state: RowSums) -> float:
         return float(self._means(state)[0])
 
@@ -439,10 +477,17 @@ class WMAPE(_Pooled):
     row_width: ClassVar[int] = 2
 
     def _loss(self, yt: np.ndarray, yp: np.ndarray) -> np.ndarray:
-        out = np.empty((len(yt), 2))
-        out[:, 0] = np.abs(yp - yt).sum(axis=1)
-        out[:, 1] = np.abs(yt).sum(axis=1)
-        return out
+        out = np.empty((2, len(yt)))  # rows of the transpose: each column written contiguously
+        np.abs(yp - yt).sum(axis=1, out=out[0])
+        np.abs(yt).sum(axis=1, out=out[1])
+        return out.T
+
+    def _loss_1d(self, yt: np.ndarray, yp: np.ndarray) -> np.ndarray:
+        out = scratch(len(yt), 2)[0]
+        np.subtract(yp, yt, out=out[0])
+        np.abs(out[0], out=out[0])
+        np.abs(yt, out=out[1])
+        return out.T
 
     def _compute(self, state: RowSums) -> float:
         err, scale = state.totals
@@ -471,6 +516,17 @@ class MinkowskiDistance(_Pooled):
 
     def _loss(self, yt: np.ndarray, yp: np.ndarray) -> np.ndarray:
         return (np.abs(yp - yt) ** self.p).sum(axis=1, keepdims=True)
+
+    def _loss_1d(self, yt: np.ndarray, yp: np.ndarray) -> np.ndarray:
+        d = scratch(len(yt))[0]
+        np.subtract(yp, yt, out=d)
+        np.abs(d, out=d)
+        if self.p in (2.0, 3.0, 4.0):  # small integer orders: products, not pow
+            square = np.multiply(d, d, out=scratch(len(yt))[1])
+            if self.p == 3.0:
+                return np.multiply(square, d, out=d)
+            return np.multiply(square, square if self.p == 4.0 else 1.0, out=d)
+        return np.power(d, self.p, out=d)
 
     def _compute(self, state: RowSums) -> float:
         return float(max(state.totals[0], 0.0) ** (1.0 / self.p))
@@ -567,14 +623,16 @@ class CRPS(RowValueMetric):
 
 class NRMSE(RegressionMetric):
     """The root mean squared error over a scale of y_true (torchmetrics
-    ``NormalizedRootMeanSquaredError``): its mean, standard deviation (population) or L2 norm
-    ``sqrt(sum w y^2)``, per output; exact from the co-moments (shared with R² in a collection).
+    ``NormalizedRootMeanSquaredError``): its mean, standard deviation (population), L2 norm
+    ``sqrt(sum w y^2)`` or range ``max y - min y``, per output.
 
-    ``normalization="range"`` (torchmetrics' fourth option) needs the minimum and maximum of
-    y_true, which cannot be reverted: not provided.
+    ``"mean"``, ``"std"`` and ``"l2"`` are exact from the co-moments (revertible; shared with R²
+    in a collection). ``"range"`` keeps the minimum and maximum of y_true (over rows of positive
+    weight) beside them: it merges but cannot revert, and exponential forgetting
+    (:class:`~streammetrics.Decayed`) does not forget the extremes.
 
     Args:
-        normalization: ``"mean"`` (default), ``"std"`` or ``"l2"``.
+        normalization: ``"mean"`` (default), ``"std"``, ``"l2"`` or ``"range"``.
         multioutput: How the outputs of 2-D input combine: ``"uniform_average"`` (default; plain mean),
             ``"raw_values"`` (an array, one value per output) or a list of non-negative output weights.
 
@@ -582,11 +640,16 @@ class NRMSE(RegressionMetric):
         >>> import streammetrics as sm
         >>> round(sm.NRMSE().update([0.0, 1, 2, 3], [0.0, 1, 2, 2]).compute(), 6)
         0.333333
+        >>> round(sm.NRMSE("range").update([0.0, 1, 2, 3], [0.0, 1, 2, 2]).compute(), 6)
+        0.166667
     """
 
     def __init__(self, normalization: str = "mean", *, multioutput: Any = "uniform_average") -> None:
-        self.normalization = check_option("normalization", normalization, ("mean", "std", "l2"))
+        self.normalization = check_option("normalization", normalization, ("mean", "std", "l2", "range"))
         super().__init__(multioutput=multioutput)
+
+    def _make_state(self) -> Any:
+        return RangedCoMoments() if self.normalization == "range" else super()._make_state()
 
     def get_config(self) -> dict[str, Any]:
         return {"normalization": self.normalization, "multioutput": self.multioutput}
@@ -599,6 +662,8 @@ class NRMSE(RegressionMetric):
             scale = mean
         elif self.normalization == "std":
             scale = np.sqrt(state.ss_true / w)
+        elif self.normalization == "range":
+            scale = state.high - state.low
         else:
             scale = np.sqrt(state.ss_true + w * mean * mean)
         with np.errstate(divide="ignore", invalid="ignore"):

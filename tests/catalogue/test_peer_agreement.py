@@ -208,7 +208,7 @@ for _ours, _theirs in (
     TORCHMETRICS.append(
         (_ours, getattr(sm, _ours), _multilabel, _tm("classification", _theirs, num_labels=5, rtol=1e-6))
     )
-for _norm in ("mean", "std", "l2"):
+for _norm in ("mean", "std", "l2", "range"):
     TORCHMETRICS.append(
         (
             f"NRMSE[{_norm}]",

@@ -200,4 +200,5 @@ CASES = [
     LawCase("NRMSE", sm.NRMSE, _single, _nrmse("mean"), revert_rtol=1e-6),
     LawCase("NRMSE[std-multi]", lambda: sm.NRMSE("std"), _multi, _nrmse("std"), min_rows=2, revert_rtol=1e-6),
     LawCase("NRMSE[l2]", lambda: sm.NRMSE("l2"), _single, _nrmse("l2"), revert_rtol=1e-6),
+    LawCase("NRMSE[range-multi]", lambda: sm.NRMSE("range"), _multi, _nrmse("range"), min_rows=2),
 ]

@@ -1,0 +1,229 @@
+"""What the law suite does not reach for the per-row value metrics (issue 17): batches longer than
+one chunk (the law batches hold at most 30 rows), messages naming the argument, collection
+sharing, the ranking metrics' edge rows and the range state of NRMSE."""
+
+from __future__ import annotations
+
+import math
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from sklearn import metrics as skm
+
+import streammetrics as sm
+from streammetrics.aggregation.base import CHUNK_ROWS
+from tests.helpers import assert_same
+
+N = 2 * CHUNK_ROWS + 123  # three chunks, the last one short
+
+
+def _pair(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
+    t = rng.gamma(2.0, 2.0, n) + 0.1
+    return t, t * rng.uniform(0.5, 1.5, n)
+
+
+@pytest.mark.parametrize(
+    ("make", "reference"),
+    [
+        (
+            lambda: sm.PinballLoss(0.9),
+            lambda t, p, w: skm.mean_pinball_loss(t, p, alpha=0.9, sample_weight=w),
+        ),
+        (
+            lambda: sm.SMAPE(),
+            lambda t, p, w: np.average(
+                2 * np.abs(p - t) / np.maximum(np.abs(t) + np.abs(p), 1.17e-6), weights=w
+            ),
+        ),
+        (
+            lambda: sm.WMAPE(),
+            lambda t, p, w: (
+                math.fsum(np.abs(p - t) * (1 if w is None else w)) / math.fsum(t * (1 if w is None else w))
+            ),
+        ),
+        (lambda: sm.LogCoshError(), lambda t, p, w: np.average(np.log(np.cosh(p - t)), weights=w)),
+        (
+            lambda: sm.MinkowskiDistance(3),
+            lambda t, p, w: math.fsum(np.abs(p - t) ** 3 * (1 if w is None else w)) ** (1 / 3),
+        ),
+        (lambda: sm.PoissonDeviance(), lambda t, p, w: skm.mean_poisson_deviance(t, p, sample_weight=w)),
+    ],
+)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_batches_of_several_chunks_agree(make, reference, weighted: bool) -> None:
+    rng = np.random.default_rng(3)
+    t, p = _pair(rng, N)
+    w = rng.uniform(0.5, 2.0, N) if weighted else None
+    m = make().update(t, p, sample_weight=w)
+    assert_same(m.compute(), reference(t, p, w), rtol=1e-12)
+    m.revert(
+        t[: CHUNK_ROWS + 7], p[: CHUNK_ROWS + 7], sample_weight=None if w is None else w[: CHUNK_ROWS + 7]
+    )
+    rest = slice(CHUNK_ROWS + 7, None)
+    assert_same(m.compute(), reference(t[rest], p[rest], None if w is None else w[rest]), rtol=1e-9)
+
+
+def test_classification_batches_of_several_chunks_agree() -> None:
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 4, N)
+    s = rng.standard_normal((N, 4))
+    assert_same(sm.TopKAccuracy(2).update(y, s).compute(), skm.top_k_accuracy_score(y, s, k=2), rtol=1e-12)
+    rel = (rng.random((N, 5)) < 0.4).astype(int)
+    scores = np.round(rng.standard_normal((N, 5)), 1)
+    assert_same(sm.NDCG(3).update(rel, scores).compute(), skm.ndcg_score(rel, scores, k=3), rtol=1e-12)
+
+
+def test_per_row_streams_equal_one_batch() -> None:
+    """Python floats one at a time (the buffered hot paths) over more than one flush."""
+    rng = np.random.default_rng(5)
+    t, p = _pair(rng, 20_000)
+    for make in (sm.SMAPE, lambda: sm.PinballLoss(0.3), sm.PoissonDeviance):
+        m = make()
+        for a, b in zip(t.tolist(), p.tolist(), strict=True):
+            m.update(a, b)
+        assert_same(m.compute(), make().update(t, p).compute(), rtol=1e-12)
+    for make in (sm.Mean, sm.Sum, sm.Max):
+        m = make()
+        for a in t.tolist():
+            m.update(a)
+        twin = pickle.loads(pickle.dumps(m))
+        copied = m.copy()
+        assert_same(m.compute(), make().update(t).compute(), rtol=1e-12)
+        for other in (twin, copied):  # the hot path is rebuilt, bound to the new instance
+            assert other.update(1.5) is other
+            assert_same(other.compute(), make().update(np.append(t, 1.5)).compute(), rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("make", "args", "words"),
+    [
+        (sm.CoverageError, ([[1, 2, 0]], [[0.1, 0.2, 0.3]]), ["y_true", "0/1", "2"]),
+        (sm.LabelRankingLoss, ([[1, 0, 0]], [[0.1, 0.2]]), ["y_score", "shape (1, 3)", "(1, 2)"]),
+        (sm.LabelRankingAveragePrecision, ([1, 0], [0.1, 0.2]), ["y_true", "at least 2 labels"]),
+        (sm.DCG, ([[1.0, 2.0]], [[0.1, np.nan]]), ["y_score", "finite"]),
+        (sm.NDCG, ([[1.0, -2.0]], [[0.1, 0.2]]), ["y_true", "non-negative", "-2"]),
+        (sm.NDCG, ([[1.0, 2.0]], [[0.1, 0.2]], [-1.0]), ["sample_weight"]),
+        (lambda: sm.NRMSE("range"), ([1.0, np.inf], [1.0, 2.0]), ["y_true", "finite"]),
+        (sm.SMAPE, ([1.0, 2.0], [1.0]), ["y_pred"]),
+        (sm.Mean, (["a"],), ["values"]),
+    ],
+)
+def test_bad_input_names_the_argument_and_changes_nothing(make, args, words) -> None:
+    m = make()
+    ok = (
+        ([[1, 0, 1]], [[0.2, 0.1, 0.3]])
+        if len(args) != 1 and not isinstance(m, sm.NRMSE | sm.SMAPE)
+        else None
+    )
+    if ok is not None:
+        m.update(*ok)
+    before = m.to_bytes()
+    (*positional,) = args
+    weights = positional.pop() if len(positional) == 3 else None
+    with pytest.raises(sm.InputError) as info:
+        m.update(*positional, sample_weight=weights)
+    assert all(w in str(info.value) for w in words), str(info.value)
+    assert m.to_bytes() == before
+
+
+def test_parameters_are_checked() -> None:
+    for bad in (
+        lambda: sm.DCG(0),
+        lambda: sm.NDCG(1.5),
+        lambda: sm.DCG(log_base=1),
+        lambda: sm.NDCG(ignore_ties=1),
+    ):
+        with pytest.raises(ValueError):
+            bad()
+    with pytest.raises(ValueError, match="normalization"):
+        sm.NRMSE("max")
+
+
+def test_collections_share_one_state_per_configuration_and_mix_ranking_metrics() -> None:
+    rng = np.random.default_rng(6)
+    rel = (rng.random((50, 5)) < 0.4).astype(int)
+    scores = rng.standard_normal((50, 5))
+    c = sm.MetricCollection(
+        {
+            "cov": sm.CoverageError(),
+            "lrap": sm.LabelRankingAveragePrecision(),
+            "loss": sm.LabelRankingLoss(),
+            "ndcg": sm.NDCG(3),
+            "ndcg_twin": sm.NDCG(3),
+            "dcg": sm.DCG(ignore_ties=True),
+        }
+    )
+    c.update(rel[:20], scores[:20])
+    c.update(rel[20:], scores[20:])
+    got = c.compute()
+    assert_same(got["cov"], skm.coverage_error(rel, scores), rtol=1e-12)
+    assert_same(got["lrap"], skm.label_ranking_average_precision_score(rel, scores), rtol=1e-12)
+    assert_same(got["loss"], skm.label_ranking_loss(rel, scores), rtol=1e-12)
+    assert_same(got["ndcg"], skm.ndcg_score(rel, scores, k=3), rtol=1e-12)
+    assert got["ndcg_twin"] == got["ndcg"]
+    assert_same(got["dcg"], skm.dcg_score(rel, scores, ignore_ties=True), rtol=1e-12)
+    states = {id(m.state) for m in (c["ndcg"], c["ndcg_twin"])}
+    assert len(states) == 1  # one configuration, one state
+
+
+def test_regression_collection_with_range_and_moments() -> None:
+    rng = np.random.default_rng(7)
+    t, p = _pair(rng, 40)
+    c = sm.MetricCollection(
+        {"r2": sm.R2(), "nrmse": sm.NRMSE(), "range": sm.NRMSE("range"), "smape": sm.SMAPE()}
+    )
+    c.update(t[:25], p[:25])
+    c.update(t[25:], p[25:])
+    got = c.compute()
+    rmse = math.sqrt(np.mean((t - p) ** 2))
+    assert_same(got["range"], rmse / (t.max() - t.min()), rtol=1e-12)
+    assert_same(got["nrmse"], rmse / t.mean(), rtol=1e-12)
+    assert_same(got["r2"], skm.r2_score(t, p), rtol=1e-12)
+
+
+def test_ranking_edge_rows_as_scikit_learn() -> None:
+    """Rows with no relevant label, every label relevant, every score tied."""
+    rel = np.array([[0, 0, 0], [1, 1, 1], [1, 0, 1], [0, 1, 0]])
+    scores = np.array([[0.1, 0.2, 0.3], [0.5, 0.5, 0.5], [0.5, 0.5, 0.5], [0.3, 0.3, 0.1]])
+    w = np.array([1.0, 2.0, 0.5, 1.5])
+    for ours, ref in (
+        (sm.CoverageError, skm.coverage_error),
+        (sm.LabelRankingAveragePrecision, skm.label_ranking_average_precision_score),
+        (sm.LabelRankingLoss, skm.label_ranking_loss),
+    ):
+        assert_same(
+            ours().update(rel, scores, sample_weight=w).compute(),
+            ref(rel, scores, sample_weight=w),
+            rtol=1e-12,
+        )
+    for k in (None, 1, 2):
+        assert_same(
+            sm.NDCG(k).update(rel, scores, sample_weight=w).compute(),
+            skm.ndcg_score(rel, scores, k=k, sample_weight=w),
+            rtol=1e-12,
+        )
+        assert_same(
+            sm.DCG(k, log_base=3).update(rel, scores).compute(),
+            skm.dcg_score(rel, scores, k=k, log_base=3),
+            rtol=1e-12,
+        )
+
+
+def test_range_state_merges_refuses_revert_and_validates_loading() -> None:
+    a = sm.NRMSE("range").update([1.0, 5.0], [1.5, 4.0])
+    b = sm.NRMSE("range").update([-2.0, 3.0], [0.0, 3.5], sample_weight=[1.0, 0.0])
+    merged = a + b
+    assert merged.state.low.tolist() == [-2.0] and merged.state.high.tolist() == [5.0]  # weight 0 left out
+    with pytest.raises(TypeError, match="cannot revert"):
+        merged.revert([1.0], [1.5])
+    good = merged.state_dict()
+    for change in ({"low": [6.0]}, {"low": [np.inf]}, {"high": [1.0, 2.0]}):
+        bad = {**good, "state": {**good["state"], **change}}
+        with pytest.raises(sm.StateError):
+            sm.from_state_dict(bad)
+    assert_same(sm.from_state_dict(good).compute(), merged.compute(), rtol=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert math.isnan(sm.NRMSE("range").compute())
