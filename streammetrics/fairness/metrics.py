@@ -26,6 +26,13 @@ class SelectionRate(ConfusionMetric):
     checked) but does not change the value; multiclass predictions count ``pos_label`` against
     the rest.
 
+    Args:
+        labels: The class labels, as for :class:`~streammetrics.Accuracy`.
+        unlisted: A label outside ``labels``: ``"refuse"`` (default) or ``"count"``, as for :class:`~streammetrics.Accuracy`.
+        pos_label: The positive (selected) label; default 1.
+        threshold: Scores at or above it predict the positive label (``None``: ``y_pred`` holds labels), as for :class:`~streammetrics.Accuracy`.
+        input: What thresholded ``y_pred`` holds: ``"probability"`` (default) or ``"score"``, as for :class:`~streammetrics.Accuracy`.
+
     Examples:
         >>> import streammetrics as sm
         >>> sm.SelectionRate().update([0, 1, 1, 0], [1, 1, 0, 0]).compute()
@@ -106,6 +113,11 @@ class DemographicParityDifference(_GroupGap):
     (``method="between_groups"``: ``max - min``) or to the overall rate (``"to_overall"``), as
     fairlearn's ``demographic_parity_difference``. 0 is parity.
 
+    Args:
+        method: ``"between_groups"`` (default): the groups' largest minus smallest value (difference) or smallest over largest (ratio); ``"to_overall"``: each group against the overall value, as fairlearn's ``MetricFrame``.
+        pos_label: The positive (selected) label; default 1.
+        max_keys: ``None`` (default): any number of keys; an int: a batch bringing more distinct keys is refused with :class:`~streammetrics.InputError`, the state unchanged.
+
     Examples:
         >>> import streammetrics as sm
         >>> m = sm.DemographicParityDifference()
@@ -123,6 +135,11 @@ class DemographicParityRatio(_GroupGap):
     """Smallest ratio of selection rates between groups (``min / max``) or to the overall rate,
     as fairlearn's ``demographic_parity_ratio``. 1 is parity.
 
+    Args:
+        method: ``"between_groups"`` (default): the groups' largest minus smallest value (difference) or smallest over largest (ratio); ``"to_overall"``: each group against the overall value, as fairlearn's ``MetricFrame``.
+        pos_label: The positive (selected) label; default 1.
+        max_keys: ``None`` (default): any number of keys; an int: a batch bringing more distinct keys is refused with :class:`~streammetrics.InputError`, the state unchanged.
+
     Examples:
         >>> import streammetrics as sm
         >>> sm.DemographicParityRatio().update([0, 1, 1, 0], [1, 1, 1, 0], ["a", "a", "b", "b"]).compute()
@@ -138,6 +155,11 @@ class EqualOpportunityDifference(_GroupGap):
     """Largest gap in true positive rate between groups (or to the overall rate), as fairlearn's
     ``equal_opportunity_difference``.
 
+    Args:
+        method: ``"between_groups"`` (default): the groups' largest minus smallest value (difference) or smallest over largest (ratio); ``"to_overall"``: each group against the overall value, as fairlearn's ``MetricFrame``.
+        pos_label: The positive (selected) label; default 1.
+        max_keys: ``None`` (default): any number of keys; an int: a batch bringing more distinct keys is refused with :class:`~streammetrics.InputError`, the state unchanged.
+
     Examples:
         >>> import streammetrics as sm
         >>> sm.EqualOpportunityDifference().update([1, 1, 1, 1], [1, 1, 1, 0], [0, 0, 1, 1]).compute()
@@ -151,6 +173,11 @@ class EqualOpportunityDifference(_GroupGap):
 class EqualOpportunityRatio(_GroupGap):
     """Smallest ratio of true positive rates between groups (or to the overall rate), as
     fairlearn's ``equal_opportunity_ratio``.
+
+    Args:
+        method: ``"between_groups"`` (default): the groups' largest minus smallest value (difference) or smallest over largest (ratio); ``"to_overall"``: each group against the overall value, as fairlearn's ``MetricFrame``.
+        pos_label: The positive (selected) label; default 1.
+        max_keys: ``None`` (default): any number of keys; an int: a batch bringing more distinct keys is refused with :class:`~streammetrics.InputError`, the state unchanged.
 
     Examples:
         >>> import streammetrics as sm
@@ -190,6 +217,12 @@ class EqualizedOddsDifference(_EqualizedOdds):
     """The larger of the true positive rate and false positive rate gaps between groups
     (``agg="worst_case"``; ``"mean"``: their mean), as fairlearn's ``equalized_odds_difference``.
 
+    Args:
+        method: ``"between_groups"`` (default): the groups' largest minus smallest value (difference) or smallest over largest (ratio); ``"to_overall"``: each group against the overall value, as fairlearn's ``MetricFrame``.
+        pos_label: The positive (selected) label; default 1.
+        agg: How the groups' values combine (fairlearn's ``agg``): one of 'worst_case', 'mean'.
+        max_keys: ``None`` (default): any number of keys; an int: a batch bringing more distinct keys is refused with :class:`~streammetrics.InputError`, the state unchanged.
+
     Examples:
         >>> import streammetrics as sm
         >>> sm.EqualizedOddsDifference().update([1, 0, 1, 0], [1, 0, 1, 1], [0, 0, 1, 1]).compute()
@@ -202,6 +235,12 @@ class EqualizedOddsDifference(_EqualizedOdds):
 class EqualizedOddsRatio(_EqualizedOdds):
     """The smaller of the true positive rate and false positive rate ratios between groups
     (``agg="worst_case"``; ``"mean"``: their mean), as fairlearn's ``equalized_odds_ratio``.
+
+    Args:
+        method: ``"between_groups"`` (default): the groups' largest minus smallest value (difference) or smallest over largest (ratio); ``"to_overall"``: each group against the overall value, as fairlearn's ``MetricFrame``.
+        pos_label: The positive (selected) label; default 1.
+        agg: How the groups' values combine (fairlearn's ``agg``): one of 'worst_case', 'mean'.
+        max_keys: ``None`` (default): any number of keys; an int: a batch bringing more distinct keys is refused with :class:`~streammetrics.InputError`, the state unchanged.
 
     Examples:
         >>> import streammetrics as sm
@@ -217,6 +256,11 @@ class GroupDifference(Sliced):
     """The between-group difference of any scalar metric (fairlearn's ``MetricFrame.difference``):
     ``max - min`` of its per-group values (``method="between_groups"``) or the largest
     ``|group - overall|`` (``"to_overall"``), with the overall value read from the same states.
+
+    Args:
+        metric: The metric (or :class:`~streammetrics.MetricCollection`) kept once per key.
+        method: ``"between_groups"`` (default): the groups' largest minus smallest value (difference) or smallest over largest (ratio); ``"to_overall"``: each group against the overall value, as fairlearn's ``MetricFrame``.
+        max_keys: ``None`` (default): any number of keys; an int: a batch bringing more distinct keys is refused with :class:`~streammetrics.InputError`, the state unchanged.
 
     Examples:
         >>> import streammetrics as sm
@@ -260,6 +304,11 @@ class GroupRatio(GroupDifference):
     """The between-group ratio of any scalar metric (fairlearn's ``MetricFrame.ratio``): ``min /
     max`` of its per-group values (``"between_groups"``) or the smallest group-to-overall ratio,
     each taken below one (``"to_overall"``).
+
+    Args:
+        metric: The metric (or :class:`~streammetrics.MetricCollection`) kept once per key.
+        method: ``"between_groups"`` (default): the groups' largest minus smallest value (difference) or smallest over largest (ratio); ``"to_overall"``: each group against the overall value, as fairlearn's ``MetricFrame``.
+        max_keys: ``None`` (default): any number of keys; an int: a batch bringing more distinct keys is refused with :class:`~streammetrics.InputError`, the state unchanged.
 
     Examples:
         >>> import streammetrics as sm

@@ -189,6 +189,10 @@ class Sliced(Metric[SlicedState]):
     Families may vectorize the per-key update (the confusion family does: one ``bincount`` over
     key, true and predicted label); the others group the rows by key with one argsort.
 
+    Args:
+        metric: The metric (or :class:`~streammetrics.MetricCollection`) kept once per key.
+        max_keys: ``None`` (default): any number of keys; an int: a batch bringing more distinct keys is refused with :class:`~streammetrics.InputError`, the state unchanged.
+
     Examples:
         >>> import streammetrics as sm
         >>> s = sm.Sliced(sm.Accuracy())

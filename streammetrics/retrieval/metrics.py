@@ -170,6 +170,11 @@ class RetrievalMAP(RetrievalMetric):
     """Mean average precision: per query, the mean of the precision at the rank of each relevant
     document among the ``top_k`` best (all with ``top_k=None``); 0 without one.
 
+    Args:
+        top_k: Only each query's ``top_k`` highest-scored documents count (``None``, default: all of them).
+        empty_target_action: A query without a relevant document: ``"neg"`` (default) scores 0, ``"pos"`` scores 1, ``"skip"`` leaves it out, ``"error"`` raises, as torchmetrics.
+        aggregation: How the queries' values combine: ``"mean"`` (default), ``"median"``, ``"min"`` or ``"max"``.
+
     Examples:
         >>> import streammetrics as sm
         >>> m = sm.RetrievalMAP()
@@ -185,6 +190,11 @@ class RetrievalMRR(RetrievalMetric):
     """Mean reciprocal rank: per query, ``1 / rank`` of the first relevant document among the
     ``top_k`` best (0 without one).
 
+    Args:
+        top_k: Only each query's ``top_k`` highest-scored documents count (``None``, default: all of them).
+        empty_target_action: A query without a relevant document: ``"neg"`` (default) scores 0, ``"pos"`` scores 1, ``"skip"`` leaves it out, ``"error"`` raises, as torchmetrics.
+        aggregation: How the queries' values combine: ``"mean"`` (default), ``"median"``, ``"min"`` or ``"max"``.
+
     Examples:
         >>> import streammetrics as sm
         >>> sm.RetrievalMRR().update([0, 1, 1, 0], [0.9, 0.8, 0.3, 0.6], [1, 1, 2, 2]).compute()
@@ -198,6 +208,11 @@ class RetrievalMRR(RetrievalMetric):
 class RetrievalNDCG(RetrievalMetric):
     """Normalized discounted cumulative gain at ``top_k``, graded relevance (any number >= 0);
     tied scores share their mean gain (as torchmetrics and scikit-learn's ``ndcg_score``).
+
+    Args:
+        top_k: Only each query's ``top_k`` highest-scored documents count (``None``, default: all of them).
+        empty_target_action: A query without a relevant document: ``"neg"`` (default) scores 0, ``"pos"`` scores 1, ``"skip"`` leaves it out, ``"error"`` raises, as torchmetrics.
+        aggregation: How the queries' values combine: ``"mean"`` (default), ``"median"``, ``"min"`` or ``"max"``.
 
     Examples:
         >>> import streammetrics as sm
@@ -214,6 +229,12 @@ class RetrievalNDCG(RetrievalMetric):
 class RetrievalPrecision(RetrievalMetric):
     """Precision at ``top_k``: relevant documents among the ``top_k`` best, over ``top_k``
     (``adaptive_k``: over at most the query's number of documents).
+
+    Args:
+        top_k: Only each query's ``top_k`` highest-scored documents count (``None``, default: all of them).
+        adaptive_k: ``True``: k is at most the query's number of documents (torchmetrics' ``adaptive_k``); ``False`` (default): k as given.
+        empty_target_action: A query without a relevant document: ``"neg"`` (default) scores 0, ``"pos"`` scores 1, ``"skip"`` leaves it out, ``"error"`` raises, as torchmetrics.
+        aggregation: How the queries' values combine: ``"mean"`` (default), ``"median"``, ``"min"`` or ``"max"``.
 
     Examples:
         >>> import streammetrics as sm
@@ -243,6 +264,11 @@ class RetrievalPrecision(RetrievalMetric):
 class RetrievalRecall(RetrievalMetric):
     """Recall at ``top_k``: relevant documents among the ``top_k`` best, over all relevant ones.
 
+    Args:
+        top_k: Only each query's ``top_k`` highest-scored documents count (``None``, default: all of them).
+        empty_target_action: A query without a relevant document: ``"neg"`` (default) scores 0, ``"pos"`` scores 1, ``"skip"`` leaves it out, ``"error"`` raises, as torchmetrics.
+        aggregation: How the queries' values combine: ``"mean"`` (default), ``"median"``, ``"min"`` or ``"max"``.
+
     Examples:
         >>> import streammetrics as sm
         >>> sm.RetrievalRecall(top_k=1).update([1, 0, 1, 1], [0.9, 0.8, 0.3, 0.6], [1, 1, 2, 2]).compute()
@@ -255,6 +281,11 @@ class RetrievalRecall(RetrievalMetric):
 
 class RetrievalHitRate(RetrievalMetric):
     """Hit rate at ``top_k``: 1 if a relevant document is among the ``top_k`` best, else 0.
+
+    Args:
+        top_k: Only each query's ``top_k`` highest-scored documents count (``None``, default: all of them).
+        empty_target_action: A query without a relevant document: ``"neg"`` (default) scores 0, ``"pos"`` scores 1, ``"skip"`` leaves it out, ``"error"`` raises, as torchmetrics.
+        aggregation: How the queries' values combine: ``"mean"`` (default), ``"median"``, ``"min"`` or ``"max"``.
 
     Examples:
         >>> import streammetrics as sm
@@ -270,6 +301,11 @@ class RetrievalFallOut(RetrievalMetric):
     """Fall-out at ``top_k``: irrelevant documents among the ``top_k`` best, over all irrelevant
     ones (lower is better); "empty" queries are those without an irrelevant document, and count
     as 1 by default (``empty_target_action="pos"``, as torchmetrics).
+
+    Args:
+        top_k: Only each query's ``top_k`` highest-scored documents count (``None``, default: all of them).
+        empty_target_action: A query without a relevant document: ``"neg"`` (default) scores 0, ``"pos"`` scores 1, ``"skip"`` leaves it out, ``"error"`` raises, as torchmetrics.
+        aggregation: How the queries' values combine: ``"mean"`` (default), ``"median"``, ``"min"`` or ``"max"``.
 
     Examples:
         >>> import streammetrics as sm
@@ -293,6 +329,10 @@ class RetrievalRPrecision(RetrievalMetric):
     """R-precision: relevant documents among the ``R`` best, over ``R`` (``R``: the query's
     number of relevant documents). Reads every document (no ``top_k`` bound).
 
+    Args:
+        empty_target_action: A query without a relevant document: ``"neg"`` (default) scores 0, ``"pos"`` scores 1, ``"skip"`` leaves it out, ``"error"`` raises, as torchmetrics.
+        aggregation: How the queries' values combine: ``"mean"`` (default), ``"median"``, ``"min"`` or ``"max"``.
+
     Examples:
         >>> import streammetrics as sm
         >>> sm.RetrievalRPrecision().update([1, 0, 1, 1, 0], [0.9, 0.8, 0.7, 0.1, 0.6], [1, 1, 1, 2, 2]).compute()
@@ -315,6 +355,11 @@ class RetrievalAUROC(RetrievalMetric):
     """Area under the ROC curve per query, over its ``top_k`` best documents (all with
     ``top_k=None``); tied scores share their mean rank; 0 for a query whose documents are all
     relevant. Reads every document (no bound: the ``top_k`` best are chosen at compute).
+
+    Args:
+        top_k: Only each query's ``top_k`` highest-scored documents count (``None``, default: all of them).
+        empty_target_action: A query without a relevant document: ``"neg"`` (default) scores 0, ``"pos"`` scores 1, ``"skip"`` leaves it out, ``"error"`` raises, as torchmetrics.
+        aggregation: How the queries' values combine: ``"mean"`` (default), ``"median"``, ``"min"`` or ``"max"``.
 
     Examples:
         >>> import streammetrics as sm
