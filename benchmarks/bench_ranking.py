@@ -1,6 +1,7 @@
 """Ranking sketch benchmark: accuracy vs exact values and peers, update throughput, merge.
 
-Run ``python benchmarks/bench_ranking.py [--quick]``; prints a Markdown section.
+Run ``PYTHONPATH=. python benchmarks/bench_ranking.py [--quick | --training]`` from the checkout
+to measure (without ``PYTHONPATH`` the installed package is measured); prints a Markdown section.
 """
 
 from __future__ import annotations
@@ -114,7 +115,7 @@ def accuracy_table(n: int, river_n: int) -> str:
                 cells.append("not installed")
         peer_rows.append(f"| {name} | " + " | ".join(cells) + " |")
     return (
-        f"### Accuracy, {n:,} samples, default sketch (`resolution=10, max_bins=4000`)\n\n"
+        f"### Accuracy, {n:,} samples, default sketch (`resolution=10, max_bytes=65536`)\n\n"
         + "\n".join(rows)
         + "\n\n### Peers: absolute AUC error on the same data\n\n"
         + "\n".join(peer_rows)
@@ -438,6 +439,11 @@ def adversarial_streams(n: int = 400_000, seed: int = 7) -> dict[str, tuple[np.n
 
 
 def main(quick: bool = False) -> str:
+    import streammetrics
+
+    # `python benchmarks/bench_ranking.py` imports the installed package (an editable install may
+    # point at another checkout): say which code was measured
+    print(f"<!-- streammetrics from {streammetrics.__file__} -->")
     n = 200_000 if quick else 1_000_000
     if "--training" in sys.argv:
         out = training_table(repeat=2 if quick else 3)
