@@ -63,6 +63,9 @@ def probability_keys(p: np.ndarray) -> np.ndarray:
         True
     """
     p = np.ascontiguousarray(p, dtype=np.float64)
+    if p.size < 256:  # few values: fewer NumPy calls
+        bits = np.minimum(p, 1.0 - p).view(np.uint64) & ~_SIGN
+        return np.where(p >= 0.5, _TWICE_HALF - bits, bits)
     # branchless selects (np.where mispredicts on random masks): m is all ones where p >= 0.5
     m = np.negative((p >= 0.5).view(np.uint8).astype(np.uint64))
     pb = p.view(np.uint64)
