@@ -295,6 +295,25 @@ def distinct_lower_bound(kf: np.ndarray) -> int:
     return int(np.count_nonzero(np.bincount(loc)))
 
 
+def exact_cannot_fit(kf: np.ndarray, g: int, budget: int | None, max_bins: int | None) -> bool:
+    """Whether an exact column holding the sorted keys ``kf`` (and perhaps more) is sure to
+    exceed the budget: its :func:`size_bound` is at least the varint bytes of the differences of
+    these distinct keys (inserting a key never lowers that sum: ``v(a + b) <= v(a) + v(b)``),
+    plus ``g`` count bytes and one extreme byte per key."""
+    if not len(kf):
+        return False
+    new = np.empty(len(kf), bool)
+    new[0] = True
+    np.not_equal(kf[1:], kf[:-1], out=new[1:])
+    uk = kf[new]
+    if max_bins is not None and len(uk) > max_bins:
+        return True
+    if budget is None or len(uk) * (g + 2) <= budget // 8:
+        return False
+    low = int(varint_lengths(np.diff(uk, prepend=_U(0))).sum()) + (g + 1) * len(uk)
+    return low > budget
+
+
 def exact_absorbed(col: Column, kf: np.ndarray, gf: np.ndarray) -> Column:
     """``union(col, histogram(kf, gf, None, True, g, EXACT))`` for an exact column of integer
     counts and keys ``kf`` already sorted (with their groups ``gf``): one merge of two sorted runs."""

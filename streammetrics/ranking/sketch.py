@@ -335,7 +335,16 @@ class ScoreSketch(State):
                 col = C.union(col, m[c])
             if raw:
                 if order is not None and col.res == EXACT and col.counts.dtype.kind == "i":
-                    col = C.exact_absorbed(col, keys[:, c], groups[:, c])
+                    if self._resolution < EXACT and C.exact_cannot_fit(
+                        keys[:, c], col.counts.shape[1], self._budget, self._max_bins
+                    ):  # the exact union cannot fit: bins at the cap (what fit would give)
+                        cap = self._resolution
+                        g = col.counts.shape[1]
+                        col = C.histogram(
+                            keys[:, c], groups[:, c], None, True, g, cap, base=C.coarsened(col, cap)
+                        )
+                    else:
+                        col = C.exact_absorbed(col, keys[:, c], groups[:, c])
                 else:
                     col = self._absorbed(col, keys[:, c], groups[:, c], wf, integral)
             out.append(C.fit(col, self._resolution, self._budget, self._max_bins))
