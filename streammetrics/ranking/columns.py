@@ -75,6 +75,18 @@ def varint_lengths(x: np.ndarray) -> np.ndarray:
     return out
 
 
+def varint_bytes(x: np.ndarray) -> int:
+    """The total of :func:`varint_lengths` (uint64 input), without the per-value array."""
+    x = np.asarray(x, dtype=np.uint64)
+    total = x.size
+    top = int(x.max()) if x.size else 0
+    for k in range(1, 10):
+        if top >> (7 * k) == 0:
+            break
+        total += int(np.count_nonzero(x >= _POW7[k - 1]))
+    return total
+
+
 def size_bound(col: Column) -> int:
     """An upper bound on the bytes of ``col``'s fields in the state format, monotone in the data.
 
@@ -87,18 +99,18 @@ def size_bound(col: Column) -> int:
     if not len(ids):
         return 0
     shift = MANTISSA_BITS - col.res
-    total = int(varint_lengths(np.diff(ids, prepend=_U(0))).sum())
+    total = varint_bytes(np.diff(ids, prepend=_U(0)))
     occupied = counts > 0
     single = occupied & (kmin == kmax)
     multi = occupied & ~single
     start = (ids << _U(shift))[:, None] if shift < 64 else np.zeros((len(ids), 1), np.uint64)
-    total += int(varint_lengths((kmin - start)[single]).sum())
-    total += (int(occupied.sum()) + 7) // 8
+    total += varint_bytes((kmin - start)[single])
+    total += (int(np.count_nonzero(occupied)) + 7) // 8
     pair = 2 * max(1, -(-shift // 7))
     if counts.dtype.kind == "f":
         total += 18 * counts.size + int(multi.sum()) * max(pair, 2)
     else:
-        total += int(varint_lengths(counts.astype(np.uint64)).sum())
+        total += varint_bytes(counts.view(np.uint64))  # (counts >= 0)
         if multi.any():
             env = 2 + varint_lengths(counts[multi].astype(np.uint64)) + -(-offset_bits(col.res) // 7)
             total += int(np.maximum(env, pair).sum())
