@@ -349,7 +349,7 @@ _VARINT_FIELDS = ("bins", "counts", "multi", "extremes", "sums")
 def encode_columns(
     layout: tuple[int, int] | None, multilabel: bool, ovr: bool, n_samples: int, columns: list[SketchArrays]
 ) -> dict[str, Any]:
-    """The state-dict fields of a sketch of several columns: each column encoded by :func:`encode`
+    """The state-dict fields of a sketch of several columns: each column encoded by :func:`encode` (an exact column in the exact form)
     (as a one-column layout), its five fields concatenated with the others', and per column its
     resolution, ``loose`` flag, bin count and the byte length of each field (``sizes``; rows for
     weighted counts and sums).
@@ -358,9 +358,9 @@ def encode_columns(
         >>> col = SketchArrays((1, 2), False, 52, False, 0, np.array([7], np.uint64),
         ...     np.array([[0, 1]]), np.zeros((1, 2), np.int64),
         ...     np.array([[2**64 - 1, 7]], np.uint64), np.array([[0, 7]], np.uint64))
-        >>> d = encode_columns((1, 2), False, False, 1, [col])
-        >>> d["n_bins"], d["sizes"], d["bins"].tolist()
-        ([1], [[1, 2, 1, 1, 0]], [7])
+        >>> d = encode_columns((1, 2), False, False, 1, [col])  # exact: one bin, one sample of group 1
+        >>> d["n_bins"], d["sizes"], d["bins"].tolist(), d["multi"].tolist(), d["extremes"].tolist()
+        ([1], [[1, 0, 1, 1, 0]], [7], [128], [1])
     """
     parts = [encode(c, exact_form=True) for c in columns]
     out: dict[str, Any] = {
