@@ -76,8 +76,41 @@ def group_kinds(
     return occupied, single, pair, multi & ~pair
 
 
-def encode(s: SketchArrays) -> dict[str, Any]:
-    """The compact state-dict fields of a sketch (the inverse of :func:`decode`)."""
+def is_exact_form(resolution: int, loose: bool, integral: bool) -> bool:
+    """Whether a column is written in the exact form (version 3): every bin one distinct score,
+    integer counts, no revert envelope."""
+    return resolution == MANTISSA_BITS and integral and not loose
+
+
+def _encode_exact(s: SketchArrays) -> dict[str, Any]:
+    """The exact form: per bin (one distinct score) a bit *simple* (one group holds it, once),
+    the group of each simple bin on ``(g - 1).bit_length()`` bits, varints of the counts of the
+    other bins; no extremes, no sums (they follow from the bin ids)."""
+    g = s.counts.shape[1] if s.counts.ndim == 2 else 0
+    occupied = s.counts > 0
+    simple = (occupied.sum(axis=1) == 1) & (s.counts.sum(axis=1) == 1) if len(s.ids) else np.zeros(0, bool)
+    gb = max(g - 1, 0).bit_length()
+    group = np.argmax(occupied[simple], axis=1) if simple.any() else np.zeros(0, np.int64)
+    bits = ((group[:, None] >> np.arange(gb)) & 1).astype(np.uint8).ravel()
+    return {
+        "layout": None if s.layout is None else list(s.layout),
+        "multilabel": s.multilabel,
+        "resolution": s.resolution,
+        "loose": s.loose,
+        "n_samples": s.n_samples,
+        "bins": varint_encode(np.diff(s.ids, prepend=_U(0))),
+        "counts": varint_encode(s.counts[~simple].ravel().astype(np.uint64)),
+        "multi": np.packbits(simple),
+        "extremes": np.packbits(bits, bitorder="little"),
+        "sums": np.zeros(0, np.uint8),
+    }
+
+
+def encode(s: SketchArrays, exact_form: bool = False) -> dict[str, Any]:
+    """The compact state-dict fields of a sketch (the inverse of :func:`decode`); with
+    ``exact_form`` (version 3), an exact column in the exact form (:func:`is_exact_form`)."""
+    if exact_form and is_exact_form(s.resolution, s.loose, s.counts.dtype.kind == "i"):
+        return _encode_exact(s)
     g = 0 if s.layout is None else s.layout[0] * s.layout[1]
     shift = MANTISSA_BITS - s.resolution
     start = np.repeat(s.ids << _U(shift), g) if g else s.ids[:0]
@@ -145,10 +178,12 @@ FIELDS = Schema(
 )
 
 
-def decode(data: Any, max_resolution: int) -> SketchArrays:
+def decode(data: Any, max_resolution: int, exact_form: bool = False) -> SketchArrays:
     """The arrays of a sketch from the fields :func:`encode` writes; :class:`StateError`, naming
     the field, for anything else (the resolution must lie in ``[0, max_resolution]``)."""
     data = FIELDS.read(data, max_resolution=max_resolution)
+    if exact_form and is_exact_form(data["resolution"], data["loose"], _is_bytes(data["counts"])):
+        return _decode_exact(data)
     where = FIELDS.where
     layout, res, n, loose = data["layout"], data["resolution"], data["n_samples"], data["loose"]
     deltas = varint_decode(data["bins"], None, f"{where}: bins")
@@ -250,6 +285,63 @@ def decode(data: Any, max_resolution: int) -> SketchArrays:
     )
 
 
+def _decode_exact(data: dict[str, Any]) -> SketchArrays:
+    where = FIELDS.where
+    layout = data["layout"]
+    deltas = varint_decode(data["bins"], None, f"{where}: bins")
+    b = len(deltas)
+    if b and np.any(deltas[1:] == 0):
+        raise StateError(f"{where}: bin ids must be strictly increasing")
+    with np.errstate(over="ignore"):
+        ids = np.cumsum(deltas, dtype=np.uint64)
+    if b > 1 and np.any(ids[1:] <= ids[:-1]):
+        raise StateError(f"{where}: bin ids overflow")
+    if layout is None and b:
+        raise StateError(f"{where}: an empty layout holds no bins, found {b}")
+    g = 0 if layout is None else layout[0] * layout[1]
+    gb = max(g - 1, 0).bit_length()
+    if len(data["multi"]) != (b + 7) // 8 or np.any(np.unpackbits(data["multi"])[b:]):
+        raise StateError(f"{where}: multi must hold one bit per bin ({b}), no more")
+    simple = np.unpackbits(data["multi"], count=b).astype(bool)
+    n_simple = int(simple.sum())
+    raw_bits = data["extremes"]
+    if len(raw_bits) != (n_simple * gb + 7) // 8 or np.any(
+        np.unpackbits(raw_bits, bitorder="little")[n_simple * gb :]
+    ):
+        raise StateError(f"{where}: extremes must hold {gb} bits per simple bin ({n_simple}), no more")
+    bits = np.unpackbits(raw_bits, count=n_simple * gb, bitorder="little").reshape(n_simple, gb)
+    group = (bits.astype(np.int64) << np.arange(gb)).sum(axis=1)
+    if np.any(group >= g):
+        raise StateError(f"{where}: a group outside the layout's {g}")
+    if len(data["sums"]):
+        raise StateError(f"{where}: an exact column holds no sums")
+    rest = varint_decode(data["counts"], (b - n_simple) * g, f"{where}: counts").reshape(b - n_simple, g)
+    if np.any(rest >= _U(1 << 62)):
+        raise StateError(f"{where}: counts too large")
+    rest = rest.astype(np.int64)
+    if len(rest) and (
+        not (rest > 0).any(axis=1).all() or np.any(((rest > 0).sum(axis=1) == 1) & (rest.sum(axis=1) == 1))
+    ):
+        raise StateError(f"{where}: counts of an empty or a simple bin")
+    counts = np.zeros((b, g), np.int64)
+    counts[~simple] = rest
+    counts[np.flatnonzero(simple), group] = 1
+    occupied = counts > 0
+    column = ids[:, None]
+    return SketchArrays(
+        None if layout is None else (layout[0], layout[1]),
+        data["multilabel"],
+        data["resolution"],
+        data["loose"],
+        data["n_samples"],
+        ids,
+        counts,
+        np.zeros((b, g), np.int64),
+        np.where(occupied, column, _UMAX),
+        np.where(occupied, column, _U(0)),
+    )
+
+
 # ---------------------------------------------------------------------- columns (version 3)
 _VARINT_FIELDS = ("bins", "counts", "multi", "extremes", "sums")
 
@@ -257,7 +349,7 @@ _VARINT_FIELDS = ("bins", "counts", "multi", "extremes", "sums")
 def encode_columns(
     layout: tuple[int, int] | None, multilabel: bool, ovr: bool, n_samples: int, columns: list[SketchArrays]
 ) -> dict[str, Any]:
-    """The state-dict fields of a sketch of several columns: each column encoded by :func:`encode`
+    """The state-dict fields of a sketch of several columns: each column encoded by :func:`encode` (an exact column in the exact form)
     (as a one-column layout), its five fields concatenated with the others', and per column its
     resolution, ``loose`` flag, bin count and the byte length of each field (``sizes``; rows for
     weighted counts and sums).
@@ -266,11 +358,11 @@ def encode_columns(
         >>> col = SketchArrays((1, 2), False, 52, False, 0, np.array([7], np.uint64),
         ...     np.array([[0, 1]]), np.zeros((1, 2), np.int64),
         ...     np.array([[2**64 - 1, 7]], np.uint64), np.array([[0, 7]], np.uint64))
-        >>> d = encode_columns((1, 2), False, False, 1, [col])
-        >>> d["n_bins"], d["sizes"], d["bins"].tolist()
-        ([1], [[1, 2, 1, 1, 0]], [7])
+        >>> d = encode_columns((1, 2), False, False, 1, [col])  # exact: one bin, one sample of group 1
+        >>> d["n_bins"], d["sizes"], d["bins"].tolist(), d["multi"].tolist(), d["extremes"].tolist()
+        ([1], [[1, 0, 1, 1, 0]], [7], [128], [1])
     """
-    parts = [encode(c) for c in columns]
+    parts = [encode(c, exact_form=True) for c in columns]
     out: dict[str, Any] = {
         "layout": None if layout is None else list(layout),
         "multilabel": multilabel,
@@ -342,7 +434,7 @@ def decode_columns(data: Any, max_resolution: int) -> tuple[Any, bool, bool, int
                 raise StateError(f"{where}: {f} holds fewer entries than the columns' sizes")
             fields[f] = whole[offsets[f] : offsets[f] + size]
             offsets[f] += size
-        col = decode(fields, max_resolution)
+        col = decode(fields, max_resolution, exact_form=True)
         if len(col.ids) != data["n_bins"][j]:
             raise StateError(
                 f"{where}: column {j} holds {len(col.ids)} bins, n_bins says {data['n_bins'][j]}"

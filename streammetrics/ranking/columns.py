@@ -75,6 +75,18 @@ def varint_lengths(x: np.ndarray) -> np.ndarray:
     return out
 
 
+def varint_bytes(x: np.ndarray) -> int:
+    """The total of :func:`varint_lengths` (uint64 input), without the per-value array."""
+    x = np.asarray(x, dtype=np.uint64)
+    total = x.size
+    top = int(x.max()) if x.size else 0
+    for k in range(1, 10):
+        if top >> (7 * k) == 0:
+            break
+        total += int(np.count_nonzero(x >= _POW7[k - 1]))
+    return total
+
+
 def size_bound(col: Column) -> int:
     """An upper bound on the bytes of ``col``'s fields in the state format, monotone in the data.
 
@@ -87,18 +99,18 @@ def size_bound(col: Column) -> int:
     if not len(ids):
         return 0
     shift = MANTISSA_BITS - col.res
-    total = int(varint_lengths(np.diff(ids, prepend=_U(0))).sum())
+    total = varint_bytes(np.diff(ids, prepend=_U(0)))
     occupied = counts > 0
     single = occupied & (kmin == kmax)
     multi = occupied & ~single
     start = (ids << _U(shift))[:, None] if shift < 64 else np.zeros((len(ids), 1), np.uint64)
-    total += int(varint_lengths((kmin - start)[single]).sum())
-    total += (int(occupied.sum()) + 7) // 8
+    total += varint_bytes((kmin - start)[single])
+    total += (int(np.count_nonzero(occupied)) + 7) // 8
     pair = 2 * max(1, -(-shift // 7))
     if counts.dtype.kind == "f":
         total += 18 * counts.size + int(multi.sum()) * max(pair, 2)
     else:
-        total += int(varint_lengths(counts.astype(np.uint64)).sum())
+        total += varint_bytes(counts.view(np.uint64))  # (counts >= 0)
         if multi.any():
             env = 2 + varint_lengths(counts[multi].astype(np.uint64)) + -(-offset_bits(col.res) // 7)
             total += int(np.maximum(env, pair).sum())
@@ -293,6 +305,25 @@ def distinct_lower_bound(kf: np.ndarray) -> int:
     s = max(0, (span // (4 * len(kf))).bit_length())
     loc = ((kf - lo) >> _U(s)).astype(np.intp)
     return int(np.count_nonzero(np.bincount(loc)))
+
+
+def exact_cannot_fit(kf: np.ndarray, g: int, budget: int | None, max_bins: int | None) -> bool:
+    """Whether an exact column holding the sorted keys ``kf`` (and perhaps more) is sure to
+    exceed the budget: its :func:`size_bound` is at least the varint bytes of the differences of
+    these distinct keys (inserting a key never lowers that sum: ``v(a + b) <= v(a) + v(b)``),
+    plus ``g`` count bytes and one extreme byte per key."""
+    if not len(kf):
+        return False
+    new = np.empty(len(kf), bool)
+    new[0] = True
+    np.not_equal(kf[1:], kf[:-1], out=new[1:])
+    uk = kf[new]
+    if max_bins is not None and len(uk) > max_bins:
+        return True
+    if budget is None or len(uk) * (g + 2) <= budget // 8:
+        return False
+    low = int(varint_lengths(np.diff(uk, prepend=_U(0))).sum()) + (g + 1) * len(uk)
+    return low > budget
 
 
 def exact_absorbed(col: Column, kf: np.ndarray, gf: np.ndarray) -> Column:

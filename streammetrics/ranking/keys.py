@@ -63,19 +63,20 @@ def probability_keys(p: np.ndarray) -> np.ndarray:
         True
     """
     p = np.ascontiguousarray(p, dtype=np.float64)
-    # branchless selects (np.where mispredicts on random masks): m is all ones where p >= 0.5
-    m = np.negative((p >= 0.5).view(np.uint8).astype(np.uint64))
+    if p.size < 256:  # few values: fewer NumPy calls
+        bits = np.minimum(p, 1.0 - p).view(np.uint64) & ~_SIGN
+        return np.where(p >= 0.5, _TWICE_HALF - bits, bits)
+    # branchless (np.where mispredicts on random masks): key = bits(p) + [p >= 0.5] * (2 bits(0.5)
+    # - bits(1 - p) - bits(p)), in wrapping uint64 arithmetic; 1 - p is exact for p >= 0.5
+    high = np.greater_equal(p, 0.5, out=np.empty(p.shape, np.uint64), casting="unsafe")
+    d = (1.0 - p).view(np.uint64)
+    np.subtract(_TWICE_HALF, d, out=d)
     pb = p.view(np.uint64)
-    bits = (1.0 - p).view(np.uint64)  # 1 - p is exact for p >= 0.5
-    bits ^= pb
-    bits &= m
-    bits ^= pb  # bits of min(p, 1 - p)
-    bits &= ~_SIGN  # -0.0 counts as 0.0
-    alt = _TWICE_HALF - bits
-    alt ^= bits
-    alt &= m
-    alt ^= bits
-    return alt
+    d -= pb
+    d *= high
+    key = pb & ~_SIGN  # -0.0 counts as 0.0 (below 0.5: d is 0 there)
+    key += d
+    return key
 
 
 def score_keys(x: np.ndarray) -> np.ndarray:

@@ -140,7 +140,7 @@ class ScoreSketch(State):
     @property
     def cols(self) -> tuple[Column, ...]:
         """The columns, pending keys folded in."""
-        if self._pending:
+        if self._pending or (not self._cols and self.layout is not None):
             self._commit(_cols=self._folded(), _pending=(), _npend=0)
         return self._cols
 
@@ -294,13 +294,11 @@ class ScoreSketch(State):
         cols = self.cols if flip_state else self._cols  # (a flip needs the folded columns)
         if flip_state:
             cols = tuple(_flip(c) for c in cols)
-        if not cols:
-            cols = tuple(C.empty(layout[1], res=self._start_res) for _ in range(layout[0]))
         pending = (*self._pending, entry)
         npend = self._npend + entry[0].size
         new = {"layout": layout, "multilabel": multilabel, "ovr": ovr, "_n": self._n + n_rows, "seen": seen}
         if npend >= max(FOLD_MIN, FOLD_RATIO * sum(len(c.ids) for c in cols)):
-            new.update(_cols=self._folded(cols, pending), _pending=(), _npend=0)
+            new.update(_cols=self._folded(cols, pending, layout), _pending=(), _npend=0)
         else:
             new.update(_cols=cols, _pending=pending, _npend=npend)
         self._commit(**new)
@@ -309,10 +307,16 @@ class ScoreSketch(State):
     def _start_res(self) -> int:
         return EXACT if self._budget is not None or self._max_bins is not None else self._resolution
 
-    def _folded(self, cols: tuple[Column, ...] | None = None, pending: tuple = ()) -> tuple[Column, ...]:
-        """The columns with the pending entries folded in, each fitted to the budget."""
+    def _folded(
+        self, cols: tuple[Column, ...] | None = None, pending: tuple = (), layout: Any = None
+    ) -> tuple[Column, ...]:
+        """The columns with the pending entries folded in, each fitted to the budget (a sketch
+        that has only pending entries has no columns yet: they start empty here)."""
         if cols is None:
             cols, pending = self._cols, self._pending
+        layout = self.layout if layout is None else layout
+        if not cols and layout is not None:
+            cols = tuple(C.empty(layout[1], res=self._start_res) for _ in range(layout[0]))
         raw = [e for e in pending if len(e) == 4]
         merged = [e[0] for e in pending if len(e) == 1]
         if raw:  # every column's keys at once: (rows, columns)
@@ -335,7 +339,16 @@ class ScoreSketch(State):
                 col = C.union(col, m[c])
             if raw:
                 if order is not None and col.res == EXACT and col.counts.dtype.kind == "i":
-                    col = C.exact_absorbed(col, keys[:, c], groups[:, c])
+                    if self._resolution < EXACT and C.exact_cannot_fit(
+                        keys[:, c], col.counts.shape[1], self._budget, self._max_bins
+                    ):  # the exact union cannot fit: bins at the cap (what fit would give)
+                        cap = self._resolution
+                        g = col.counts.shape[1]
+                        col = C.histogram(
+                            keys[:, c], groups[:, c], None, True, g, cap, base=C.coarsened(col, cap)
+                        )
+                    else:
+                        col = C.exact_absorbed(col, keys[:, c], groups[:, c])
                 else:
                     col = self._absorbed(col, keys[:, c], groups[:, c], wf, integral)
             out.append(C.fit(col, self._resolution, self._budget, self._max_bins))
@@ -467,16 +480,15 @@ class ScoreSketch(State):
             theirs: tuple[Any, ...]
             if flip_other:
                 theirs = ((tuple(_flip(c) for c in other.cols),),)
+            elif all(not len(c.ids) and not c.loose and c.res == self._start_res for c in other._cols):
+                theirs = other._pending  # its columns are what empty columns start as: nothing to add
             else:
                 theirs = (*other._pending, (other._cols,))
-            if not cols:
-                g = other.layout[1]
-                cols = tuple(C.empty(g, res=self._start_res) for _ in range(other.layout[0]))
             pending = (*pending, *theirs)
             npend += other._npend + sum(len(c.ids) for c in other._cols)
             new.update(layout=other.layout, multilabel=other.multilabel, ovr=other.ovr)
             if npend >= max(FOLD_MIN, FOLD_RATIO * sum(len(c.ids) for c in cols)):
-                cols, pending, npend = self._folded(cols, pending), (), 0
+                cols, pending, npend = self._folded(cols, pending, other.layout), (), 0
         new.update(_cols=cols, _pending=pending, _npend=npend)
         self._commit(**new)
 

@@ -152,8 +152,10 @@ def _cases():
         ),
         (mcnemar, "counts", np.array([40.0, 0.0, -1.0, 1.0]), "counts must be non-negative"),
         (mcnemar, "counts", np.array([40, 0, 1, 0]), "counts do not sum to n_samples=40"),
-        (auc, "resolution", 11, r"resolution must be an int in \[0, 10\], found 11"),
-        (auc, "loose", 1, "loose must be a bool, found 1"),
+        # version 3: one resolution and one loose flag per score column
+        (auc, "resolution", 11, r"resolution must be a list of ints, found 11"),
+        (auc, "resolution", [53], r"resolution must be an int in \[-11, 52\], found 53"),
+        (auc, "loose", 1, "loose must be a list of booleans, found 1"),
         (auc, "layout", [1, 0], r"layout must be None or two positive ints, found \[1, 0\]"),
         (auc, "multi", [0], r"multi must be packed bits \(a 1-D uint8 array\), found \[0\]"),
         (

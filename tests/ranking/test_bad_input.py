@@ -71,8 +71,10 @@ def test_merging_different_configuration_is_a_merge_error():
         sm.ROCAUC(exact=True).merge(sm.ROCAUC())
 
 
-def _corrupt(change):
-    d = sm.ROCAUC(resolution=6).update([0, 1, 1, 0, 1, 0], [0.1, 0.7, 0.4, 0.41, 0.42, 0.43]).state_dict()
+def _corrupt(change, exact=False):
+    # max_bytes=None: bins at resolution 6 from the start (the general form); exact: the exact form
+    m = sm.ROCAUC() if exact else sm.ROCAUC(resolution=6, max_bytes=None)
+    d = m.update([0, 1, 1, 0, 1, 0, 1], [0.1, 0.7, 0.4, 0.41, 0.42, 0.43, 0.43]).state_dict()
     change(d["state"])
     return d
 
@@ -106,6 +108,27 @@ def _set(key, value):
 def test_corrupt_state_dicts_are_state_errors(change):
     with pytest.raises(sm.StateError):
         sm.from_state_dict(_corrupt(change))
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        _set("bins", lambda a: a[:-1].copy()),  # one bin missing
+        _set("counts", lambda a: a[:-1].copy()),  # a count missing
+        _set("counts", lambda a: np.r_[a, np.uint8(1)]),  # one count too many
+        _set("counts", lambda a: np.zeros_like(a)),  # an empty bin stored
+        _set("multi", lambda a: a ^ np.uint8(0x80)),  # a simple bin made general (its counts missing)
+        _set("multi", lambda a: np.r_[a, np.uint8(0)]),
+        _set("extremes", lambda a: np.r_[a, np.uint8(0)]),  # group bits too many
+        _set("extremes", lambda a: a ^ np.uint8(0x80)),  # a stray group bit
+        _set("sums", lambda a: np.r_[a, np.uint8(1)]),  # an exact column holds no sums
+        _set("layout", [1, 3]),
+        _set("loose", [True]),  # not the exact form: fields of the other form
+    ],
+)
+def test_corrupt_exact_form_state_dicts_are_state_errors(change):
+    with pytest.raises(sm.StateError):
+        sm.from_state_dict(_corrupt(change, exact=True))
 
 
 def test_corrupt_bytes_are_state_errors():

@@ -129,3 +129,32 @@ def test_states_written_by_version_2_still_load(name):
     fresh = type(m)(**m.get_config()).update(y[:10], s[:10])  # its configuration (max_bins=4000) kept
     merged = m + fresh  # and still merges
     assert merged.n_samples == len(y) + 10
+
+
+@pytest.mark.parametrize(
+    "wrapper",
+    [
+        lambda m: sm.Decayed(m, half_life=5000),
+        lambda m: sm.Rolling(m, window=20_000, panes=4),
+        lambda m: sm.Rolling(m, window=500),
+    ],
+    ids=["decayed", "rolling-panes", "rolling-rows"],
+)
+def test_decayed_and_rolling_states_stay_within_their_byte_bound(wrapper):
+    """Decayed: one sketch (scaled, so weighted counts: the refit keeps it within the budget);
+    Rolling: one sketch per pane, or one sketch and the window's rows."""
+    max_bytes = 4096
+    y, s = _adversarial(40_000, 3)
+    m = wrapper(sm.ROCAUC(input="score", max_bytes=max_bytes))
+    header = len(m.to_bytes()) - len(sm.ROCAUC(input="score", max_bytes=max_bytes).to_bytes())
+    if isinstance(m, sm.Decayed):
+        bound = max_bytes + header
+    elif m.panes is not None:
+        bound = m.panes * max_bytes + header + 1024
+    else:
+        bound = max_bytes + m.window * (y.itemsize + s.itemsize) + header + 1024
+    for a in range(0, len(y), 4000):
+        m.update(y[a : a + 4000], s[a : a + 4000])
+        assert len(m.to_bytes()) <= bound
+    again = sm.from_bytes(m.to_bytes())
+    assert again.compute() == m.compute()

@@ -88,7 +88,13 @@ def _sketches():
     multiclass.add(keys_of(scores, "probability"), yk[:, None], None, (3, 3))
     ovr = ScoreSketch(max_bytes=2**12)  # exact until 3 KiB per column, then bins
     ovr.add(keys_of(scores, "probability"), (yk[:, None] == np.arange(3)).astype(int), None, (3, 2), ovr=True)
+    exact = ScoreSketch(max_bytes=2**16)  # exact: simple bins, a score in both groups, repeats
+    ps = np.array([0.1, 0.2, 0.2, 0.3, 0.3, 0.4, 0.4, 0.4, 0.9])
+    exact.add(
+        keys_of(np.r_[ps, p[:40]], "probability"), np.r_[[0, 0, 1, 1, 1, 0, 0, 0, 1], y[:40]], None, (1, 2)
+    )
     return {
+        "exact": exact,
         "coarse": coarse,
         "few": few,
         "weighted": weighted,
@@ -109,7 +115,9 @@ def _column_fields(fields, j):
     return out
 
 
-@pytest.mark.parametrize("name", ["coarse", "few", "weighted", "loose", "multiclass", "ovr", "empty"])
+@pytest.mark.parametrize(
+    "name", ["exact", "coarse", "few", "weighted", "loose", "multiclass", "ovr", "empty"]
+)
 def test_fields_follow_the_documented_layout(name):
     sketch = _sketches()[name]
     whole = sketch.to_dict()
@@ -128,7 +136,39 @@ def test_fields_follow_the_documented_layout(name):
             assert got.dtype == want.dtype
 
 
+def _check_exact_fields(fields, s):
+    """The exact form: one bit per bin "simple" (one group, once), the simple bins' groups on
+    (g - 1).bit_length() bits (little-endian), varints of the other bins' counts."""
+    assert read_leb128(fields["bins"]) == np.diff(s.ids.astype(object), prepend=0).tolist()
+    g = s.counts.shape[1]
+    simple, groups, others = [], [], []
+    for row in s.counts.tolist():
+        if sorted(row)[-1] == 1 and sum(row) == 1:
+            simple.append(True)
+            groups.append(row.index(1))
+        else:
+            simple.append(False)
+            others += row
+    assert np.unpackbits(fields["multi"], count=len(simple)).astype(bool).tolist() == simple
+    gb = (g - 1).bit_length()
+    bits = [(x >> k) & 1 for x in groups for k in range(gb)]
+    assert np.unpackbits(fields["extremes"], count=len(bits), bitorder="little").tolist() == bits
+    assert read_leb128(fields["counts"]) == others and len(fields["sums"]) == 0
+    assert any(simple) and not all(simple)  # both kinds present
+    back = codec.decode(fields, s.res, exact_form=True)
+    for got, want in zip(back[5:], s.arrays, strict=True):
+        np.testing.assert_array_equal(got, want)
+        assert got.dtype == want.dtype
+    # a simple bin written as counts is not canonical
+    bad = {**fields, "multi": np.zeros_like(fields["multi"]), "extremes": np.zeros(0, np.uint8)}
+    bad["counts"] = codec.varint_encode(s.counts.ravel().astype(np.uint64))
+    with pytest.raises(sm.StateError, match="simple bin"):
+        codec.decode(bad, s.res, exact_form=True)
+
+
 def _check_column_fields(name, fields, s):
+    if name == "exact":
+        return _check_exact_fields(fields, s)
     if name == "few":  # every kind of group is present
         assert all(kind.any() for kind in codec.group_kinds(s.counts, s.kmin, s.kmax, s.loose))
     assert read_leb128(fields["bins"]) == np.diff(s.ids.astype(object), prepend=0).tolist()
