@@ -20,7 +20,7 @@ from .._core.metric import Metric
 from .._core.onerow import OneRowMixin
 from .._core.params import check_option, plain
 from ..errors import InputError
-from ..ranking.positive import PositiveRule, present_labels, union
+from ..ranking.positive import PositiveRule, check_binary_classes, present_labels, union
 from ..ranking.rows import ScoreRows
 
 INPUTS = ("probability", "score")
@@ -137,7 +137,7 @@ class _ProbabilityMetric(OneRowMixin, Metric[Any]):
         v.check_length(p, len(yt), "y_proba")
         if p.ndim == 1:
             if self.labels_name_binary_classes and self.labels is not None:
-                _check_binary_labels(self.labels, yt)
+                check_binary_classes(self.labels, yt)
             if self.input == "score":
                 p = _sigmoid(p)
             rule = self._rule()
@@ -161,21 +161,6 @@ class _ProbabilityMetric(OneRowMixin, Metric[Any]):
         onehot = np.zeros((len(yt), k))
         onehot[np.arange(len(yt)), idx] = 1.0
         return onehot, p, len(yt), False, (), None
-
-
-def _check_binary_labels(labels: list[Any], yt: np.ndarray) -> None:
-    """1-D probabilities with ``labels=``: two classes listed, and every ``y_true`` one of them."""
-    if len(labels) != 2:
-        raise InputError(
-            f"labels: expected two classes for 1-D y_proba (the probability of the greater one), "
-            f"found {len(labels)}: {labels!r}"
-        )
-    if len(yt):
-        listed = np.asarray(labels, dtype=yt.dtype) if yt.dtype.kind != "U" else np.asarray(labels)
-        outside = ~np.isin(yt, listed)
-        if outside.any():
-            found = sorted({x.item() if hasattr(x, "item") else x for x in yt[outside][:20]}, key=repr)
-            raise InputError(f"y_true: expected values among labels {labels!r}, found {found!r}")
 
 
 def _check_rows_sum_to_one(inputs: Inputs, p: np.ndarray) -> None:

@@ -137,6 +137,26 @@ def plan(
     return new, flip_state, (labels[0] == used) != (labels[0] == positive)
 
 
+def check_binary_classes(labels: list[Any], yt: np.ndarray) -> None:
+    """``labels=`` naming the two classes of one score column: two of them, and every ``y_true``
+    among them (raises :class:`InputError`; batches and rows alike)."""
+    if len(labels) != 2:
+        raise InputError(
+            f"labels: expected two classes for 1-D y_proba (the probability of the greater one), "
+            f"found {len(labels)}: {labels!r}"
+        )
+    if not len(yt):
+        return
+    listed = np.asarray(labels)
+    if (listed.dtype.kind == "U") != (yt.dtype.kind == "U"):  # strings against ints: none listed
+        outside = yt
+    else:
+        outside = yt[~np.isin(yt, listed)]
+    if len(outside):
+        found = sorted({x.item() if hasattr(x, "item") else x for x in outside[:20]}, key=repr)
+        raise InputError(f"y_true: expected values among labels {labels!r}, found {found!r}")
+
+
 def present_labels(yt: np.ndarray, seen: tuple[Any, ...]) -> tuple[Any, ...]:
     """The sorted distinct labels of ``yt`` as plain values, or ``seen`` itself when ``seen`` holds
     two labels and every label of ``yt`` is one of them (the common case after the first batches:

@@ -27,7 +27,7 @@ import numpy as np
 
 from .._core.rowvalues import LABEL_TYPES, NUMBER_TYPES, label_of, number_of
 from ..errors import InputError
-from .positive import union
+from .positive import check_binary_classes, union
 
 
 class ScoreRows:
@@ -133,13 +133,7 @@ class ScoreRows:
         yt = label_of(y_true, "y_true")
         listed = getattr(self.rules, "labels", None)
         if listed is not None and getattr(self.rules, "labels_name_binary_classes", False):
-            if len(listed) != 2:
-                raise InputError(
-                    f"labels: expected two classes for one score (the probability of the greater one), "
-                    f"found {len(listed)}: {listed!r}"
-                )
-            if yt not in listed:
-                raise InputError(f"y_true: expected values among labels {listed!r}, found {[yt]!r}")
+            check_binary_classes(listed, np.asarray([yt]))
         score = number_of(y_pred, self.name)
         if self.probability and not 0.0 <= score <= 1.0:
             raise InputError(

@@ -138,3 +138,11 @@ def test_a_label_outside_two_labels_is_refused_in_batches_and_rows() -> None:
     assert m.to_bytes() == before
     with pytest.raises(sm.InputError, match="labels: expected two classes"):
         sm.LogLoss(labels=["a", "b", "c"]).update(["a", "b"], [0.2, 0.3])
+
+
+@pytest.mark.parametrize(("labels", "y_true"), [(["a", "b"], [0, 1]), ([0, 1], ["a", "b"])])
+def test_labels_of_another_kind_than_y_true_are_refused(labels, y_true) -> None:
+    with pytest.raises(sm.InputError, match="y_true: expected values among labels"):
+        sm.LogLoss(labels=labels).update(y_true, [0.2, 0.3])
+    with pytest.raises(sm.InputError, match="y_true: expected values among labels"):
+        sm.LogLoss(labels=labels).update(y_true[0], 0.2)
