@@ -12,7 +12,7 @@ and negatives *inside* a bin is unknown. Each formula returns an estimate and gu
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -160,12 +160,14 @@ def partial_roc_auc(h: BinaryHistogram, max_fpr: float) -> Estimate:
         e_lo, e_hi = excess[b] * lo[b], excess[b] * hi[b]
         base_lo += width * t0 + max(0.0, e_lo - (f1 - max_fpr) * (t1 - t0))
         base_hi += width * t0 + min(width * (t1 - t0), e_hi)
+    return _bounded(*(mcclish(a, max_fpr) for a in (base, base_lo, base_hi)))
+
+
+def mcclish(area: Any, max_fpr: float) -> Any:
+    """McClish's standardization of a partial ROC area over FPR in [0, ``max_fpr``]: 0.5 for the
+    chance diagonal's area, 1 for a perfect curve's (floats or arrays)."""
     min_area, max_area = 0.5 * max_fpr**2, max_fpr
-
-    def mcclish(a: float) -> float:
-        return 0.5 * (1 + (a - min_area) / (max_area - min_area))
-
-    return _bounded(mcclish(base), mcclish(base_lo), mcclish(base_hi))
+    return 0.5 * (1 + (area - min_area) / (max_area - min_area))
 
 
 _FEW = 8

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .formulas import mcclish
+
 #: Rows per chunk so that the (rows, K, K) comparisons stay about 4 million cells.
 _CELLS = 1 << 22
 
@@ -87,6 +89,5 @@ def row_partial_auc(y: np.ndarray, s: np.ndarray, max_fpr: float) -> np.ndarray:
         right = np.minimum(x1, max_fpr)
         at_right = y0 + (y1 - y0) * np.where(x1 > x0, (right - x0) / (x1 - x0), 0.0)
         area = np.where(x0 < max_fpr, (right - x0) * (y0 + at_right) / 2, 0.0).sum(axis=1)
-        low, high = 0.5 * max_fpr**2, max_fpr
-        out = 0.5 * (1 + (area - low) / (high - low))
+        out = mcclish(area, max_fpr)
     return np.where((p[:, 0] > 0) & (q[:, 0] > 0), out, np.nan)
