@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import os
 import warnings
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,16 +43,21 @@ def two_arg_cases() -> list[LawCase]:
 CASES = two_arg_cases()
 
 
-def one_per_type(cases: list[LawCase]) -> list[LawCase]:
-    """The first case of each metric class (for the slower engines)."""
-    seen: set[str] = set()
+def _first_per(cases: list[LawCase], kind: Callable[[sm.Metric], Hashable]) -> list[LawCase]:
+    """The first case of each ``kind`` of metric, in table order."""
+    seen: set[Hashable] = set()
     out = []
     for case in cases:
-        name = type(case.make()).__name__
-        if name not in seen:
-            seen.add(name)
+        key = kind(case.make())
+        if key not in seen:
+            seen.add(key)
             out.append(case)
     return out
+
+
+def one_per_type(cases: list[LawCase]) -> list[LawCase]:
+    """The first case of each metric class (for the slower engines)."""
+    return _first_per(cases, lambda m: type(m).__name__)
 
 
 def one_per_state_kind(cases: list[LawCase]) -> list[LawCase]:
@@ -60,15 +66,7 @@ def one_per_state_kind(cases: list[LawCase]) -> list[LawCase]:
     Metrics of one module sharing a state class travel through an engine by the same code (their
     state's bytes and merge); every case still goes through each engine's combine protocol.
     """
-    seen: set[tuple[str, str]] = set()
-    out = []
-    for case in cases:
-        metric = case.make()
-        kind = (type(metric).__module__, type(getattr(metric, "_state", None)).__name__)
-        if kind not in seen:
-            seen.add(kind)
-            out.append(case)
-    return out
+    return _first_per(cases, lambda m: (type(m).__module__, type(getattr(m, "_state", None)).__name__))
 
 
 @dataclass
