@@ -220,7 +220,7 @@ class EqualizedOddsDifference(_EqualizedOdds):
     Args:
         method: ``"between_groups"`` (default): the groups' largest minus smallest value (difference) or smallest over largest (ratio); ``"to_overall"``: each group against the overall value, as fairlearn's ``MetricFrame``.
         pos_label: The positive (selected) label; default 1.
-        agg: How the groups' values combine (fairlearn's ``agg``): one of 'worst_case', 'mean'.
+        agg: How the two gaps combine (fairlearn's ``agg``): ``"worst_case"`` (default) or ``"mean"``.
         max_keys: ``None`` (default): any number of keys; an int: a batch bringing more distinct keys is refused with :class:`~streammetrics.InputError`, the state unchanged.
 
     Examples:
@@ -239,7 +239,7 @@ class EqualizedOddsRatio(_EqualizedOdds):
     Args:
         method: ``"between_groups"`` (default): the groups' largest minus smallest value (difference) or smallest over largest (ratio); ``"to_overall"``: each group against the overall value, as fairlearn's ``MetricFrame``.
         pos_label: The positive (selected) label; default 1.
-        agg: How the groups' values combine (fairlearn's ``agg``): one of 'worst_case', 'mean'.
+        agg: How the two gaps combine (fairlearn's ``agg``): ``"worst_case"`` (default) or ``"mean"``.
         max_keys: ``None`` (default): any number of keys; an int: a batch bringing more distinct keys is refused with :class:`~streammetrics.InputError`, the state unchanged.
 
     Examples:

@@ -304,7 +304,7 @@ class RetrievalFallOut(RetrievalMetric):
 
     Args:
         top_k: Only each query's ``top_k`` highest-scored documents count (``None``, default: all of them).
-        empty_target_action: A query without a relevant document: ``"neg"`` (default) scores 0, ``"pos"`` scores 1, ``"skip"`` leaves it out, ``"error"`` raises, as torchmetrics.
+        empty_target_action: A query without an irrelevant document: ``"pos"`` (default, as torchmetrics) scores 1, ``"neg"`` scores 0, ``"skip"`` leaves it out, ``"error"`` raises.
         aggregation: How the queries' values combine: ``"mean"`` (default), ``"median"``, ``"min"`` or ``"max"``.
 
     Examples:
