@@ -119,6 +119,19 @@ class Inputs:
             memo[key] = True
         return arr
 
+    def check_rows_sum_to_one(self, i: int, p: np.ndarray, name: str, what: str = "probability rows") -> None:
+        """Refuse (:class:`InputError`) a row of ``p``, argument ``i``'s 2-D probabilities, whose sum
+        is not 1 within ``np.allclose``'s tolerance at 1 (the sums are kept for the other members)."""
+        if len(p):
+            sums = self.derived((i, "row sums"), lambda: p.sum(axis=1))
+            close = (
+                np.abs(sums - 1.0) <= ROW_SUM_TOLERANCE
+            )  # np.allclose written out: cheaper on small batches
+            if not close.all():
+                raise InputError(
+                    f"{name}: expected {what} summing to 1, found a row summing to {sums[~close][0]}"
+                )
+
     def weights(self, n: int) -> np.ndarray | None:
         """``None`` or ``n`` finite non-negative float64 weights."""
         if self.sample_weight is None:
@@ -127,6 +140,8 @@ class Inputs:
 
 
 _MISSING = object()
+#: How far a probability row's sum may be from 1 (``np.allclose``'s default at 1: ``1e-8 + 1e-5``).
+ROW_SUM_TOLERANCE = 1e-8 + 1e-5
 #: Memo keys by argument position (built once: no tuple per call).
 _ARRAY, _LABELS, _FLOATS, _UNIT = (
     tuple((i, what) for i in range(8)) for what in ("array", "labels", "floats", "unit")

@@ -22,7 +22,7 @@ from .._core.params import check_option, plain
 from ..aggregation.base import RowValueMetric, always, scratch
 from ..aggregation.state import RowSums
 from ..errors import InputError, UndefinedMetricWarning
-from ..probabilistic.base import _check_rows_sum_to_one, _class_index
+from ..probabilistic.base import _class_index
 
 #: torch's floor of a logarithm in its binary cross entropy (torcheval's normalized entropy).
 TORCH_LOG_FLOOR = -100.0
@@ -456,7 +456,7 @@ class _D2Probability(_ClassRows, base=True):
             np.subtract(1.0, p, out=both[:, 0])
             p = both
         else:
-            _check_rows_sum_to_one(inputs, p)
+            inputs.check_rows_sum_to_one(1, p, "y_proba")
             idx = _class_index(yt, p.shape[1], self.labels)
         width = self._state.width
         if width is not None and len(yt) and p.shape[1] + 1 != width:

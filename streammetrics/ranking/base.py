@@ -27,8 +27,6 @@ from .rows import ScoreRows
 from .sketch import EXACT, MIN_BYTES, BinaryHistogram, ScoreSketch
 
 INPUTS = ("probability", "score")
-#: np.allclose's tolerance around 1.0 (atol 1e-8 + rtol 1e-5), for multiclass probability rows.
-_ROW_SUM_TOL = 1e-08 + 1e-05 * 1.0
 #: Default sketch resolution (mantissa bits kept: bins about 2**-10 wide in logit).
 DEFAULT_RESOLUTION = 10
 #: Default bin cap: none (the byte budget decides).
@@ -199,14 +197,8 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch], base=True):
             yt = inputs.labels(0, "y_true")
             k = scores.shape[1]
             cls = self._class_index(yt, k)
-            if self.input == "probability" and n:
-                sums = inputs.derived((1, "row sums"), lambda: scores.sum(axis=1))
-                # np.allclose(sums, 1.0) in three calls: |sum - 1| <= atol + rtol * 1
-                if not np.abs(sums - 1.0).max() <= _ROW_SUM_TOL:
-                    bad = sums[~np.isclose(sums, 1.0)][0]
-                    raise InputError(
-                        f"y_score: expected multiclass probability rows summing to 1, found a row summing to {bad}"
-                    )
+            if self.input == "probability":
+                inputs.check_rows_sum_to_one(1, scores, "y_score", "multiclass probability rows")
             if getattr(self, "multi_class", "ovr") == "ovo":
                 layout, groups = (k, k), cls[:, None]  # column j: a group per true class
             else:
