@@ -109,10 +109,12 @@ def sliced_throughput(quick: bool) -> str:
     return f"{table}\n\nOverall value of the sliced state equals unsliced F1: {check}."
 
 
-def retrieval(quick: bool) -> str:
+def retrieval(quick: bool, only: list[str] | None = None) -> str:
     n_queries = 10_000 if quick else 100_000
     rows = []
     for name, kw, tm_name in RETRIEVAL:
+        if only and f"{name}({', '.join(f'{k}={v}' for k, v in kw.items())})" not in only:
+            continue
         graded = name == "RetrievalNDCG"
         out = {}
         for lib in ("streammetrics", "torchmetrics"):
@@ -148,13 +150,13 @@ def retrieval(quick: bool) -> str:
     )
 
 
-def main(quick: bool = False) -> str:
+def main(quick: bool = False, only: list[str] | None = None) -> str:
     return (
         f"## Keyed accumulators ({platform.machine()}, NumPy {np.__version__})\n\n"
         "### Sliced(F1) over 1,000 keys, batches of 100k\n\n"
         + sliced_throughput(quick)
         + "\n\n### Retrieval against torchmetrics\n\n"
-        + retrieval(quick)
+        + retrieval(quick, only)
         + "\n"
     )
 
@@ -162,4 +164,6 @@ def main(quick: bool = False) -> str:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
-    print(main(parser.parse_args().quick))
+    parser.add_argument("--only", help="retrieval rows to run, e.g. 'RetrievalMAP(),RetrievalAUROC()'")
+    args = parser.parse_args()
+    print(main(args.quick, None if not args.only else [s.strip() for s in args.only.split(";")]))

@@ -28,13 +28,30 @@ _BITS = 62
 class _Column:
     """One key column: a sorted :class:`LabelSet` for lookups and the slot of each of its labels."""
 
-    __slots__ = ("identity", "labels", "slot_of", "values")
+    __slots__ = ("_cache", "identity", "labels", "slot_of", "values")
 
     def __init__(self, labels: LabelSet, slot_of: np.ndarray, values: np.ndarray) -> None:
         self.labels = labels  # sorted, for vectorized lookup
         self.slot_of = slot_of  # slot of each sorted label
         self.values = values  # the labels in slot order
         self.identity = bool(np.array_equal(slot_of, np.arange(len(slot_of))))
+
+    def _lut(self) -> tuple[int, np.ndarray] | None:
+        """``(low, slot of low + i)`` for integer keys of a span at most 8 times their number
+        (or 65,536): a known key is then one gather, however the keys are spread."""
+        if self.values.dtype.kind != "i" or not len(self.values):
+            return None
+        cached = getattr(self, "_cache", None)
+        if cached is None:
+            lo, hi = int(self.labels.values[0]), int(self.labels.values[-1])
+            if hi - lo >= max(1 << 16, 8 * len(self.values)):
+                cached = (lo, None)
+            else:
+                table = np.full(hi - lo + 1, -1, np.int64)
+                table[self.labels.values - lo] = self.slot_of
+                cached = (lo, table)
+            object.__setattr__(self, "_cache", cached)
+        return None if cached[1] is None else cached
 
     @classmethod
     def empty(cls) -> _Column:
@@ -44,6 +61,14 @@ class _Column:
         return len(self.slot_of)
 
     def encode(self, arr: np.ndarray, name: str) -> tuple[np.ndarray, _Column | None]:
+        lut = self._lut()
+        if lut is not None and arr.dtype.kind == "i" and len(arr):
+            lo, table = lut
+            low, high = int(arr.min()), int(arr.max())
+            if low >= lo and high < lo + len(table):
+                slots = table[arr - lo]
+                if slots.min() >= 0:  # every key known: one gather
+                    return slots, None
         idx, grown = self.labels.encode(arr, name)
         if grown is None:
             return (idx if self.identity else self.slot_of[idx]), None

@@ -31,16 +31,30 @@ def ranked(q: np.ndarray, s: np.ndarray, r: np.ndarray) -> np.ndarray:
     """The order putting each query's documents best score first; tied scores put the less
     relevant first (a pessimistic, order-independent tie rule).
 
-    Without tied scores: one sort by score, then a stable sort by query (half the work of a
-    three-key ``lexsort``, which is kept for batches with ties)."""
+    One sort by score, then a stable sort by query (half the work of a three-key ``lexsort``);
+    runs of tied scores within a query (common with float32 scores) are then ordered by
+    relevance, touching only their rows."""
     by_score = np.argsort(-s)
-    ordered = s[by_score]
-    if len(s) > 1 and (ordered[1:] == ordered[:-1]).any():
-        return np.lexsort((r, -s, q))
     qo = q[by_score]
     if len(q) and q.max() < 2**31:
         qo = qo.astype(np.int32)
-    return by_score[np.argsort(qo, kind="stable")]
+    order = by_score[np.argsort(qo, kind="stable")]
+    if len(order) < 2:
+        return order
+    qs, ss = q[order], s[order]
+    same = (qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])
+    if not same.any():
+        return order
+    in_run = np.zeros(len(order), bool)
+    in_run[1:] |= same
+    in_run[:-1] |= same
+    rows = np.flatnonzero(in_run)
+    starts = np.ones(len(rows), bool)
+    starts[1:] = ~same[rows[1:] - 1]
+    run = np.cumsum(starts)
+    sub = order[rows]
+    order[rows] = sub[np.lexsort((r[sub], run))]
+    return order
 
 
 def positions(q_sorted: np.ndarray, n_queries: int) -> tuple[np.ndarray, np.ndarray]:

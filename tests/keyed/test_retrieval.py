@@ -117,3 +117,23 @@ def test_values_equal_torchmetrics_modules(name, kw):
         target = torch.tensor(rel[part]) if name == "RetrievalNDCG" else torch.tensor(rel[part].astype(bool))
         theirs.update(torch.tensor(score[part]), target, indexes=torch.tensor(q[part]))
     assert ours.compute() == pytest.approx(float(theirs.compute()), abs=1e-6)
+
+
+def test_ranking_with_ties_equals_a_three_key_lexsort():
+    from streammetrics.retrieval.state import ranked
+
+    rng = np.random.default_rng(9)
+    q, s, r = rng.integers(0, 30, 2000), np.round(rng.random(2000), 1), rng.integers(0, 3, 2000).astype(float)
+    mine, reference = ranked(q, s, r), np.lexsort((r, -s, q))
+    for a in (q, s, r):
+        np.testing.assert_array_equal(a[mine], a[reference])
+
+
+def test_integer_query_ids_far_apart_and_growing():
+    rel, score, q = _docs(n_queries=30, per=5, seed=3)
+    ids = q * 1_000_003 - 7  # a span too wide for a lookup table: the sorted path
+    whole = sm.RetrievalMRR().update(rel, score, ids)
+    parts = sm.RetrievalMRR()
+    for part in np.array_split(np.arange(len(q)), 6):
+        parts.update(rel[part], score[part], ids[part])
+    assert parts.per_query() == whole.per_query() and len(whole.per_query()) == 30

@@ -60,13 +60,14 @@ def _accuracy_gap(kind: str, method: str):
 
 
 CASES = [
-    LawCase("SelectionRate", sm.SelectionRate, _binary, _selection_rate, rtol=1e-12),
+    LawCase("SelectionRate", sm.SelectionRate, _binary, _selection_rate, rtol=1e-12, min_rows=2),
     LawCase(
         "DemographicParityDifference",
         sm.DemographicParityDifference,
         _binary_groups,
         _fairlearn("demographic_parity_difference"),
         rtol=1e-12,
+        min_rows=2,  # fairlearn squeezes a one-row input to a scalar and refuses it
     ),
     LawCase(
         "DemographicParityRatio[to_overall]",
@@ -74,6 +75,7 @@ CASES = [
         _binary_groups,
         _fairlearn("demographic_parity_ratio", method="to_overall"),
         rtol=1e-12,
+        min_rows=2,  # fairlearn squeezes a one-row input to a scalar and refuses it
     ),
     LawCase(
         "EqualizedOddsDifference",
@@ -81,6 +83,7 @@ CASES = [
         _binary_groups,
         _fairlearn("equalized_odds_difference"),
         rtol=1e-12,
+        min_rows=2,  # fairlearn squeezes a one-row input to a scalar and refuses it
     ),
     LawCase(
         "EqualizedOddsRatio[mean]",
@@ -88,6 +91,7 @@ CASES = [
         _binary_groups,
         _fairlearn("equalized_odds_ratio", agg="mean"),
         rtol=1e-12,
+        min_rows=2,  # fairlearn squeezes a one-row input to a scalar and refuses it
     ),
     LawCase(
         "EqualOpportunityDifference[to_overall]",
@@ -95,6 +99,7 @@ CASES = [
         _binary_groups,
         _fairlearn("equal_opportunity_difference", method="to_overall"),
         rtol=1e-12,
+        min_rows=2,  # fairlearn squeezes a one-row input to a scalar and refuses it
     ),
     LawCase(
         "EqualOpportunityRatio",
@@ -102,6 +107,7 @@ CASES = [
         _binary_groups,
         _fairlearn("equal_opportunity_ratio"),
         rtol=1e-12,
+        min_rows=2,  # fairlearn squeezes a one-row input to a scalar and refuses it
     ),
     LawCase(
         "GroupDifference[Accuracy]",
@@ -109,6 +115,7 @@ CASES = [
         _binary_groups,
         _accuracy_gap("difference", "between_groups"),
         rtol=1e-12,
+        min_rows=2,  # fairlearn squeezes a one-row input to a scalar and refuses it
     ),
     LawCase(
         "GroupRatio[Accuracy-to_overall]",
@@ -116,5 +123,6 @@ CASES = [
         _binary_groups,
         _accuracy_gap("ratio", "to_overall"),
         rtol=1e-12,
+        min_rows=2,  # fairlearn squeezes a one-row input to a scalar and refuses it
     ),
 ]
