@@ -72,7 +72,11 @@ def test_every_metric_type_threaded_scheduler(case, sort_by_class):
 
 @pytest.mark.parametrize(
     "case",
-    [c for c in one_per_state_kind(CASES) if c.batch(np.random.default_rng(0), 2)[0].ndim == 1],
+    [
+        c
+        for c in one_per_state_kind(CASES)
+        if all(np.ndim(a) == 1 for a in c.batch(np.random.default_rng(0), 2))
+    ],
     ids=str,
 )
 def test_dataframe_columns_with_empty_partitions(case):
