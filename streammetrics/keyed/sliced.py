@@ -167,6 +167,10 @@ class SlicedState(State):
                 raise StateError(f"Sliced state: {len(states)} states of {u!r} for {len(self.keys)} keys")
             for state in states:
                 state.check()
+        try:  # the keys' states come from one stream: they unite (e.g. labels of one kind)
+            self.overall()
+        except MergeError as err:
+            raise StateError(f"Sliced state: the keys' states do not merge into one: {err}") from None
 
 
 class Sliced(Metric[SlicedState]):
