@@ -1,7 +1,8 @@
 """Issue 17 catalogue (per-row values): batch throughput on batches of 100k rows, per-row updates,
 against torchmetrics (CPU, float64, its update on the same batches) and river (one row at a time).
 
-Run: ``python benchmarks/bench_catalogue.py [--quick]``. Numbers are rows per second (best of
+Run from the repository root: ``python -m benchmarks.bench_catalogue [--quick]`` (as a module, so
+that the checkout's ``streammetrics`` is imported, not an installed one). Numbers are rows per second (best of
 3); ratios are ours over the peer, measured in the same run.
 """
 
@@ -42,6 +43,7 @@ def _data(rng: np.random.Generator, n: int) -> dict[str, Any]:
         "dists": (proba, rng.dirichlet(np.ones(k), n)),
         "binary": (binary, rng.uniform(0.01, 0.99, n)),
         "multiproba": (labels, proba),
+        "multilabel": ((rng.random((n, k)) < 0.4).astype(int), rng.standard_normal((n, k))),
     }
 
 
@@ -96,11 +98,39 @@ CASES: list[tuple[str, Callable[[], Any], str, Any]] = [
     ("WeightedCalibration", sm.WeightedCalibration, "binary", None),
     ("D2LogLossScore (C=5)", sm.D2LogLossScore, "multiproba", None),
     ("D2BrierScore (C=5)", sm.D2BrierScore, "multiproba", None),
+    (
+        "CoverageError (L=5)",
+        sm.CoverageError,
+        "multilabel",
+        ("classification", "MultilabelCoverageError", {"num_labels": 5}),
+    ),
+    (
+        "LabelRankingAveragePrecision (L=5)",
+        sm.LabelRankingAveragePrecision,
+        "multilabel",
+        ("classification", "MultilabelRankingAveragePrecision", {"num_labels": 5}),
+    ),
+    (
+        "LabelRankingLoss (L=5)",
+        sm.LabelRankingLoss,
+        "multilabel",
+        ("classification", "MultilabelRankingLoss", {"num_labels": 5}),
+    ),
+    ("DCG (5 documents)", sm.DCG, "multilabel", None),
+    ("NDCG(3) (5 documents)", lambda: sm.NDCG(3), "multilabel", None),
+    (
+        "NRMSE(range)",
+        lambda: sm.NRMSE("range"),
+        "pair",
+        ("regression", "NormalizedRootMeanSquaredError", {"normalization": "range"}),
+    ),
 ]
 
 #: river metrics fed one row at a time, against our per-row path (``update(y, p)`` with floats).
 RIVER = [
     ("Mean", lambda: sm.Mean(), "stats.Mean", "values"),
+    ("Sum", lambda: sm.Sum(), "stats.Sum", "values"),
+    ("Max", lambda: sm.Max(), "stats.Max", "values"),
     ("SMAPE", sm.SMAPE, "metrics.SMAPE", "pair"),
     ("PinballLoss", lambda: sm.PinballLoss(0.5), None, "pair"),
     ("PoissonDeviance", sm.PoissonDeviance, None, "pair"),
