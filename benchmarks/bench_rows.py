@@ -1,6 +1,6 @@
 """One row at a time: ``metric.update(...)`` with Python scalars, vs river.
 
-    python benchmarks/bench_rows.py [--quick]
+    python benchmarks/bench_rows.py [--quick] [--only NAME[,NAME]]
 
 Two tables. The first: every metric that takes a probability (ranking, probabilistic,
 thresholded confusion metrics) is fed the same stream of ``(y, p)`` pairs, ``y`` an int in
@@ -316,9 +316,18 @@ def river_twins() -> dict[str, tuple[Callable[[], Any], Callable[[Any], Any], Ca
     return twins
 
 
+#: ``--only``: the class names the second table is cut to (all when empty).
+ONLY: set[str] = set()
+
+
 def every_case() -> list[tuple[str, Callable[[], Any] | None, Callable[[Any], Any], str]]:
     """(name, make or None, why not timed): each concrete exported metric, then its configured
     instances; ``RiverMetric(Accuracy())`` (the river adapter) last where river is installed."""
+    cases = _every_case()
+    return [c for c in cases if not ONLY or c[0].split("(")[0] in ONLY]
+
+
+def _every_case() -> list[tuple[str, Callable[[], Any] | None, Callable[[Any], Any], str]]:
     compute = lambda m: m.compute()  # noqa: E731
     out: list[tuple[str, Callable[[], Any] | None, Callable[[Any], Any], str]] = []
     for name in sm.__all__:
@@ -539,6 +548,10 @@ def main(quick: bool = False) -> str:
     n = 20_000 if quick else 200_000
     repeats = 3 if quick else 5
     budget = 0.3 if quick else 3.0  # seconds one timed run may take before it is cut to a prefix
+    if ONLY:  # a few metrics of the second table only
+        text = "\n".join(every_section(quick))
+        print(text)
+        return text
     rows, notes = measure(n, repeats, budget)
     header = [
         "metric",
@@ -586,4 +599,7 @@ def main(quick: bool = False) -> str:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="20k rows instead of 200k")
-    main(parser.parse_args().quick)
+    parser.add_argument("--only", metavar="NAME[,NAME]", default="", help="time only these metrics (second table)")
+    args = parser.parse_args()
+    ONLY.update(filter(None, args.only.split(",")))
+    main(args.quick)
