@@ -599,7 +599,9 @@ def main(quick: bool = False) -> str:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="20k rows instead of 200k")
-    parser.add_argument("--only", metavar="NAME[,NAME]", default="", help="time only these metrics (second table)")
+    parser.add_argument(
+        "--only", metavar="NAME[,NAME]", default="", help="time only these metrics (second table)"
+    )
     args = parser.parse_args()
     ONLY.update(filter(None, args.only.split(",")))
     main(args.quick)
