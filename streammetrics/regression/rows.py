@@ -127,6 +127,21 @@ class RegressionRows:
 
             return update
         extend, low = rows.extend, 0.0 if self.log else -math.inf
+        if not self.log:  # no sign rule: two finite floats are one extend (the common row, written out)
+
+            def update_finite_pair(y_true: Any, y_pred: Any, sample_weight: Any = None, w: Any = None) -> Any:
+                if (
+                    sample_weight is w is None
+                    and type(y_true) is float is type(y_pred)
+                    and types
+                    and y_true - y_true + y_pred - y_pred == 0.0  # nan exactly when either is inf or nan
+                ):
+                    extend((y_true, y_pred))
+                    if len(rows) < limit:
+                        return result
+                    flush()
+                    return result
+                return update_pair(y_true, y_pred, sample_weight, w)
 
         def update_pair(y_true: Any, y_pred: Any, sample_weight: Any = None, w: Any = None) -> Any:
             if type(y_true) is float is type(y_pred) and sample_weight is w is None and types:
@@ -150,7 +165,7 @@ class RegressionRows:
             slow(y_true, y_pred, sample_weight if w is None else w)
             return result
 
-        return update_pair
+        return update_pair if self.log else update_finite_pair
 
     def pusher(self, buffer: Any) -> Callable[[Any, Any], bool]:
         """A collection's push: append the row if it is of the fast kind as is (never raises)."""
