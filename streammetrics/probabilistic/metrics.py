@@ -21,9 +21,9 @@ from .formulas import BrierDecomposition, ReliabilityCurve, _cost_matrix, expect
 from .rows import DecisionRows
 from .states import KeyedSums, SumTable
 
-
 _EPS = float(np.finfo(np.float64).eps)  # the clip of probabilities, as scikit-learn's
 _ONE_MINUS_EPS = 1.0 - _EPS
+
 
 class LogLoss(_ProbabilityMetric):
     """Mean negative log-likelihood of the true class, as :func:`sklearn.metrics.log_loss`.
