@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ranking.formulas import mcclish
 from .state import QueryDocs, positions, ranked
 
 
@@ -146,6 +147,45 @@ def auroc(d: Ranked, k: int | None) -> np.ndarray:
     neg_n = size - pos_n
     u = np.bincount(q, weights=np.where(hit, rank, 0.0), minlength=d.n) - pos_n * (pos_n + 1) / 2
     return _divide(u, pos_n * neg_n)
+
+
+def partial_auroc(d: Ranked, k: int | None, max_fpr: float) -> np.ndarray:
+    """McClish-standardized area under each query's ROC curve over FPR in [0, ``max_fpr``] (as
+    scikit-learn's ``roc_auc_score(max_fpr=...)``: one point per distinct score, tied scores one
+    diagonal step, the curve cut at ``max_fpr`` by linear interpolation); 0 where the ``k`` best
+    documents hold no relevant or no irrelevant one."""
+    top = d.in_top(k)
+    q, s, hit = d.q[top], d.s[top], d.hit[top]
+    pos_n = np.bincount(q, weights=hit, minlength=d.n)
+    neg_n = np.bincount(q, weights=~hit, minlength=d.n)
+    if not len(q):
+        return np.zeros(d.n)
+    # the end of each run of tied scores within a query is a point of the curve
+    last = np.ones(len(q), bool)
+    last[:-1] = (q[1:] != q[:-1]) | (s[1:] != s[:-1])
+    first_of_query = np.ones(len(q), bool)
+    first_of_query[1:] = q[1:] != q[:-1]
+    tp_all, fp_all = np.cumsum(hit), np.cumsum(~hit)
+    start = np.flatnonzero(first_of_query)  # counts before each query's first document
+    base_tp = (tp_all - hit)[start][np.cumsum(first_of_query) - 1]
+    base_fp = (fp_all - ~hit)[start][np.cumsum(first_of_query) - 1]
+    ends = np.flatnonzero(last)
+    qe = q[ends]
+    tp, fp = (tp_all - base_tp)[ends].astype(np.float64), (fp_all - base_fp)[ends].astype(np.float64)
+    opens = np.ones(len(ends), bool)  # a query's first point starts from (0, 0)
+    opens[1:] = qe[1:] != qe[:-1]
+    tp0, fp0 = np.where(opens, 0.0, np.roll(tp, 1)), np.where(opens, 0.0, np.roll(fp, 1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        x0, x1 = fp0 / neg_n[qe], fp / neg_n[qe]
+        y0, y1 = tp0 / pos_n[qe], tp / pos_n[qe]
+        cut = np.minimum(x1, max_fpr)  # the part of the step left of max_fpr
+        y_cut = np.where(x1 > x0, y0 + (y1 - y0) * (cut - x0) / (x1 - x0), y1)
+        area = np.where(x0 < max_fpr, (cut - x0) * (y0 + y_cut) / 2.0, 0.0)
+    defined = (pos_n > 0) & (neg_n > 0)
+    partial = np.bincount(qe, weights=np.where(defined[qe], area, 0.0), minlength=d.n)
+    if max_fpr == 1.0:  # scikit-learn: the whole area, not standardized
+        return np.where(defined, partial, 0.0)
+    return np.where(defined, mcclish(partial, max_fpr), 0.0)
 
 
 def empty_targets(d: Ranked, negatives: bool = False) -> np.ndarray:

@@ -11,7 +11,7 @@ import numpy as np
 from .._core import validation as v
 from .._core.inputs import Inputs
 from .._core.metric import Metric
-from .._core.params import check_option
+from .._core.params import check_number, check_option
 from ..errors import InputError, UndefinedMetricWarning
 from ..keyed.keys import key_columns
 from . import formulas as f
@@ -360,17 +360,38 @@ class RetrievalAUROC(RetrievalMetric):
         top_k: Only each query's ``top_k`` highest-scored documents count (``None``, default: all of them).
         empty_target_action: A query without a relevant document: ``"neg"`` (default) scores 0, ``"pos"`` scores 1, ``"skip"`` leaves it out, ``"error"`` raises, as torchmetrics.
         aggregation: How the queries' values combine: ``"mean"`` (default), ``"median"``, ``"min"`` or ``"max"``.
+        max_fpr: ``None`` (default): the whole area; a number in (0, 1]: each query's McClish-standardized partial area over false positive rates up to ``max_fpr``, as scikit-learn's ``roc_auc_score(max_fpr=...)`` and torchmetrics' ``RetrievalAUROC(max_fpr=...)`` (``1``: the whole area).
 
     Examples:
         >>> import streammetrics as sm
         >>> sm.RetrievalAUROC().update([1, 0, 1, 0], [0.9, 0.8, 0.3, 0.6], [1, 1, 2, 2]).compute()
         0.5
+        >>> m = sm.RetrievalAUROC(max_fpr=0.5)  # query 1 ranked perfectly (1), query 2 not within FPR 0.5 (1/3)
+        >>> round(m.update([1, 0, 0, 1, 0, 0], [0.9, 0.8, 0.1, 0.7, 0.8, 0.2], [1, 1, 1, 2, 2, 2]).compute(), 6)
+        0.666667
     """
 
     bounded: ClassVar[bool] = False
 
+    def __init__(
+        self,
+        top_k: int | None = None,
+        empty_target_action: str = "neg",
+        aggregation: str = "mean",
+        max_fpr: float | None = None,
+    ) -> None:
+        if max_fpr is not None:
+            max_fpr = float(check_number("max_fpr", max_fpr, low=0.0, high=1.0, low_open=True))
+        self.max_fpr = max_fpr
+        super().__init__(top_k, empty_target_action, aggregation)
+
+    def get_config(self) -> dict[str, Any]:
+        return {**super().get_config(), "max_fpr": self.max_fpr}
+
     def _values(self, d: f.Ranked, state: QueryDocs) -> np.ndarray:
-        return f.auroc(d, self.top_k)
+        if self.max_fpr is None:
+            return f.auroc(d, self.top_k)
+        return f.partial_auroc(d, self.top_k, self.max_fpr)
 
 
 __all__ = [

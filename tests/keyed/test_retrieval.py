@@ -30,6 +30,11 @@ FUNCTIONS = [
     (lambda: sm.RetrievalRPrecision(), tmf.retrieval_r_precision),
     (lambda: sm.RetrievalFallOut(top_k=3), lambda p, t: tmf.retrieval_fall_out(p, t, top_k=3)),
     (lambda: sm.RetrievalAUROC(), tmf.retrieval_auroc),
+    (lambda: sm.RetrievalAUROC(max_fpr=0.3), lambda p, t: tmf.retrieval_auroc(p, t, max_fpr=0.3)),
+    (
+        lambda: sm.RetrievalAUROC(top_k=8, max_fpr=0.5),
+        lambda p, t: tmf.retrieval_auroc(p, t, top_k=8, max_fpr=0.5),
+    ),
 ]
 
 

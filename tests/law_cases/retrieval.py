@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from sklearn.metrics import ndcg_score
+from sklearn.metrics import ndcg_score, roc_auc_score
 
 import streammetrics as sm
 
@@ -27,8 +27,16 @@ def _graded(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray, n
     return rel, rng.uniform(0.01, 1.0, n) + 0.1 * rel, rng.integers(0, 4, n)
 
 
-def _per_query(rel: np.ndarray, score: np.ndarray, name: str, k: int | None, adaptive_k: bool) -> float:
-    """torchmetrics' retrieval function ``name`` on one query, written out in plain Python."""
+def _per_query(
+    rel: np.ndarray,
+    score: np.ndarray,
+    name: str,
+    k: int | None,
+    adaptive_k: bool,
+    max_fpr: float | None = None,
+) -> float:
+    """torchmetrics' retrieval function ``name`` on one query, written out in plain Python
+    (the partial ROC area: scikit-learn's ``roc_auc_score(max_fpr=...)``)."""
     order = sorted(range(len(score)), key=lambda i: -score[i])
     ranked = [float(rel[i]) for i in order]
     n, n_rel = len(ranked), sum(1 for r in ranked if r > 0)
@@ -50,6 +58,9 @@ def _per_query(rel: np.ndarray, score: np.ndarray, name: str, k: int | None, ada
         return sum(1 for r in ranked[:n_rel] if r > 0) / n_rel
     if name == "RetrievalFallOut":
         return sum(1 for r in top if r == 0) / (n - n_rel)
+    if name == "RetrievalAUROC" and max_fpr is not None:
+        both = 0 < sum(1 for r in rel if r > 0) < n
+        return float(roc_auc_score(np.asarray(rel) > 0, score, max_fpr=max_fpr)) if both else 0.0
     if name == "RetrievalAUROC":
         pos = [score[i] for i in range(n) if rel[i] > 0]
         neg = [score[i] for i in range(n) if rel[i] == 0]
@@ -64,7 +75,7 @@ def _per_query(rel: np.ndarray, score: np.ndarray, name: str, k: int | None, ada
 
 
 def reference_for(name: str, top_k: int | None = None, empty_target_action: str = "neg",
-                  aggregation: str = "mean", adaptive_k: bool = False):  # fmt: skip
+                  aggregation: str = "mean", adaptive_k: bool = False, max_fpr: float | None = None):  # fmt: skip
     """The metric over queries: per-query values (empty targets per ``empty_target_action``),
     then ``aggregation`` (the median is the lower middle value, as torch's)."""
 
@@ -79,7 +90,7 @@ def reference_for(name: str, top_k: int | None = None, empty_target_action: str 
                 if empty_target_action != "skip":
                     values.append(1.0 if empty_target_action == "pos" else 0.0)
                 continue
-            values.append(_per_query(r, s, name, top_k, adaptive_k))
+            values.append(_per_query(r, s, name, top_k, adaptive_k, max_fpr))
         if not values:
             return 0.0
         if aggregation == "median":
@@ -145,6 +156,12 @@ CASES = [
         "RetrievalFallOut",
         top_k=2,
         empty_target_action="pos",
+    ),
+    _case(
+        "RetrievalAUROC[max_fpr=0.4]",
+        lambda: sm.RetrievalAUROC(max_fpr=0.4),
+        "RetrievalAUROC",
+        max_fpr=0.4,
     ),
     _case(
         "RetrievalAUROC[skip]",
