@@ -3,6 +3,8 @@
 A discovered label set is kept sorted (as scikit-learn's ``unique_labels``); a fixed one keeps
 the user's order. Integer labels that are exactly ``0..K-1`` are mapped without any work, and
 other small integer ranges through a lookup table, so the hot path is a couple of reductions.
+Short ASCII strings (up to 9 characters, the common label and key names) are packed into one
+int64 each, order kept, so that a batch of known labels is an integer search, not a sort of strings.
 """
 
 from __future__ import annotations
@@ -14,6 +16,33 @@ import numpy as np
 from ..errors import InputError, StateError
 
 _LUT_MAX_SPAN = 1 << 16
+_PACKED_CHARS = 9  # 7-bit ASCII characters per int64 (63 bits)
+
+
+def packed_strings(arr: np.ndarray) -> np.ndarray | None:
+    """One int64 per string of a NumPy unicode array, or ``None`` unless every string is ASCII of
+    at most 9 characters: the characters 7 bits each, the first one highest and NUL padding at
+    the end, so that the codes are distinct for distinct strings and sort as the strings do.
+
+    Examples:
+        >>> codes = packed_strings(np.array(["b", "ab", "a", ""]))
+        >>> np.argsort(codes).tolist() == np.argsort(np.array(["b", "ab", "a", ""])).tolist()
+        True
+        >>> packed_strings(np.array(["é"])) is None, packed_strings(np.array(["ten chars!"])) is None
+        (True, True)
+    """
+    width = arr.dtype.itemsize // 4
+    if arr.dtype.kind != "U" or width > _PACKED_CHARS:
+        return None
+    chars = np.ascontiguousarray(arr).view(np.uint32).reshape(len(arr), width)
+    if chars.size and chars.max() >= 128:
+        return None
+    codes = np.zeros(len(arr), dtype=np.int64)
+    for j in range(width):
+        codes <<= 7
+        codes |= chars[:, j]
+    codes <<= 7 * (_PACKED_CHARS - width)  # align widths: every code has 9 character slots
+    return codes
 
 
 class LabelSet:
@@ -26,7 +55,7 @@ class LabelSet:
         (['a', 'b'], [1, 0, 1])
     """
 
-    __slots__ = ("_index", "_is_range", "_lut", "_lut_lo", "_sorter", "fixed", "values")
+    __slots__ = ("_codes", "_index", "_is_range", "_lut", "_lut_lo", "_sorter", "fixed", "values")
 
     def __init__(self, values: Any = None, fixed: bool = False) -> None:
         if values is None:
@@ -52,6 +81,8 @@ class LabelSet:
         self._is_range = arr.dtype.kind == "i" and np.array_equal(arr, np.arange(len(arr)))
         self._lut = None
         self._lut_lo = 0
+        #: The packed codes of the sorted string labels (see :func:`packed_strings`), or ``None``.
+        self._codes = packed_strings(arr[self._sorter]) if arr.dtype.kind == "U" and arr.size else None
         if arr.dtype.kind == "i" and arr.size and not self._is_range:
             lo, hi = int(arr.min()), int(arr.max())
             if hi - lo < _LUT_MAX_SPAN:
@@ -117,6 +148,12 @@ class LabelSet:
                 idx = self._lut[arr - self._lut_lo]
                 if idx.min() >= 0:
                     return idx, None
+        if self._codes is not None:  # short ASCII strings: an integer search, then one check
+            codes = packed_strings(arr.ravel())
+            if codes is not None:
+                pos = np.minimum(np.searchsorted(self._codes, codes), len(self._codes) - 1)
+                if bool((self._codes[pos] == codes).all()):  # every label known
+                    return self._sorter[pos].reshape(arr.shape), None
         uniques = np.unique(arr)
         new = uniques[self._lookup(uniques) < 0]
         if not new.size:

@@ -1,0 +1,53 @@
+"""Short ASCII string labels take the packed-integer path of LabelSet.encode: the same indices as
+a plain search of the strings, for discovered (sorted) and fixed (user-ordered) label sets."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from streammetrics._core.labels import LabelSet, packed_strings
+
+# ASCII with NUL-free ends (NumPy strips trailing NULs), and a few non-ASCII / long ones
+short = st.text(st.characters(min_codepoint=1, max_codepoint=127), max_size=9)
+any_label = st.one_of(short, st.text(max_size=12))
+
+
+def _expected(values: np.ndarray, arr: np.ndarray) -> np.ndarray:
+    index = {v: i for i, v in enumerate(values.tolist())}
+    return np.array([index.get(x, -1) for x in arr.tolist()], dtype=np.int64)
+
+
+@settings(max_examples=60, deadline=None)
+@given(labels=st.lists(any_label, min_size=1, max_size=30, unique=True), picks=st.lists(st.integers(0, 10**6), max_size=50), fixed=st.booleans())  # fmt: skip
+def test_known_labels_encode_as_by_a_plain_search(labels, picks, fixed):
+    ls = LabelSet(labels, fixed=fixed) if fixed else LabelSet(np.unique(np.array(labels)))
+    arr = np.array([ls.values.tolist()[i % len(ls)] for i in picks], dtype=ls.values.dtype)
+    if not arr.size:
+        return
+    idx, grown = ls.encode(arr, "y_true")
+    assert grown is None
+    np.testing.assert_array_equal(idx, _expected(ls.values, arr))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    labels=st.lists(short, min_size=1, max_size=20, unique=True),
+    extra=st.lists(short, min_size=1, max_size=20),
+)
+def test_unknown_labels_still_grow_the_set(labels, extra):
+    ls = LabelSet(np.unique(np.array(labels)))
+    arr = np.array(extra + labels)
+    idx, grown = ls.encode(arr, "y_true")
+    values = (grown or ls).values
+    np.testing.assert_array_equal(values[idx], arr)
+    assert (grown is None) == (set(arr.tolist()) <= set(labels))
+
+
+def test_codes_are_distinct_and_sorted_as_strings():
+    words = np.array(["", "a", "ab", "abc", "b", "ba", "z" * 9, "A", "a b", "~~~~~~~~~"])
+    codes = packed_strings(words)
+    assert len(set(codes.tolist())) == len(words)
+    assert np.argsort(codes, kind="stable").tolist() == np.argsort(words, kind="stable").tolist()
+    assert packed_strings(np.array(["x" * 10])) is None and packed_strings(np.array(["ü"])) is None
