@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streammetrics._core.labels import LabelSet, packed_strings
+from streammetrics._core.labels import CodeTable, LabelSet, packed_strings
 
 # ASCII with NUL-free ends (NumPy strips trailing NULs), and a few non-ASCII / long ones
 short = st.text(st.characters(min_codepoint=1, max_codepoint=127), max_size=9)
@@ -51,3 +51,17 @@ def test_codes_are_distinct_and_sorted_as_strings():
     assert len(set(codes.tolist())) == len(words)
     assert np.argsort(codes, kind="stable").tolist() == np.argsort(words, kind="stable").tolist()
     assert packed_strings(np.array(["x" * 10])) is None and packed_strings(np.array(["ü"])) is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    stored=st.lists(st.integers(0, 2**63 - 1), min_size=1, max_size=300, unique=True),
+    asked=st.lists(st.integers(0, 2**63 - 1), max_size=300),
+    spacing=st.sampled_from([1, 2**57, 2**61]),  # codes differing only in high bits collide more
+)
+def test_code_table_finds_every_stored_code_and_nothing_else(stored, asked, spacing):
+    codes = np.unique(np.array([(x * spacing) % 2**63 for x in stored], dtype=np.int64))
+    table = CodeTable(codes)
+    queries = np.concatenate([codes, np.array(asked, dtype=np.int64)])
+    where = {int(c): i for i, c in enumerate(codes)}
+    np.testing.assert_array_equal(table.lookup(queries), [where.get(int(q), -1) for q in queries])
