@@ -32,6 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
+    ours = SparkSession.getActiveSession() is None  # stop only a session this script started
     spark = (
         SparkSession.builder.master("local[2]")
         .appName("streammetrics-shards")
@@ -69,7 +70,8 @@ def main(argv: list[str] | None = None) -> int:
         files = sorted(os.path.join(out, f) for f in os.listdir(out))
         subprocess.run([sys.executable, "-m", "streammetrics", "merge", *files], check=True)
     finally:
-        spark.stop()
+        if ours:
+            spark.stop()
     return 0
 
 

@@ -29,9 +29,10 @@ from tests.helpers import assert_same, plain_value, quiet_compute
 from tests.law_cases import LawCase, all_cases, concat, take
 
 CASES = all_cases()
-#: Examples per case for the laws of API.md: 10 keeps the suite (about 330 cases) within the test
-#: command's time budget; ``STREAMMETRICS_LAW_EXAMPLES=100 pytest tests/test_laws.py`` searches deeper.
-EXAMPLES = int(os.environ.get("STREAMMETRICS_LAW_EXAMPLES", "10"))
+#: Examples per case for the laws of API.md: 6 keeps the suite (about 330 cases, some 2,000
+#: examples per law) within the test command's time budget; ``STREAMMETRICS_LAW_EXAMPLES=100
+#: pytest tests/test_laws.py`` searches deeper (the issue-14 laws below take a third of it).
+EXAMPLES = int(os.environ.get("STREAMMETRICS_LAW_EXAMPLES", "6"))
 LAW_SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -39,7 +40,7 @@ LAW_SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_ch
 #: found (its batches are small already): shrinking one cost about a minute per case.
 def few(n: int) -> settings:
     return settings(
-        max_examples=n,
+        max_examples=max(n, EXAMPLES // 3),
         deadline=None,
         suppress_health_check=[HealthCheck.too_slow],
         phases=[Phase.explicit, Phase.reuse, Phase.generate],
@@ -237,7 +238,7 @@ def test_agrees_with_reference(case: LawCase, seed: int, ns: list[int], weighted
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)
-@few(5)
+@few(3)
 @given(seed=seeds, ns=sizes)
 def test_call_returns_batch_value_and_accumulates(case: LawCase, seed: int, ns: list[int]) -> None:
     applies(case, "call_returns_batch_value_and_accumulates")
@@ -331,7 +332,7 @@ def test_one_row_batches_equal_one_batch(case: LawCase, seed: int, n: int) -> No
 
 
 @pytest.mark.parametrize("case", SCALAR_ROW_CASES, ids=str)
-@few(5)
+@few(3)
 @given(seed=seeds, n=st.integers(2, 12))
 def test_scalar_rows_equal_one_batch(case: LawCase, seed: int, n: int) -> None:
     """Rows as Python scalars, NumPy scalars and through ``update_one`` (the buffered row path),

@@ -17,6 +17,7 @@ from ..errors import InputError, StateError
 
 _LUT_MAX_SPAN = 1 << 16
 _PACKED_CHARS = 9  # 7-bit ASCII characters per int64 (63 bits)
+_PACKED_MIN_ROWS = 512  # below, the packing's dozen NumPy calls cost more than a search of strings
 
 
 def packed_strings(arr: np.ndarray) -> np.ndarray | None:
@@ -213,7 +214,7 @@ class LabelSet:
                 idx = self._lut[arr - self._lut_lo]
                 if idx.min() >= 0:
                     return idx, None
-        if self._codes is not None:  # short ASCII strings: an integer search, then one check
+        if self._codes is not None and arr.size >= _PACKED_MIN_ROWS:  # short ASCII strings: a hash probe
             codes = packed_strings(arr.ravel())
             if codes is not None:
                 if self._code_table is None:

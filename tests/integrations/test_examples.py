@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -47,9 +48,14 @@ def test_shards_dask():
     assert value_after(out, "F1 (weighted)") == value_after(out, "one process F1")
 
 
-def test_shards_spark():
-    require("pyspark")
-    require("pyarrow")
-    out = run_example("shards_spark.py", "--rows", "3000", "--partitions", "3")
+def test_shards_spark(spark, capfd):
+    # in this process, on the test session's Spark (a JVM started once per test worker); the
+    # example stops only a session it started itself
+    spec = importlib.util.spec_from_file_location("shards_spark", ROOT / "examples" / "shards_spark.py")
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    assert example.main(["--rows", "3000", "--partitions", "3"]) == 0
+    out = capfd.readouterr().out  # (the merge runs in a subprocess: its output is on the fd)
+    assert not spark.sparkContext._jsc.sc().isStopped()
     assert value_after(out, "F1 (macro) over Spark:") == value_after(out, "one process:")
     assert "files=3" in out
