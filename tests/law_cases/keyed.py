@@ -17,6 +17,8 @@ from . import (
     LawCase,
     classification,
     clustering,
+    clustering_centroid,
+    clustering_pairwise,
     probabilistic,
     ranking,
     regression,
@@ -93,6 +95,10 @@ CASES = [
     _keyed(_case(probabilistic, "LogLoss[binary]"), _int_keys),
     _keyed(_case(regression, "MAE")),
     _keyed(_case(clustering, "AdjustedRandIndex[strings]")),
+    # one per clustering sub-family on points: internal (sums), centroid, pairwise (exact sample)
+    _keyed(_case(clustering, "CalinskiHarabasz"), _int_keys),
+    _keyed(_case(clustering_centroid, "DaviesBouldinStar")),
+    _keyed(_case(clustering_pairwise, "CIndex"), _int_keys),
     _keyed(_case(streaming, "MetricCollection[binary]")),
     _keyed(_case(uncertainty, "Bootstrap-Accuracy-R0")),
 ]
