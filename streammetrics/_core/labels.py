@@ -112,7 +112,6 @@ class LabelSet:
 
     __slots__ = (
         "_code_table",
-        "_codes",
         "_index",
         "_is_range",
         "_lut",
@@ -147,8 +146,9 @@ class LabelSet:
         self._lut = None
         self._lut_lo = 0
         #: The packed codes of the sorted string labels (see :func:`packed_strings`), or ``None``.
-        self._codes = packed_strings(arr[self._sorter]) if arr.dtype.kind == "U" and arr.size else None
-        self._code_table: CodeTable | None = None  # built on the first packed lookup
+        #: The hash table of the sorted labels' packed codes (see :func:`packed_strings`): built on
+        #: the first large batch of strings, ``False`` when the labels do not pack.
+        self._code_table: CodeTable | bool | None = None
         if arr.dtype.kind == "i" and arr.size and not self._is_range:
             lo, hi = int(arr.min()), int(arr.max())
             if hi - lo < _LUT_MAX_SPAN:
@@ -192,6 +192,12 @@ class LabelSet:
         idx = self._sorter[pos]
         return np.where(self.values[idx] == arr, idx, -1)
 
+    def _packed_table(self) -> CodeTable | None:
+        if self._code_table is None:
+            codes = packed_strings(self.values[self._sorter]) if self.kind == "str" else None
+            self._code_table = False if codes is None else CodeTable(codes)
+        return self._code_table or None
+
     def encode(self, arr: np.ndarray, name: str) -> tuple[np.ndarray, LabelSet | None]:
         """Map ``arr`` to indices; return them and the grown label set (``None`` if unchanged).
 
@@ -214,12 +220,11 @@ class LabelSet:
                 idx = self._lut[arr - self._lut_lo]
                 if idx.min() >= 0:
                     return idx, None
-        if self._codes is not None and arr.size >= _PACKED_MIN_ROWS:  # short ASCII strings: a hash probe
+        table = self._packed_table() if arr_kind == "str" and arr.size >= _PACKED_MIN_ROWS else None
+        if table is not None:  # short ASCII strings: a hash probe
             codes = packed_strings(arr.ravel())
             if codes is not None:
-                if self._code_table is None:
-                    self._code_table = CodeTable(self._codes)
-                pos = self._code_table.lookup(codes)
+                pos = table.lookup(codes)
                 if pos.min() >= 0:  # every label known
                     return self._sorter[pos].reshape(arr.shape), None
         uniques = np.unique(arr)

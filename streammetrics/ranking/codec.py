@@ -82,6 +82,18 @@ def is_exact_form(resolution: int, loose: bool, integral: bool) -> bool:
     return resolution == MANTISSA_BITS and integral and not loose
 
 
+def _header(s: SketchArrays) -> dict[str, Any]:
+    """The fields both forms write alike: the column's configuration, row count and bin ids."""
+    return {
+        "layout": None if s.layout is None else list(s.layout),
+        "multilabel": s.multilabel,
+        "resolution": s.resolution,
+        "loose": s.loose,
+        "n_samples": s.n_samples,
+        "bins": varint_encode(np.diff(s.ids, prepend=_U(0))),
+    }
+
+
 def _encode_exact(s: SketchArrays) -> dict[str, Any]:
     """The exact form: per bin (one distinct score) a bit *simple* (one group holds it, once),
     the group of each simple bin on ``(g - 1).bit_length()`` bits, varints of the counts of the
@@ -93,12 +105,7 @@ def _encode_exact(s: SketchArrays) -> dict[str, Any]:
     group = np.argmax(occupied[simple], axis=1) if simple.any() else np.zeros(0, np.int64)
     bits = ((group[:, None] >> np.arange(gb)) & 1).astype(np.uint8).ravel()
     return {
-        "layout": None if s.layout is None else list(s.layout),
-        "multilabel": s.multilabel,
-        "resolution": s.resolution,
-        "loose": s.loose,
-        "n_samples": s.n_samples,
-        "bins": varint_encode(np.diff(s.ids, prepend=_U(0))),
+        **_header(s),
         "counts": varint_encode(s.counts[~simple].ravel().astype(np.uint64)),
         "multi": np.packbits(simple),
         "extremes": np.packbits(bits, bitorder="little"),
@@ -133,12 +140,7 @@ def encode(s: SketchArrays, exact_form: bool = False) -> dict[str, Any]:
     else:
         counts, sums = s.counts, s.sums
     return {
-        "layout": None if s.layout is None else list(s.layout),
-        "multilabel": s.multilabel,
-        "resolution": s.resolution,
-        "loose": s.loose,
-        "n_samples": s.n_samples,
-        "bins": varint_encode(np.diff(s.ids, prepend=_U(0))),
+        **_header(s),
         "counts": counts,
         "multi": np.packbits((pair | env)[occupied]),
         "extremes": varint_encode(extremes),

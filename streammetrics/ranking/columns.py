@@ -282,14 +282,20 @@ def _cells(rows: np.ndarray, g: int) -> np.ndarray:
     return out
 
 
+def run_starts(sorted_keys: np.ndarray) -> np.ndarray:
+    """The mask of the first element of each run of equal values of a sorted 1-D array."""
+    new = np.empty(len(sorted_keys), bool)
+    new[:1] = True
+    np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=new[1:])
+    return new
+
+
 def unique_inverse(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(x, return_inverse=True)`` by one sort (NumPy's hashing unique of integers is
     slow on many distinct values)."""
     order = np.argsort(x)
     sx = x[order]
-    new = np.empty(len(sx), bool)
-    new[:1] = True
-    np.not_equal(sx[1:], sx[:-1], out=new[1:])
+    new = run_starts(sx)
     inv = np.empty(len(sx), np.intp)
     inv[order] = np.cumsum(new) - 1
     return sx[new], inv
@@ -314,9 +320,7 @@ def exact_cannot_fit(kf: np.ndarray, g: int, budget: int | None, max_bins: int |
     plus ``g`` count bytes and one extreme byte per key."""
     if not len(kf):
         return False
-    new = np.empty(len(kf), bool)
-    new[0] = True
-    np.not_equal(kf[1:], kf[:-1], out=new[1:])
+    new = run_starts(kf)
     uk = kf[new]
     if max_bins is not None and len(uk) > max_bins:
         return True
@@ -332,9 +336,7 @@ def exact_absorbed(col: Column, kf: np.ndarray, gf: np.ndarray) -> Column:
     g = col.counts.shape[1]
     if not len(kf):
         return col
-    new = np.empty(len(kf), bool)
-    new[0] = True
-    np.not_equal(kf[1:], kf[:-1], out=new[1:])
+    new = run_starts(kf)
     uk = kf[new]
     gid = np.cumsum(new)
     gid -= 1
@@ -348,9 +350,7 @@ def exact_absorbed(col: Column, kf: np.ndarray, gf: np.ndarray) -> Column:
         both = np.concatenate([col.ids, uk])
         order = np.argsort(both, kind="stable")  # two sorted runs: a merge
         sk = both[order]
-        first = np.empty(len(sk), bool)
-        first[0] = True
-        np.not_equal(sk[1:], sk[:-1], out=first[1:])
+        first = run_starts(sk)
         ids = sk[first]
         pos = np.empty(len(sk), np.intp)
         pos[order] = np.cumsum(first) - 1

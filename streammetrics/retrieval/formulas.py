@@ -156,23 +156,18 @@ def partial_auroc(d: Ranked, k: int | None, max_fpr: float) -> np.ndarray:
     documents hold no relevant or no irrelevant one."""
     top = d.in_top(k)
     q, s, hit = d.q[top], d.s[top], d.hit[top]
-    pos_n = np.bincount(q, weights=hit, minlength=d.n)
-    neg_n = np.bincount(q, weights=~hit, minlength=d.n)
     if not len(q):
         return np.zeros(d.n)
-    # the end of each run of tied scores within a query is a point of the curve
+    pos_n = np.bincount(q, weights=hit, minlength=d.n)
+    neg_n = np.bincount(q, minlength=d.n) - pos_n
+    # the end of each run of tied scores within a query is a point of the curve; the k best are a
+    # prefix of each query's ranking, so its cumulative counts are those of the whole ranking
     last = np.ones(len(q), bool)
     last[:-1] = (q[1:] != q[:-1]) | (s[1:] != s[:-1])
-    first_of_query = np.ones(len(q), bool)
-    first_of_query[1:] = q[1:] != q[:-1]
-    tp_all, fp_all = np.cumsum(hit), np.cumsum(~hit)
-    start = np.flatnonzero(first_of_query)  # counts before each query's first document
-    base_tp = (tp_all - hit)[start][np.cumsum(first_of_query) - 1]
-    base_fp = (fp_all - ~hit)[start][np.cumsum(first_of_query) - 1]
-    ends = np.flatnonzero(last)
-    qe = q[ends]
-    tp, fp = (tp_all - base_tp)[ends].astype(np.float64), (fp_all - base_fp)[ends].astype(np.float64)
-    opens = np.ones(len(ends), bool)  # a query's first point starts from (0, 0)
+    qe = q[last]
+    tp = d.hits_through[top][last].astype(np.float64)
+    fp = (d.pos[top][last] + 1) - tp
+    opens = np.ones(len(qe), bool)  # a query's first point starts from (0, 0)
     opens[1:] = qe[1:] != qe[:-1]
     tp0, fp0 = np.where(opens, 0.0, np.roll(tp, 1)), np.where(opens, 0.0, np.roll(fp, 1))
     with np.errstate(invalid="ignore", divide="ignore"):
