@@ -98,6 +98,16 @@ class Metric(abc.ABC, Generic[S]):
     def _compute(self, state: S) -> Any:
         """The metric's value on ``state`` (which holds some data)."""
 
+    def _apply_reweighted(self, states: list[S], batch: Batch, weights: np.ndarray) -> list[S] | None:
+        """Each of ``states`` updated with ``batch`` under its own row weights, as new states.
+
+        ``weights`` is ``(len(states), n_rows)`` (the bootstrap's Poisson weights times the
+        batch's); the batch's own weights are ignored. Families whose state is a weighted sum
+        over rows reduce every replicate at once (one matrix product); ``None`` (the default)
+        says the family has no such form, and the caller updates one state at a time.
+        """
+        return None
+
     def _parse(self, inputs: Inputs) -> Batch:
         """Check and convert a batch given as an :class:`~streammetrics._core.inputs.Inputs`.
 

@@ -9,6 +9,7 @@ weighted sums of :class:`~streammetrics.aggregation.state.RowSums`. Merge, rever
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections.abc import Callable, Hashable
 from typing import Any, ClassVar
@@ -24,6 +25,8 @@ from .state import RowSums
 
 #: Rows per chunk of a batch's per-row values (see :meth:`RowValueMetric._fold`).
 CHUNK_ROWS = 8192
+#: (replicate, row) weights per chunk of :meth:`RowValueMetric._apply_reweighted` (1 MB of float64).
+REWEIGHT_CHUNK = 1 << 17
 #: Scratch buffers per thread (see :func:`scratch`).
 N_SCRATCH = 4
 _LOCAL = threading.local()
@@ -92,11 +95,7 @@ class RowValueMetric(OneRowMixin, Metric[RowSums], base=True):
             state.update(self._row_values(batch), batch[-1], sign=sign)
             return
         sums, total, k = [], 0.0, 0
-        for lo in range(0, n, CHUNK_ROWS):
-            part = tuple(
-                a[lo : lo + CHUNK_ROWS] if isinstance(a, np.ndarray) and a.ndim and len(a) == n else a
-                for a in batch
-            )
+        for _, part in _row_chunks(batch, CHUNK_ROWS):
             values = self._row_values(part)
             w = part[-1]
             k = values.shape[1]
@@ -104,6 +103,32 @@ class RowValueMetric(OneRowMixin, Metric[RowSums], base=True):
         weights = batch[-1]
         total = float(n) if weights is None else float(weights.sum())
         state.add_sums(np.sum(sums, axis=0), total, n, k, sign=sign)
+
+    def _apply_reweighted(
+        self, states: list[RowSums], batch: tuple[Any, ...], counts: np.ndarray
+    ) -> list[RowSums] | None:
+        """Replicate ``r`` adds ``sum_i counts[r, i] w_i f(row_i)``: one matrix product per chunk
+        of rows for every replicate (the bootstrap's replicates of a per-row value metric)."""
+        if type(self)._apply is not RowValueMetric._apply or not states:
+            return None
+        n = len(batch[0])
+        if not n:
+            return [s.copy() for s in states]
+        sums, totals, k = 0.0, 0.0, 0
+        for lo, part in _row_chunks(batch, max(1, REWEIGHT_CHUNK // len(states))):
+            values = self._row_values(part)
+            k = values.shape[1]
+            weights = counts[:, lo : lo + len(values)].astype(np.float64)
+            if part[-1] is not None:
+                weights *= part[-1]
+            sums = sums + weights @ values
+            totals = totals + weights.sum(axis=1)
+        out = []
+        for state, row, total in zip(states, sums, totals, strict=True):
+            state = copy.copy(state)  # add_sums replaces every field it changes (never in place)
+            state.add_sums(row, float(total), n, k)
+            out.append(state)
+        return out
 
     def _is_empty(self, state: RowSums) -> bool:
         return not state.total_weight > 0
@@ -118,6 +143,20 @@ class RowValueMetric(OneRowMixin, Metric[RowSums], base=True):
     def _means(self, state: RowSums) -> np.ndarray:
         """``sum w f_j / sum w`` per column."""
         return state.totals / state.total_weight
+
+
+def _row_chunks(batch: tuple[Any, ...], rows: int) -> Any:
+    """``(first row, the batch's rows [first, first + rows))`` over the batch; arguments that are
+    not per-row arrays (options, ``None`` weights) are passed whole."""
+    n = len(batch[0])
+    for lo in range(0, n, rows):
+        yield (
+            lo,
+            tuple(
+                a[lo : lo + rows] if isinstance(a, np.ndarray) and a.ndim and len(a) == n else a
+                for a in batch
+            ),
+        )
 
 
 def always(t: float, p: float) -> bool:

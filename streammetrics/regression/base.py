@@ -127,6 +127,17 @@ class RegressionMetric(OneRowMixin, Metric[State], base=True):
     def _apply(self, state: Any, batch: tuple[Any, ...]) -> None:
         state.update(*batch)
 
+    def _apply_reweighted(
+        self, states: list[Any], batch: tuple[Any, ...], counts: np.ndarray
+    ) -> list[Any] | None:
+        """Every replicate at once (:meth:`Moments.reweighted`) where the state is a moment state
+        updated the family's way."""
+        if type(self)._apply is not RegressionMetric._apply or not issubclass(self.moments, Moments):
+            return None
+        if not all(type(state) is self.moments for state in states):
+            return None
+        return self.moments.reweighted(states, *batch, counts)
+
     def _unapply(self, state: Any, batch: tuple[Any, ...] | None) -> None:
         if batch is None or not state.revertible:
             super()._unapply(state, batch)

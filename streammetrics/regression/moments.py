@@ -23,6 +23,7 @@ backwards (exact up to rounding).
 
 from __future__ import annotations
 
+import copy
 import functools
 import math
 import threading
@@ -135,6 +136,95 @@ class Moments(State):
             # One row left has no spread: make that exact instead of a rounding residue.
             new = {**new, **{name: np.zeros_like(new[name]) for name in ("m2", "cross") if name in new}}
         self._commit(_n=n_after, n_outputs=n_outputs, **self._assigned(new, k))
+
+    @classmethod
+    def reweighted(
+        cls,
+        states: list[Moments],
+        y_true: np.ndarray,
+        y_pred: np.ndarray,
+        weights: np.ndarray | None,
+        counts: np.ndarray,
+    ) -> list[Moments] | None:
+        """Each of ``states`` (of this class) updated with the batch under the row weights
+        ``counts[r] * weights``, as new states; ``None`` where a value overflows (the caller then
+        updates one state at a time, with :meth:`update`'s overflow handling).
+
+        Every replicate's moments are weighted sums over the rows, so all of them come from a few
+        matrix products ``counts @ f(rows)`` (chunks of rows bound the float64 weights), taken
+        about a shift near the batch mean: for each column the data value nearest its mean, so a
+        constant column has exact zero deviations, and ``M2 = sum w d^2 - W mean^2`` loses no
+        digits to cancellation (every replicate's mean is near the batch's).
+        """
+        n = len(y_true)
+        k = 1 if y_true.ndim == 1 else y_true.shape[1]
+        outputs = states[0].n_outputs if states else None
+        if outputs is not None and k != outputs and n:
+            raise InputError(f"y_true: expected {outputs} outputs like earlier batches, found {k}")
+        if not n:
+            return [state.copy() for state in states]
+        if states[0]._transform == "log1p":
+            y_true, y_pred = np.log1p(y_true), np.log1p(y_pred)
+        yt, yp = y_true.reshape(n, k), y_pred.reshape(n, k)
+        with np.errstate(over="ignore", invalid="ignore"):
+            res = yt - yp
+            x = np.concatenate((yt, yp, res) if cls.CROSS else (res,), axis=1)  # (n, rows * k)
+            near = np.abs(x - x.mean(axis=0)).argmin(axis=0)
+            shift = x[near, np.arange(x.shape[1])]
+            dev = x - shift
+            absolute = np.abs(res)
+            columns = [dev, dev * dev, absolute]
+            if cls.CROSS:
+                columns.append(dev[:, :k] * dev[:, k : 2 * k])
+            if "sum_ape" in cls.SUMS:
+                columns.append(absolute / np.maximum(np.abs(yt), EPS))
+            f = np.concatenate(columns, axis=1)
+            if not np.isfinite(f).all():
+                return None
+            r = len(states)
+            sums, totals = np.zeros((r, f.shape[1])), np.zeros(r)
+            step = max(1, REWEIGHT_CHUNK // r)
+            for lo in range(0, n, step):
+                w = counts[:, lo : lo + step].astype(np.float64)
+                if weights is not None:
+                    w *= weights[lo : lo + step]
+                sums += w @ f[lo : lo + step]
+                totals += w.sum(axis=1)
+            if not np.isfinite(sums).all():
+                return None
+        c = x.shape[1]
+        rows = len(cls.ROWS)
+        out = []
+        for state, row, total in zip(states, sums, totals, strict=True):
+            theirs = None
+            if total > 0:
+                mean = row[:c] / total
+                theirs = {
+                    "weight": float(total),
+                    "shift": shift.reshape(rows, k),
+                    "mean": mean.reshape(rows, k),
+                    "m2": np.maximum(row[c : 2 * c] - total * mean * mean, 0.0).reshape(rows, k),
+                    "sum_abs": row[2 * c : 2 * c + k],
+                }
+                at = 2 * c + k
+                if cls.CROSS:
+                    theirs["cross"] = row[at : at + k] - total * mean[:k] * mean[k : 2 * k]
+                    at += k
+                if "sum_ape" in cls.SUMS:
+                    theirs["sum_ape"] = row[at : at + k]
+            out.append(state._with_batch(theirs, n, k))
+        return out
+
+    def _with_batch(self, theirs: dict[str, Any] | None, n: int, k: int) -> Moments:
+        """A copy of this state with ``n`` more rows whose moments are ``theirs`` (about any shift)."""
+        if theirs is not None and self.weight > 0:  # their means re-expressed about our shift
+            theirs = {**theirs, "mean": theirs["mean"] + (theirs["shift"] - self.shift), "shift": self.shift}
+        new = _add(self._fields(), theirs)
+        state = copy.copy(self)  # every field is replaced below (states never change arrays in place)
+        n_outputs = k if self.n_outputs is None else self.n_outputs
+        fields = self._assigned(None if new is None else {name: _copy(v) for name, v in new.items()}, k)
+        state._commit(_n=self._n + n, n_outputs=n_outputs, **fields)
+        return state
 
     def revert(self, y_true: np.ndarray, y_pred: np.ndarray, weights: np.ndarray | None) -> None:
         """Remove a batch that was added before (the inverse of :meth:`update`)."""
@@ -326,6 +416,8 @@ class ResidualMoments(Moments):
 #: Elements per scratch buffer: a batch is reduced in chunks of at most this many values, in
 #: per-thread buffers reused across calls (no page faults for fresh temporaries, cache-sized).
 CHUNK = 1 << 17
+#: (replicate, row) weights per chunk of :meth:`Moments.reweighted` (1 MB of float64, cache-sized).
+REWEIGHT_CHUNK = 1 << 17
 _LOCAL = threading.local()
 
 

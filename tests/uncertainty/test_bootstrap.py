@@ -12,6 +12,7 @@ from sklearn import metrics as skm
 
 import streammetrics as sm
 from streammetrics.uncertainty.bootstrap import _stream_rng
+from streammetrics.uncertainty.poisson import poisson_one
 
 
 def _binary(rng, n, acc=0.8):
@@ -48,7 +49,7 @@ def test_weighted_replicates_equal_sklearn_with_poisson_times_weights():
     w = rng.uniform(0.0, 2.0, 300)
     w[:20] = 0.0
     b = sm.Bootstrap(sm.Accuracy(), 30, seed=11, shard=4).update(y, p, sample_weight=w)
-    poisson = _stream_rng(11, 4, 0).poisson(1.0, size=(30, 280))
+    poisson = poisson_one(_stream_rng(11, 4, 0), (30, 280)).astype(np.float64)
     for r in range(30):
         expected = skm.confusion_matrix(
             y[20:], p[20:], sample_weight=w[20:] * poisson[r], labels=[0, 1, 2, 3]
@@ -64,9 +65,97 @@ def test_generic_replicates_equal_the_metric_with_poisson_weights():
     q = t + rng.normal(size=200)
     b = sm.Bootstrap(sm.MSE(), 20, seed=5).update(t, q)
     assert b.state.engine == "generic"
-    poisson = _stream_rng(5, 0, 0).poisson(1.0, size=(20, 200))
+    poisson = poisson_one(_stream_rng(5, 0, 0), (20, 200)).astype(np.float64)
     expected = [skm.mean_squared_error(t, q, sample_weight=poisson[r]) for r in range(20)]
     np.testing.assert_allclose(b.replicate_values(), expected, rtol=1e-10)
+
+
+def _regression_rows(rng, n, outputs=1):
+    t = rng.lognormal(size=(n, outputs)) + 1e6 * (outputs == 1)  # far from 0: shifts matter
+    q = t + rng.normal(size=(n, outputs))
+    return (t[:, 0], q[:, 0]) if outputs == 1 else (t, q)
+
+
+@pytest.mark.parametrize(
+    "make, outputs",
+    [
+        (lambda: sm.MSE(), 1),
+        (lambda: sm.MAE(multioutput="raw_values"), 3),
+        (lambda: sm.MSLE(), 1),
+        (lambda: sm.R2(multioutput="raw_values"), 2),
+        (lambda: sm.PearsonR(), 1),
+        (lambda: sm.MAPE(), 1),
+        (lambda: sm.PoissonDeviance(), 1),
+        (lambda: sm.MaxError(), 1),  # no vectorized form: one replicate at a time
+    ],
+    ids=["MSE", "MAE-3-outputs", "MSLE", "R2-2-outputs", "PearsonR", "MAPE", "PoissonDeviance", "MaxError"],
+)
+def test_every_replicate_is_the_metric_under_its_weights(make, outputs):
+    """Replicate r after two weighted batches (zero weights included) is the metric updated with
+    the same batches under weights ``w * P_r``: the vectorized replicates of the moment and
+    per-row value states as much as the one-at-a-time loop."""
+    rng = np.random.default_rng(7)
+    r = 12
+    b = sm.Bootstrap(make(), r, seed=3, shard=2)
+    batches = []
+    for i, n in enumerate((150, 90)):
+        t, q = _regression_rows(rng, n, outputs)
+        w = rng.uniform(0.0, 2.0, n)
+        w[:5] = 0.0
+        b.update(t, q, sample_weight=w)
+        batches.append((t, q, w * poisson_one(_stream_rng(3, 2, i), (r, n))))
+    values = b.replicate_values()
+    for rep in range(r):
+        alone = make()
+        for t, q, w in batches:
+            alone.update(t, q, sample_weight=w[rep])
+        np.testing.assert_allclose(values[rep], alone.compute(), rtol=1e-9, atol=1e-12)
+    for state in b.state.reps:
+        state.check()
+    metric = make()
+    t, q = _regression_rows(rng, 10, outputs)
+    vectorized = metric._apply_reweighted(
+        [metric._make_state()], metric._validate(t, q), np.ones((1, 10), np.uint8)
+    )
+    assert (vectorized is None) == isinstance(metric, sm.MaxError)
+
+
+def test_poisson_one_is_poisson():
+    """Frequencies of 2e6 draws against the Poisson(1) probabilities (scipy), within 5 standard
+    errors; the support is 0..MAX_DRAW; mean and variance 1."""
+    from streammetrics.uncertainty.poisson import MAX_DRAW
+
+    draws = poisson_one(np.random.default_rng(0), (2000, 1000))
+    assert draws.dtype == np.uint8 and draws.max() <= MAX_DRAW
+    n = draws.size
+    freq = np.bincount(draws.ravel(), minlength=12)[:12] / n
+    p = stats.poisson.pmf(np.arange(12), 1.0)
+    np.testing.assert_array_less(np.abs(freq - p), 5 * np.sqrt(p * (1 - p) / n) + 1e-12)
+    assert abs(draws.mean() - 1) < 5 / np.sqrt(n) and abs(draws.var() - 1) < 5 * np.sqrt(2 / n)
+    assert stats.poisson.sf(MAX_DRAW, 1.0) < 2.0**-64  # what lies beyond the support is negligible
+
+
+def test_poisson_one_thresholds_are_the_poisson_cdf():
+    """The 64-bit thresholds are floor(2^64 P(X <= k)), checked in exact rational arithmetic
+    against e^-1 bounded by its series; every table cell agrees with a search of its range."""
+    import bisect
+    from fractions import Fraction
+    from math import factorial
+
+    from streammetrics.uncertainty import poisson as pz
+
+    # e^-1 = sum (-1)^j / j!: alternating, so partial sums bracket it; 40 terms bound it within 1/40!
+    lo_e = sum(Fraction((-1) ** j, factorial(j)) for j in range(41))
+    hi_e = lo_e + Fraction(1, factorial(41))
+    lo_e, hi_e = min(lo_e, hi_e), max(lo_e, hi_e)
+    for k, t in enumerate(pz._THRESHOLDS.tolist()):
+        cdf = sum(Fraction(1, factorial(j)) for j in range(k + 1))
+        assert int(lo_e * cdf * 2**64) <= t <= int(hi_e * cdf * 2**64)
+    thresholds = pz._THRESHOLDS.tolist()
+    for cell in range(0, 1 << 16, 7):
+        first = bisect.bisect_right(thresholds, cell << 48)
+        last = bisect.bisect_right(thresholds, ((cell + 1) << 48) - 1)
+        assert pz._TABLE[cell] == (first if first == last else pz._CUT)
 
 
 def test_unweighted_counts_are_poisson_per_cell():
