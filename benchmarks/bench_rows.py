@@ -237,6 +237,8 @@ CONFIGURED: dict[str, list[tuple[str, Callable[[], Any]]]] = {
     "Bootstrap": [
         ("Bootstrap(Accuracy())", lambda: sm.Bootstrap(sm.Accuracy())),
         ("Bootstrap(MAE())", lambda: sm.Bootstrap(sm.MAE())),
+        ("Bootstrap(R2())", lambda: sm.Bootstrap(sm.R2())),
+        ("Bootstrap(LogLoss())", lambda: sm.Bootstrap(sm.LogLoss())),
         ("Bootstrap(ROCAUC())", lambda: sm.Bootstrap(sm.ROCAUC())),
     ],
 }
