@@ -16,6 +16,7 @@ import numpy as np
 from .._core.labels import LabelSet
 from .._core.schema import Array, Check, Int, OneOf, Schema, exact_total
 from .._core.state import State
+from .._core.validation import WEIGHT_LIMIT, check_total_weight
 from ..errors import InputError, MergeError, StateError
 
 LabelCheck = Callable[[LabelSet], None]
@@ -253,7 +254,7 @@ class ConfusionCounts(State):
                 ),
             )
             self._commit(
-                matrix=_add(self.matrix, other.matrix),
+                matrix=_add(self.matrix, other.matrix, MergeError),
                 codes=codes,
                 code_weights=code_weights,
                 _n=self._n + other._n,
@@ -265,7 +266,7 @@ class ConfusionCounts(State):
                 raise MergeError(str(err)) from None
             mine = self._reindexed(labels)
             theirs = other._reindexed(labels)
-            self._commit(labels=labels, matrix=_add(mine, theirs), _n=self._n + other._n)
+            self._commit(labels=labels, matrix=_add(mine, theirs, MergeError), _n=self._n + other._n)
 
     def scale(self, factor: float) -> None:
         """Multiply every weight by ``factor`` (exponential forgetting; ``n_samples`` unchanged).
@@ -380,8 +381,13 @@ def _as(a: np.ndarray, other: np.ndarray) -> np.ndarray:
     return a.astype(np.float64) if (a.dtype.kind == "f" or other.dtype.kind == "f") else a
 
 
-def _add(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return _as(a, b) + _as(b, a)
+def _add(a: np.ndarray, b: np.ndarray, error: type[Exception] = InputError) -> np.ndarray:
+    out = _as(a, b) + _as(b, a)
+    if out.dtype.kind == "f" and out.size:
+        with np.errstate(over="ignore"):  # a matrix's (each label's) total weight must stay finite
+            totals = out.sum() if out.ndim == 2 else out.reshape(len(out), -1).sum(axis=1)
+        check_total_weight(totals, error, WEIGHT_LIMIT)
+    return out
 
 
 def _subtract(a: np.ndarray, b: np.ndarray) -> np.ndarray:

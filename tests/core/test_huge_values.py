@@ -77,3 +77,78 @@ def test_fbeta_huge_beta_binary_and_false_positives_only():
 def test_fbeta_tiny_beta_is_the_precision():
     ours = sm.FBeta(beta=1e-200, average=None).update(T, P).compute()
     np.testing.assert_allclose(ours, skm.precision_score(T, P, average=None), rtol=1e-15)
+
+
+# ---------------------------------------------------------------- weights near the float64 maximum
+X2 = np.array([[0.0, 1.0], [1.0, 0.5], [4.0, 3.0], [5.0, 2.5]])
+WEIGHTED = {  # name: (make, args); each takes sample_weight of one weight per row (4 rows)
+    "Accuracy": (sm.Accuracy, ([0, 1, 1, 0], [1, 1, 0, 0])),
+    "MCC": (sm.MCC, ([0, 1, 1, 0], [1, 1, 0, 0])),  # a product of four weighted counts
+    "CohenKappa": (sm.CohenKappa, ([0, 1, 1, 0], [1, 1, 0, 0])),
+    "F1-multilabel": (lambda: sm.F1(average="macro"), (np.eye(4, 2, dtype=int), np.ones((4, 2), int))),
+    "LogLoss": (sm.LogLoss, ([0, 1, 1, 0], [0.2, 0.9, 0.4, 0.3])),
+    "BrierScore": (sm.BrierScore, ([0, 1, 1, 0], [0.2, 0.9, 0.4, 0.3])),
+    "CalibrationError": (sm.CalibrationError, ([0, 1, 1, 0], [0.2, 0.9, 0.4, 0.3])),
+    "ROCAUC": (sm.ROCAUC, ([0, 1, 1, 0], [0.2, 0.9, 0.4, 0.3])),
+    "MAE": (sm.MAE, ([0.0, 1.0, 2.0, 3.0], [1.0, 1.0, 2.5, 2.0])),
+    "R2": (sm.R2, ([0.0, 1.0, 2.0, 3.0], [1.0, 1.0, 2.5, 2.0])),
+    "PoissonDeviance": (sm.PoissonDeviance, ([1.0, 1.0, 2.0, 3.0], [1.0, 2.0, 2.5, 2.0])),
+    "Mean": (sm.Mean, ([1.0, 2.0, 3.0, 4.0],)),
+    "AdjustedRandIndex": (sm.AdjustedRandIndex, ([0, 0, 1, 1], [0, 1, 1, 1])),
+    "CalinskiHarabasz": (sm.CalinskiHarabasz, (X2, [0, 0, 1, 1])),
+    "Silhouette": (sm.Silhouette, (X2, [0, 0, 1, 1])),
+}
+#: The states whose formulas multiply weighted counts: their running totals are capped too (a
+#: state of sums cannot overflow: at most 2^63 batches of at most 2^255 each).
+CUMULATIVE = ["Accuracy", "MCC", "F1-multilabel", "AdjustedRandIndex"]
+BIG = [2.0**253, 2.0**252, 1.0, 2.0]  # a total within the limit (2^255)
+
+
+@pytest.mark.parametrize("name", sorted(WEIGHTED))
+def test_weights_summing_beyond_the_limit_are_refused(name):
+    make, args = WEIGHTED[name]
+    m = make()
+    before = m.to_bytes()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        with pytest.raises(sm.InputError, match="sample_weight"):
+            m.update(*args, sample_weight=[1e308, 1e308, 1.0, 1.0])  # beyond float64
+        with pytest.raises(sm.InputError, match="sample_weight"):
+            m.update(*args, sample_weight=[2.0**254, 2.0**254, 2.0**250, 0.0])  # beyond 2^255
+    assert m.to_bytes() == before
+
+
+#: Frequency weights (a weight k is k copies of the row): Calinski-Harabasz's n is the total weight
+#: and the silhouette leaves one copy of each point out of its own cluster's mean.
+FREQUENCY = {"CalinskiHarabasz", "Silhouette"}
+
+
+@pytest.mark.parametrize("name", sorted(set(WEIGHTED) - FREQUENCY))
+def test_huge_weights_within_the_limit_are_scale_free(name):
+    """Weights up to the limit give what the same weights scaled by 2^-253 give (every metric but
+    those of frequency weights is invariant to a common factor of the weights, and the scaling
+    is exact)."""
+    make, args = WEIGHTED[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        big = make().update(*args, sample_weight=BIG).compute()
+    small = make().update(*args, sample_weight=np.array(BIG) * 2.0**-253).compute()
+    np.testing.assert_allclose(big, small, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", CUMULATIVE)
+def test_running_totals_beyond_the_limit_are_refused(name):
+    """Merging a state into (a copy of) itself doubles its total weight: the merge that would take
+    it beyond 2^255 raises MergeError, and so does an update InputError, the state unchanged."""
+    make, args = WEIGHTED[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        m = make().update(*args, sample_weight=BIG)
+        with pytest.raises(sm.MergeError, match="sample_weight"):
+            for _ in range(10):
+                before = m.to_bytes()
+                m.merge(type(m).from_bytes(before))
+        assert m.to_bytes() == before
+        with pytest.raises(sm.InputError, match="sample_weight"):
+            m.update(*args, sample_weight=BIG)
+        assert m.to_bytes() == before

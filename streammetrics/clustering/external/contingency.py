@@ -19,12 +19,19 @@ import numpy as np
 from ..._core.labels import LabelSet
 from ..._core.schema import INT64_MAX, exact_total, short
 from ..._core.state import State, require_keys
+from ..._core.validation import WEIGHT_LIMIT, check_total_weight
 from ...errors import InputError, MergeError, StateError
 from ..inputs import validate_labelings
 
 #: Count a batch with a dense ``np.bincount`` while the table has at most this many cells
 #: beyond ``16 * batch rows`` (else ``np.unique``, whose cost does not grow with the table).
 _DENSE_SLACK = 1 << 16
+
+
+def _check_total(values: np.ndarray, error: type[Exception]) -> None:
+    if values.dtype.kind == "f" and values.size:
+        with np.errstate(over="ignore"):
+            check_total_weight(values.sum(), error, WEIGHT_LIMIT)
 
 
 class ContingencyState(State):
@@ -133,6 +140,7 @@ class ContingencyState(State):
                 dense = dense.astype(values.dtype)
             dense[keys] += values
             keys = np.flatnonzero(dense)
+            _check_total(dense, InputError)
             self._commit(
                 row_labels=rows_ls, col_labels=cols_ls, keys=keys, values=dense[keys], _n=self._n + n_rows
             )
@@ -155,6 +163,7 @@ class ContingencyState(State):
             values = values.copy()
             values[pos] -= counts.astype(values.dtype, copy=False)
             keys, values, rows_ls, cols_ls = _pruned(keys, values, rows_ls, cols_ls)
+        _check_total(values, InputError)
         self._commit(
             row_labels=rows_ls, col_labels=cols_ls, keys=keys, values=values, _n=self._n + sign * n_rows
         )
@@ -192,6 +201,7 @@ class ContingencyState(State):
                 np.add.at(
                     values, inverse.ravel(), np.concatenate([self.values, other.values]).astype(np.int64)
                 )
+        _check_total(values, MergeError)
         self._commit(
             row_labels=rows_ls,
             col_labels=cols_ls,
