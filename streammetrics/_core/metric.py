@@ -98,13 +98,14 @@ class Metric(abc.ABC, Generic[S]):
     def _compute(self, state: S) -> Any:
         """The metric's value on ``state`` (which holds some data)."""
 
-    def _apply_reweighted(self, states: list[S], batch: Batch, weights: np.ndarray) -> list[S] | None:
+    def _apply_reweighted(self, states: list[S], batch: Batch, counts: np.ndarray) -> list[S] | None:
         """Each of ``states`` updated with ``batch`` under its own row weights, as new states.
 
-        ``weights`` is ``(len(states), n_rows)`` (the bootstrap's Poisson weights times the
-        batch's); the batch's own weights are ignored. Families whose state is a weighted sum
-        over rows reduce every replicate at once (one matrix product); ``None`` (the default)
-        says the family has no such form, and the caller updates one state at a time.
+        State ``r`` takes row ``i`` with weight ``counts[r, i]`` (``(len(states), n_rows)``
+        integers: the bootstrap's Poisson draws) times the batch's own weight. Families whose
+        state is a weighted sum over rows reduce every replicate at once
+        (:func:`~streammetrics._core.replicates.replicate_sums`); ``None`` (the default) says
+        the family has no such form, and the caller updates one state at a time.
         """
         return None
 

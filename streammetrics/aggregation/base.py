@@ -19,14 +19,13 @@ import numpy as np
 from .._core.inputs import TRUTH_AND_PREDICTION, Inputs
 from .._core.metric import Metric
 from .._core.onerow import OneRowMixin
+from .._core.replicates import replicate_sums
 from .._core.state import canonical_json
 from .rows import PairRows
 from .state import RowSums
 
 #: Rows per chunk of a batch's per-row values (see :meth:`RowValueMetric._fold`).
 CHUNK_ROWS = 8192
-#: (replicate, row) weights per chunk of :meth:`RowValueMetric._apply_reweighted` (1 MB of float64).
-REWEIGHT_CHUNK = 1 << 17
 #: Scratch buffers per thread (see :func:`scratch`).
 N_SCRATCH = 4
 _LOCAL = threading.local()
@@ -95,7 +94,11 @@ class RowValueMetric(OneRowMixin, Metric[RowSums], base=True):
             state.update(self._row_values(batch), batch[-1], sign=sign)
             return
         sums, total, k = [], 0.0, 0
-        for _, part in _row_chunks(batch, CHUNK_ROWS):
+        for lo in range(0, n, CHUNK_ROWS):
+            part = tuple(
+                a[lo : lo + CHUNK_ROWS] if isinstance(a, np.ndarray) and a.ndim and len(a) == n else a
+                for a in batch
+            )
             values = self._row_values(part)
             w = part[-1]
             k = values.shape[1]
@@ -114,15 +117,9 @@ class RowValueMetric(OneRowMixin, Metric[RowSums], base=True):
         n = len(batch[0])
         if not n:
             return [s.copy() for s in states]
-        sums, totals, k = 0.0, 0.0, 0
-        for lo, part in _row_chunks(batch, max(1, REWEIGHT_CHUNK // len(states))):
-            values = self._row_values(part)
-            k = values.shape[1]
-            weights = counts[:, lo : lo + len(values)].astype(np.float64)
-            if part[-1] is not None:
-                weights *= part[-1]
-            sums = sums + weights @ values
-            totals = totals + weights.sum(axis=1)
+        values = self._row_values(batch)
+        sums, totals = replicate_sums(counts, batch[-1], values)
+        k = values.shape[1]
         out = []
         for state, row, total in zip(states, sums, totals, strict=True):
             state = copy.copy(state)  # add_sums replaces every field it changes (never in place)
@@ -143,20 +140,6 @@ class RowValueMetric(OneRowMixin, Metric[RowSums], base=True):
     def _means(self, state: RowSums) -> np.ndarray:
         """``sum w f_j / sum w`` per column."""
         return state.totals / state.total_weight
-
-
-def _row_chunks(batch: tuple[Any, ...], rows: int) -> Any:
-    """``(first row, the batch's rows [first, first + rows))`` over the batch; arguments that are
-    not per-row arrays (options, ``None`` weights) are passed whole."""
-    n = len(batch[0])
-    for lo in range(0, n, rows):
-        yield (
-            lo,
-            tuple(
-                a[lo : lo + rows] if isinstance(a, np.ndarray) and a.ndim and len(a) == n else a
-                for a in batch
-            ),
-        )
 
 
 def always(t: float, p: float) -> bool:

@@ -132,9 +132,9 @@ class RegressionMetric(OneRowMixin, Metric[State], base=True):
     ) -> list[Any] | None:
         """Every replicate at once (:meth:`Moments.reweighted`) where the state is a moment state
         updated the family's way."""
-        if type(self)._apply is not RegressionMetric._apply or not issubclass(self.moments, Moments):
+        if type(self)._apply is not RegressionMetric._apply:
             return None
-        if not all(type(state) is self.moments for state in states):
+        if not all(type(state) is self.moments for state in states):  # MaxError keeps extremes
             return None
         return self.moments.reweighted(states, *batch, counts)
 

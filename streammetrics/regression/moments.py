@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from .._core.replicates import replicate_sums
 from .._core.schema import Array, Int, Number, Schema
 from .._core.state import State
 from ..errors import InputError, MergeError, StateError
@@ -151,7 +152,7 @@ class Moments(State):
         updates one state at a time, with :meth:`update`'s overflow handling).
 
         Every replicate's moments are weighted sums over the rows, so all of them come from a few
-        matrix products ``counts @ f(rows)`` (chunks of rows bound the float64 weights), taken
+        matrix products ``counts @ f(rows)`` (:func:`~streammetrics._core.replicates.replicate_sums`), taken
         about a shift near the batch mean: for each column the data value nearest its mean, so a
         constant column has exact zero deviations, and ``M2 = sum w d^2 - W mean^2`` loses no
         digits to cancellation (every replicate's mean is near the batch's).
@@ -181,15 +182,7 @@ class Moments(State):
             f = np.concatenate(columns, axis=1)
             if not np.isfinite(f).all():
                 return None
-            r = len(states)
-            sums, totals = np.zeros((r, f.shape[1])), np.zeros(r)
-            step = max(1, REWEIGHT_CHUNK // r)
-            for lo in range(0, n, step):
-                w = counts[:, lo : lo + step].astype(np.float64)
-                if weights is not None:
-                    w *= weights[lo : lo + step]
-                sums += w @ f[lo : lo + step]
-                totals += w.sum(axis=1)
+            sums, totals = replicate_sums(counts, weights, f)
             if not np.isfinite(sums).all():
                 return None
         c = x.shape[1]
@@ -416,8 +409,6 @@ class ResidualMoments(Moments):
 #: Elements per scratch buffer: a batch is reduced in chunks of at most this many values, in
 #: per-thread buffers reused across calls (no page faults for fresh temporaries, cache-sized).
 CHUNK = 1 << 17
-#: (replicate, row) weights per chunk of :meth:`Moments.reweighted` (1 MB of float64, cache-sized).
-REWEIGHT_CHUNK = 1 << 17
 _LOCAL = threading.local()
 
 
