@@ -98,11 +98,15 @@ class Metric(abc.ABC, Generic[S]):
     def _compute(self, state: S) -> Any:
         """The metric's value on ``state`` (which holds some data)."""
 
-    def _apply_reweighted(self, states: list[S], batch: Batch, counts: np.ndarray) -> list[S] | None:
+    def _apply_reweighted(
+        self, states: list[S], batch: Batch, counts: np.ndarray, inputs: Inputs
+    ) -> list[S] | None:
         """Each of ``states`` updated with ``batch`` under its own row weights, as new states.
 
         State ``r`` takes row ``i`` with weight ``counts[r, i]`` (``(len(states), n_rows)``
-        integers: the bootstrap's Poisson draws) times the batch's own weight. Families whose
+        integers: the bootstrap's Poisson draws) times the batch's own weight. ``batch`` is
+        what :meth:`_validate` made of ``inputs`` (the raw arguments and weights), for families
+        whose parsed batch no longer holds the rows. Families whose
         state is a weighted sum over rows reduce every replicate at once
         (:func:`~streammetrics._core.replicates.replicate_sums`); ``None`` (the default) says
         the family has no such form, and the caller updates one state at a time.

@@ -108,7 +108,7 @@ class RowValueMetric(OneRowMixin, Metric[RowSums], base=True):
         state.add_sums(np.sum(sums, axis=0), total, n, k, sign=sign)
 
     def _apply_reweighted(
-        self, states: list[RowSums], batch: tuple[Any, ...], counts: np.ndarray
+        self, states: list[RowSums], batch: tuple[Any, ...], counts: np.ndarray, inputs: Any
     ) -> list[RowSums] | None:
         """Replicate ``r`` adds ``sum_i counts[r, i] w_i f(row_i)``: one matrix product per chunk
         of rows for every replicate (the bootstrap's replicates of a per-row value metric)."""

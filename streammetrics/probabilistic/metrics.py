@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 import warnings
 from typing import Any, ClassVar
@@ -12,6 +13,7 @@ from .._core import tensors
 from .._core import validation as v
 from .._core.inputs import Inputs
 from .._core.params import check_number, check_option
+from .._core.replicates import replicate_sums
 from ..errors import InputError, UndefinedMetricWarning
 from ..ranking.keys import probability_keys, values_of
 from . import device
@@ -103,44 +105,80 @@ class LogLoss(_ProbabilityMetric):
             if batch is not None:
                 return batch
         onehot, p, w, n, binary, present, used = self._probabilities(inputs)
-        if self.input == "score":
-            raw = inputs.floats(1, "y_proba")
-            if binary:
-                z = np.where(onehot[:, 1] > 0, raw, -raw)
-                loss, other = np.logaddexp(0.0, -z), np.logaddexp(0.0, z)
-            else:
-                m = raw.max(axis=1, keepdims=True)
-                lse = (m + np.log(np.exp(raw - m).sum(axis=1, keepdims=True)))[:, 0]
-                # -sum_k y_k log softmax_k (a 2-D y_true may hold several ones per row)
-                loss = other = lse * onehot.sum(axis=1) - (raw * onehot).sum(axis=1)
-        else:
+        if self.input == "probability" and binary:
             # one class per row: a logarithm per row (the true class), not one per cell
-            if binary and self._settled(present):  # the other side is never needed: a log per row
+            if self._settled(present):  # the other side is never needed: a log per row
                 chosen = np.where(onehot[:, 1] > 0, p[:, 1], p[:, 0])
                 # clipped to [eps, 1 - eps] as np.clip does, by two ufuncs (np.clip's wrapper
                 # costs several times their work on a small batch)
                 loss = np.log(np.maximum(np.minimum(chosen, _ONE_MINUS_EPS, out=chosen), _EPS, out=chosen))
                 total = np.array([-_wsum(loss, w), 0.0, float(n if w is None else w.sum())])
                 return total, n, present, used
-            q = np.maximum(np.minimum(p, _ONE_MINUS_EPS), _EPS)
-            if binary:
-                # both sides' logarithms serve both sums: one 2 x 2 product of (weighted) truth
-                # and log-probabilities, its diagonal the loss, its other diagonal the loss with
-                # the other label positive
-                t = onehot if w is None else onehot * w[:, None]
-                m = t.T @ np.log(q)
-                total = np.array(
-                    [-(m[0, 0] + m[1, 1]), -(m[0, 1] + m[1, 0]), float(n if w is None else w.sum())]
-                )
-                return total, n, present, used
-            if bool((onehot.sum(axis=1) == 1.0).all()):  # one class per row
-                loss = other = -np.log(q[np.arange(n), onehot.argmax(axis=1)])
-            else:
-                logq = np.log(q)
-                loss = -(onehot * logq).sum(axis=1)
-                other = -(onehot[:, ::-1] * logq).sum(axis=1) if binary else loss
+            # both sides' logarithms serve both sums: one 2 x 2 product of (weighted) truth and
+            # log-probabilities, its diagonal the loss, its other diagonal the loss with the
+            # other label positive
+            t = onehot if w is None else onehot * w[:, None]
+            m = t.T @ np.log(np.maximum(np.minimum(p, _ONE_MINUS_EPS), _EPS))
+            total = np.array([-(m[0, 0] + m[1, 1]), -(m[0, 1] + m[1, 0]), float(n if w is None else w.sum())])
+            return total, n, present, used
+        loss, other = self._row_losses(inputs, onehot, p, binary)
         total = np.array([_wsum(loss, w), _wsum(other, w), float(n if w is None else w.sum())])
         return total, n, present, used
+
+    def _row_losses(
+        self, inputs: Inputs, onehot: np.ndarray, p: np.ndarray, binary: bool
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Each row's loss, and its loss with the other label positive (binary input; the
+        loss itself otherwise)."""
+        if self.input == "score":
+            raw = inputs.floats(1, "y_proba")
+            if binary:
+                z = np.where(onehot[:, 1] > 0, raw, -raw)
+                return np.logaddexp(0.0, -z), np.logaddexp(0.0, z)
+            m = raw.max(axis=1, keepdims=True)
+            lse = (m + np.log(np.exp(raw - m).sum(axis=1, keepdims=True)))[:, 0]
+            # -sum_k y_k log softmax_k (a 2-D y_true may hold several ones per row)
+            loss = lse * onehot.sum(axis=1) - (raw * onehot).sum(axis=1)
+            return loss, loss
+        logq = np.log(np.maximum(np.minimum(p, _ONE_MINUS_EPS), _EPS))
+        if binary:
+            positive = onehot[:, 1] > 0
+            return -np.where(positive, logq[:, 1], logq[:, 0]), -np.where(positive, logq[:, 0], logq[:, 1])
+        if bool((onehot.sum(axis=1) == 1.0).all()):  # one class per row
+            loss = -logq[np.arange(len(p)), onehot.argmax(axis=1)]
+        else:
+            loss = -(onehot * logq).sum(axis=1)
+        return loss, loss
+
+    def _apply_reweighted(
+        self, states: list[SumTable], batch: tuple[Any, ...], counts: np.ndarray, inputs: Inputs
+    ) -> list[SumTable] | None:
+        """Every replicate at once: the per-row losses (both sides of binary input) summed under
+        each replicate's weights (:func:`~streammetrics._core.replicates.replicate_sums`). A
+        replicate's own labels (those of the rows it drew) meet its positive-label rule, as its
+        batches alone would; once a replicate has seen both labels they no longer matter."""
+        if tensors.off_host(inputs) is not None or not states:
+            return None
+        onehot, p, w, n, binary, present, used = self._probabilities(inputs)
+        loss, other = self._row_losses(inputs, onehot, p, binary)
+        sums, totals = replicate_sums(counts, w, np.column_stack([loss, other]))
+        labels = [present] * len(states)
+        rule = self._rule()
+        unsettled = [r for r, s in enumerate(states) if not rule.settled(s.seen)] if present else []
+        if unsettled:
+            yt = inputs.labels(0, "y_true")
+            drawn = counts[unsettled] > 0
+            if w is not None:
+                drawn &= w > 0
+            has = [drawn[:, yt == label].any(axis=1) for label in present]
+            for j, r in enumerate(unsettled):
+                labels[r] = tuple(label for label, h in zip(present, has, strict=True) if h[j])
+        out = []
+        for state, (lo, hi), total, drawn_labels in zip(states, sums, totals, labels, strict=True):
+            state = copy.copy(state)  # add commits new fields (never in place)
+            state.add(np.array([lo, hi, total]), n, labels=drawn_labels, used=used)
+            out.append(state)
+        return out
 
     def _apply(self, state: SumTable, batch: tuple[Any, ...], sign: int = 1) -> None:
         total, n, present, used = batch

@@ -128,7 +128,7 @@ class RegressionMetric(OneRowMixin, Metric[State], base=True):
         state.update(*batch)
 
     def _apply_reweighted(
-        self, states: list[Any], batch: tuple[Any, ...], counts: np.ndarray
+        self, states: list[Any], batch: tuple[Any, ...], counts: np.ndarray, inputs: Any
     ) -> list[Any] | None:
         """Every replicate at once (:meth:`Moments.reweighted`) where the state is a moment state
         updated the family's way."""

@@ -234,11 +234,11 @@ class BootstrapState(State):
         counts = poisson_one(rng, (self._n_replicates, n_rows))
         fresh = not self.reps
         old = self.reps or [metric._make_state() for _ in range(self._n_replicates)]
-        new = metric._apply_reweighted(old, batch, counts)  # every replicate at once, where the family can
+        inputs = Inputs(tuple(args), weights)  # converted once: the replicates differ only in weights
+        new = metric._apply_reweighted(old, batch, counts, inputs)  # all replicates at once, where it can
         if new is not None:
             return new
         new = []
-        inputs = Inputs(tuple(args))  # converted once: the replicates differ only in weights
         for state, w in zip(old, counts, strict=True):
             state = state if fresh else state.copy()  # copies keep the update atomic
             w = w.astype(np.float64)

@@ -11,6 +11,7 @@ from scipy import stats
 from sklearn import metrics as skm
 
 import streammetrics as sm
+from streammetrics._core.inputs import Inputs
 from streammetrics.uncertainty.bootstrap import _stream_rng
 from streammetrics.uncertainty.poisson import poisson_one
 
@@ -115,7 +116,7 @@ def test_every_replicate_is_the_metric_under_its_weights(make, outputs):
     metric = make()
     t, q = _regression_rows(rng, 10, outputs)
     vectorized = metric._apply_reweighted(
-        [metric._make_state()], metric._validate(t, q), np.ones((1, 10), np.uint8)
+        [metric._make_state()], metric._validate(t, q), np.ones((1, 10), np.uint8), Inputs((t, q))
     )
     assert (vectorized is None) == isinstance(metric, sm.MaxError)
 
@@ -378,3 +379,76 @@ def test_rows_are_buffered_and_equal_one_batch(make, pred):
     with pytest.raises(sm.InputError):
         b.update(1, float("nan"))
     assert b.to_bytes() == before
+
+
+def _binary_rows(rng, n, first):
+    """Labels 3 and 7 (7 positive by scikit-learn's rule); the first batch has label 3 only, so
+    every replicate learns its positive label from the rows it draws."""
+    t = np.full(n, 3) if first else rng.choice([3, 7], n)
+    return t, rng.uniform(0.0, 1.0, n)
+
+
+def _multiclass_rows(rng, n, first):
+    t = rng.integers(0, 3, n)
+    return t, rng.dirichlet(np.ones(3), n)
+
+
+def _indicator_rows(rng, n, first):
+    t = (rng.random((n, 3)) < 0.4).astype(int)
+    return t, rng.dirichlet(np.ones(3), n)
+
+
+@pytest.mark.parametrize(
+    "make, rows",
+    [
+        (lambda: sm.LogLoss(), _binary_rows),
+        (
+            lambda: sm.LogLoss(input="score"),
+            lambda rng, n, first: (_binary_rows(rng, n, first)[0], rng.normal(size=n)),
+        ),
+        (lambda: sm.LogLoss(pos_label=3, normalize=False), _binary_rows),
+        (lambda: sm.LogLoss(), _multiclass_rows),
+        (
+            lambda: sm.LogLoss(input="score"),
+            lambda rng, n, first: (rng.integers(0, 3, n), rng.normal(size=(n, 3))),
+        ),
+        (lambda: sm.LogLoss(), _indicator_rows),
+    ],
+    ids=["binary", "binary-logits", "binary-pos-label", "multiclass", "multiclass-logits", "indicator"],
+)
+def test_every_log_loss_replicate_is_the_metric_under_its_weights(make, rows):
+    """Log loss replicates (summed at once from the per-row losses) equal the metric updated
+    batch by batch under ``w * P_r``, the positive label of each replicate included: after a
+    first batch of one label, a replicate that drew no row of it has seen nothing."""
+    rng = np.random.default_rng(11)
+    r = 30
+    b = sm.Bootstrap(make(), r, seed=4, shard=1)
+    batches = []
+    for i, n in enumerate((4, 40, 25)):
+        t, p = rows(rng, n, i == 0)
+        w = rng.uniform(0.0, 2.0, n)
+        w[:2] = 0.0
+        b.update(t, p, sample_weight=w)
+        batches.append((t, p, w * poisson_one(_stream_rng(4, 1, i), (r, n))))
+        if i == 0 and rows is _binary_rows:  # some replicates drew no row of weight > 0
+            assert {s.seen for s in b.state.reps} == {(), (3,)}
+    values = b.replicate_values()
+    for rep in range(r):
+        alone = make()
+        for t, p, w in batches:
+            alone.update(t, p, sample_weight=w[rep])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = alone.compute()
+        np.testing.assert_allclose(values[rep], expected, rtol=1e-12)
+        assert b.state.reps[rep].seen == alone.state.seen
+    for state in b.state.reps:
+        state.check()
+    metric = make()
+    t, p = rows(rng, 8, False)
+    assert (
+        metric._apply_reweighted(
+            [metric._make_state()], metric._validate(t, p), np.ones((1, 8), np.uint8), Inputs((t, p))
+        )
+        is not None
+    )
