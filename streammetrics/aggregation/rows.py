@@ -88,6 +88,15 @@ class PairRows:
         )
         return t, p, ()
 
+    def encode(self, y_true: Any, y_pred: Any) -> tuple[Any, Any] | None:
+        """A checked row as the buffer holds it, or ``None`` when it is not of the fast kind (a
+        string label of the hinge loss, a bool): the buffer holds float64 pairs only, so such a
+        row is applied at once as a one-row batch, after the buffered rows."""
+        try:
+            return (y_true, y_pred) if self.fast_test()(y_true, y_pred) else None
+        except (TypeError, ValueError, OverflowError):
+            return None
+
     def admit(self, labels: tuple[Any, ...]) -> list[Any]:
         return []
 

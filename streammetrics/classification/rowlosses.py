@@ -26,6 +26,18 @@ from ..probabilistic.base import _class_index
 
 #: torch's floor of a logarithm in its binary cross entropy (torcheval's normalized entropy).
 TORCH_LOG_FLOOR = -100.0
+#: Integers up to this magnitude survive the row buffer's float64 encoding exactly.
+_EXACT_INT = 2**53
+
+
+def _label_value(x: Any) -> bool:
+    """Whether one number of a scalar row is a label the per-row path keeps exactly (an integer
+    value within 2^53: the buffer holds float64, the batch parser reads it back as int64)."""
+    return -_EXACT_INT <= x <= _EXACT_INT and x % 1 == 0
+
+
+def _int_label(label: Any) -> bool:
+    return type(label) is int and -_EXACT_INT <= label <= _EXACT_INT
 
 
 def _check_bool(value: Any, name: str) -> bool:
@@ -133,6 +145,11 @@ class HingeLoss(_ClassRows):
     def get_config(self) -> dict[str, Any]:
         return {"squared": self.squared, "pos_label": self.pos_label, "labels": self.labels}
 
+    @property
+    def row_domain(self) -> Any:  # type: ignore[override]
+        """A binary row (an integer label, a finite decision) takes the per-row path."""
+        return (lambda t, d: _label_value(t)) if _int_label(self.pos_label) else None
+
     def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
         yt = inputs.labels(0, "y_true")
         d = inputs.floats(1, "y_score")
@@ -181,6 +198,11 @@ class ZeroOneLoss(_ClassRows):
 
     def get_config(self) -> dict[str, Any]:
         return {"normalize": self.normalize}
+
+    @staticmethod
+    def row_domain(t: Any, p: Any) -> bool:
+        """Two integer labels take the per-row path (strings and others: the batch check)."""
+        return _label_value(t) and _label_value(p)
 
     def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
         if inputs.array(0, "y_true").ndim == 2:
@@ -434,6 +456,10 @@ class _D2Probability(_ClassRows, base=True):
     """
 
     higher_is_better: ClassVar[bool | None] = True
+    #: A binary row gives its loss and the one-hot truth of two classes.
+    row_width: ClassVar[int] = 3
+    #: Whether the probability of the true class must be positive (the log loss).
+    positive_truth: ClassVar[bool] = False
 
     def __init__(self, *, labels: Any = None) -> None:
         self.labels = _labels_option(labels)
@@ -441,6 +467,16 @@ class _D2Probability(_ClassRows, base=True):
 
     def get_config(self) -> dict[str, Any]:
         return {"labels": self.labels}
+
+    @property
+    def row_domain(self) -> Any:  # type: ignore[override]
+        """A binary row (one of the two integer labels, a probability) takes the per-row path."""
+        if self.labels is not None and (len(self.labels) != 2 or not all(map(_int_label, self.labels))):
+            return None
+        negative, positive = [0, 1] if self.labels is None else self.labels
+        if self.positive_truth:  # the true class's probability must be positive
+            return lambda t, p: (t == positive and 0.0 < p <= 1.0) or (t == negative and 0.0 <= p < 1.0)
+        return lambda t, p: (t == positive or t == negative) and 0.0 <= p <= 1.0
 
     def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
         yt = inputs.labels(0, "y_true")
@@ -503,6 +539,8 @@ class D2LogLossScore(_D2Probability):
         >>> round(sm.D2LogLossScore().update([1, 1, 0, 0], [0.9, 0.6, 0.2, 0.3]).compute(), 6)
         0.568633
     """
+
+    positive_truth: ClassVar[bool] = True
 
     def _loss(self, p: np.ndarray, idx: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore"):

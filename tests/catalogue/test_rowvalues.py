@@ -97,6 +97,70 @@ def test_per_row_streams_equal_one_batch() -> None:
 
 
 @pytest.mark.parametrize(
+    ("make", "labels", "reference"),
+    [
+        (sm.HingeLoss, (-1, 1), lambda y, s: skm.hinge_loss(y, s)),
+        (sm.ZeroOneLoss, (3, 7), None),
+        (sm.D2LogLossScore, (0, 1), lambda y, s: skm.d2_log_loss_score(y, s)),
+        (
+            lambda: sm.D2BrierScore(labels=[4, 9]),
+            (4, 9),
+            lambda y, s: skm.d2_brier_score(y, s, labels=[4, 9]),
+        ),
+    ],
+    ids=["HingeLoss", "ZeroOneLoss", "D2LogLossScore", "D2BrierScore"],
+)
+def test_classification_rows_one_at_a_time_agree_with_scikit_learn(make, labels, reference) -> None:
+    """Binary rows of Python scalars take the buffered per-row path (over several flushes) and
+    agree with scikit-learn on the whole stream; a row the batch would refuse is refused when
+    offered, the buffered rows kept."""
+    rng = np.random.default_rng(6)
+    n = 10_000
+    y = rng.choice(labels, n)
+    s = rng.uniform(0.01, 0.99, n)
+    if make is sm.ZeroOneLoss:
+        s = np.where(rng.random(n) < 0.8, y, rng.choice(labels, n))
+    m = make()
+    assert m._row_checker(m.state) is not None  # the buffered path, not one-row batches
+    for a, b in zip(y.tolist(), s.tolist(), strict=True):
+        m.update(a, b)
+    expected = skm.zero_one_loss(y, s) if reference is None else reference(y, s)
+    assert_same(m.compute(), expected, rtol=1e-12)
+    before = m.state_dict()
+    for bad in ((labels[0], float("nan")), (0.5, s[0].item()), (labels[0], 1.5)):
+        if make is sm.HingeLoss and bad[1] == 1.5:
+            continue  # any finite decision is valid
+        if make is sm.ZeroOneLoss and bad[1] == 1.5:
+            bad = (labels[0], 1.5)  # a label that is not an integer
+        with pytest.raises(sm.InputError):
+            m.update(*bad)
+    assert_same(m.state_dict(), before)
+    assert_same(m.compute(), expected, rtol=1e-12)
+
+
+def test_d2_log_loss_row_with_zero_probability_for_the_true_class_is_refused_at_once() -> None:
+    m = sm.D2LogLossScore().update(1, 0.5)
+    with pytest.raises(sm.InputError, match="y_proba"):
+        m.update(1, 0.0)
+    with pytest.raises(sm.InputError, match="y_proba"):
+        m.update(0, 1.0)
+    assert m.n_samples == 1
+
+
+def test_hinge_loss_string_labels_one_at_a_time() -> None:
+    """String labels cannot wait in the float buffer: each is applied as a one-row batch, in order."""
+    y, d = ["yes", "no", "yes", "no"], [0.3, -1.2, 2.0, 0.4]
+    m = sm.HingeLoss(pos_label="yes")
+    for a, b in zip(y, d, strict=True):
+        m.update(a, b)
+    mixed = sm.HingeLoss()
+    for a, b in zip([1, -1, 1], [0.5, 0.2, -0.3], strict=True):
+        mixed.update(a, b)
+    assert_same(m.compute(), skm.hinge_loss(y, d), rtol=1e-12)
+    assert_same(mixed.compute(), skm.hinge_loss([1, -1, 1], [0.5, 0.2, -0.3]), rtol=1e-12)
+
+
+@pytest.mark.parametrize(
     ("make", "args", "words"),
     [
         (sm.CoverageError, ([[1, 2, 0]], [[0.1, 0.2, 0.3]]), ["y_true", "0/1", "2"]),
