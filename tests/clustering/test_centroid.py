@@ -14,6 +14,7 @@ from sklearn.datasets import make_blobs
 import streammetrics as sm
 from streammetrics.clustering import centroid as c
 from streammetrics.clustering import internal as f
+from streammetrics.clustering.internal.base import SampledMetric
 from tests.law_cases import clustering_centroid as R
 
 
@@ -369,3 +370,40 @@ def test_two_pass_fewer_than_two_clusters_and_empty(cls):
 def test_bad_centroids_raise_value_error_naming_the_argument(centroids, match):
     with pytest.raises(ValueError, match=match):
         sm.DaviesBouldin(centroids=centroids)
+
+
+SAMPLED_CLASSES = sorted(
+    (
+        cls
+        for cls in (getattr(sm, name) for name in sm.__all__)
+        if isinstance(cls, type)
+        and issubclass(cls, SampledMetric)
+        and not getattr(cls, "__abstractmethods__", ())
+    ),
+    key=lambda cls: cls.__name__,
+)
+
+
+@pytest.mark.parametrize("cls", SAMPLED_CLASSES, ids=lambda cls: cls.__name__)
+def test_compute_is_the_estimate_without_its_jackknife(cls, monkeypatch):
+    """compute() reads the index on the sample alone (the jackknife replicates cost twenty more
+    evaluations and only the standard error needs them): the same value as estimate(), whose
+    standard error is still the jackknife's."""
+    X, y = _blobs(2, n=900, d=3, k=3, std=2.0)
+    m = cls(sample_size=150, seed=1).update(X, y)
+    assert m.state.sample.saturated
+    calls = []
+    on_sample = m._on_sample
+
+    def counted(moments, x, idx, w, groups):
+        calls.append(groups)
+        return on_sample(moments, x, idx, w, groups)
+
+    monkeypatch.setattr(m, "_on_sample", counted)
+    value = m.compute()
+    assert calls == [None]
+    est = m.estimate()
+    # (the profile indices sum the jackknife groups' blocks: the same value to rounding)
+    assert est.value == pytest.approx(value, rel=1e-13, nan_ok=True)
+    assert calls[1] is not None and not est.exact
+    assert np.isfinite(est.stderr) or cls is sm.SDbw

@@ -98,9 +98,7 @@ class DaviesBouldin(TwoPassMixin, SampledMetric):
             with np.errstate(invalid="ignore", divide="ignore"):
                 return np.where(den > 0, num / den, fallback)
 
-        value = davies_bouldin_from(centroids, spread(np.ones(len(x), dtype=bool)))
-        reps = np.array([davies_bouldin_from(centroids, spread(groups != g)) for g in np.unique(groups)])
-        return value, reps
+        return jackknife(lambda m: davies_bouldin_from(centroids, spread(m)), groups)
 
 
 class SimplifiedSilhouette(TwoPassMixin, SampledMetric):
@@ -230,9 +228,9 @@ class SDbw(SampledMetric):
     def _make_state(self) -> ClusterSample:
         return _FullClusterSample(self.sample_size, self.seed)
 
-    def _estimate(self, state: ClusterSample) -> Estimate:
-        est = super()._estimate(state)
-        if est.exact or np.isnan(est.value):
+    def _estimate(self, state: ClusterSample, error: bool = True) -> Estimate:
+        est = super()._estimate(state, error)
+        if not error or est.exact or np.isnan(est.value):
             return est
         moments, sample = state.moments, state.sample
         idx, _ = moments.labels.encode(sample.labels, "labels")

@@ -192,22 +192,20 @@ def overlap_sum(x: np.ndarray, idx: np.ndarray, w: np.ndarray, k: int) -> float:
         >>> overlap_sum(np.array([[0.0], [1.0], [1.5], [3.0]]), np.array([0, 0, 1, 1]), np.ones(4), 2)
         0.75
     """
-    n = len(x)
     cw = np.bincount(idx, weights=w, minlength=k)
-    onehot = np.zeros((n, k))
-    onehot[np.arange(n), idx] = w
     total = 0.0
-    step = rows_per_chunk(n, x.shape[1])
-    for start in range(0, n, step):
-        rows = slice(start, start + step)
-        dist = pairwise_distances(x[rows], x)
-        own = idx[rows]
-        a = (dist @ onehot)[np.arange(len(own)), own] / cw[own]
-        order = np.argsort(np.where(idx[None, :] == own[:, None], np.inf, dist), axis=1, kind="stable")
-        d_s = np.take_along_axis(dist, order, axis=1)
-        w_s = np.where(idx[order] == own[:, None], 0.0, w[order])
-        b = mass_mean(d_s, w_s, cw[own])
-        total += float(np.sum(w[rows] * _overlap(a, b)))
+    for c in np.unique(idx):  # a cluster's rows meet the same inside and outside rows
+        own, outside = np.flatnonzero(idx == c), np.flatnonzero(idx != c)
+        x_in, x_out, w_in, w_out = x[own], x[outside], w[own], w[outside]
+        step = rows_per_chunk(len(idx), x.shape[1])
+        for start in range(0, len(own), step):
+            rows = slice(start, start + step)
+            a = pairwise_distances(x_in[rows], x_in) @ w_in / cw[c]
+            dist = pairwise_distances(x_in[rows], x_out)
+            # ties sort in any order: tied rows have the same distance, so the mean is the same
+            order = np.argsort(dist, axis=1)
+            b = mass_mean(np.take_along_axis(dist, order, axis=1), w_out[order], np.full(len(a), cw[c]))
+            total += float(w_in[rows] @ _overlap(a, b))
     return total
 
 

@@ -31,8 +31,9 @@ from .rows import PointRows
 JACKKNIFE_GROUPS = 20
 
 
-def jackknife(fn: Callable[[np.ndarray], float], groups: np.ndarray) -> tuple[float, np.ndarray]:
-    """``fn`` on every sampled row, and with each jackknife group left out (``fn`` takes a row mask).
+def jackknife(fn: Callable[[np.ndarray], float], groups: np.ndarray | None) -> tuple[float, np.ndarray]:
+    """``fn`` on every sampled row, and with each jackknife group left out (``fn`` takes a row mask;
+    ``groups=None``: the value alone, no replicates).
 
     Examples:
         >>> x = np.array([1.0, 2.0, 3.0, 6.0])
@@ -40,6 +41,8 @@ def jackknife(fn: Callable[[np.ndarray], float], groups: np.ndarray) -> tuple[fl
         >>> value, reps.tolist()
         (3.0, [4.0, 2.0])
     """
+    if groups is None:
+        return fn(slice(None)), np.empty(0)
     value = fn(np.ones(len(groups), dtype=bool))
     return value, np.array([fn(groups != g) for g in np.unique(groups)])
 
@@ -131,7 +134,7 @@ class SampledMetric(InternalMetric, base=True):
         return state.moments.n_clusters == 0
 
     def _formula(self, state: ClusterSample) -> float:
-        return self._estimate(state).value
+        return self._estimate(state, error=False).value  # the jackknife only where an error is asked
 
     def estimate(self, z: float = Z) -> Estimate:
         """The value with its standard error and the interval ``value -+ z * stderr``.
@@ -182,7 +185,10 @@ class SampledMetric(InternalMetric, base=True):
         est = self.estimate(z)
         return est.low, est.high
 
-    def _estimate(self, state: ClusterSample) -> Estimate:
+    def _estimate(self, state: ClusterSample, error: bool = True) -> Estimate:
+        """The value, and with ``error`` its jackknife standard error (the replicates cost
+        :data:`JACKKNIFE_GROUPS` more evaluations: ``compute()`` skips them; while the sample
+        holds every row the value is exact and none is needed)."""
         moments, sample = state.moments, state.sample
         k, total = moments.n_clusters, moments.total_weight()
         m = len(sample.keys)
@@ -196,12 +202,16 @@ class SampledMetric(InternalMetric, base=True):
         if k < 2 or k > total - 1:
             return nan
         idx, _ = moments.labels.encode(sample.labels, "labels")
-        groups = np.arange(m) % min(JACKKNIFE_GROUPS, m)
+        groups = np.arange(m) % min(JACKKNIFE_GROUPS, m) if error and sample.saturated else None
         value, replicates = self._on_sample(moments, sample.x, idx, sample.weights, groups)
         if np.isnan(value):
             return nan
         if not sample.saturated:
             return sampled(value, 0.0, exact=True, sample_rows=m, distinct_rows=float(m))
+        if not error:
+            return sampled(
+                value, float("nan"), exact=False, sample_rows=m, distinct_rows=sample.distinct_estimate()
+            )
         reps = replicates[np.isfinite(replicates)]
         g = len(reps)
         distinct = sample.distinct_estimate()

@@ -149,6 +149,8 @@ class Silhouette(SampledMetric):
         if (cw > 0).sum() < 2:
             return float("nan"), np.empty(0)
         value = float(np.sum(w * silhouette_values(dsum, idx, cw)) / w.sum())
+        if groups is None:
+            return value, np.empty(0)
         reps = []
         for g in np.unique(groups):
             out = groups == g

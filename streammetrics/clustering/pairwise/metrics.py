@@ -53,13 +53,13 @@ def _exact_from_moments(moments: ClusterMoments) -> profiles.Exact:
 class PairwiseMetric(SampledMetric, base=True):
     """A pairwise-distance index on exact moments plus a mergeable sample (see the module)."""
 
-    def _estimate(self, state: ClusterSample) -> Estimate:
+    def _estimate(self, state: ClusterSample, error: bool = True) -> Estimate:
         sample = state.sample
         m = len(sample.keys)
         scale = m / sample.distinct_estimate() if sample.saturated and m else 1.0
         token = _SELF_SCALE.set(scale)
         try:
-            return super()._estimate(state)
+            return super()._estimate(state, error)
         finally:
             _SELF_SCALE.reset(token)
 

@@ -28,16 +28,21 @@ def condensed_pairs(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """
     m = len(x)
     p = m * (m - 1) // 2
-    ii, jj, dd = np.empty(p, dtype=np.int32), np.empty(p, dtype=np.int32), np.empty(p)
+    counts = np.arange(m - 1, 0, -1)  # row r meets the m - 1 - r rows after it
+    ii = np.repeat(np.arange(m - 1, dtype=np.int32), counts)
+    # within row r's run, j counts up from r + 1
+    jj = np.arange(p, dtype=np.int32) - np.repeat(
+        (np.cumsum(counts) - counts - np.arange(1, m)).astype(np.int32), counts
+    )
+    dd = np.empty(p)
     pos = 0
     step = max(1, _CHUNK // max(1, m * max(1, x.shape[1])))
     for s in range(0, m - 1, step):
-        e = min(m, s + step)
-        dist = pairwise_distances(x[s:e], x[s:], chunk=step)
-        r, c = np.triu_indices(e - s, 1, m - s)
-        n = len(r)
-        ii[pos : pos + n], jj[pos : pos + n], dd[pos : pos + n] = r + s, c + s, dist[r, c]
-        pos += n
+        e = min(m - 1, s + step)
+        dist = pairwise_distances(x[s:e], x, chunk=step)
+        for r in range(s, e):  # one slice copy per row: no index arrays
+            dd[pos : pos + m - 1 - r] = dist[r - s, r + 1 :]
+            pos += m - 1 - r
     return ii, jj, dd
 
 
@@ -62,7 +67,15 @@ def sorted_pairs(x: np.ndarray, idx: np.ndarray, w: np.ndarray, groups: np.ndarr
     """
     i, j, d = condensed_pairs(x)
     order = np.argsort(d)  # ties need no order: every use sums over them or compares strictly
-    i, j, d = i[order], j[order], d[order]
+    # what each pair carries is made in row-major order (near-sequential reads of w and idx),
+    # then moved by one gather each
+    mult, same = (w[i] * w[j])[order], (idx[i] == idx[j])[order]
+    if groups is None:
+        g_i = g_j = np.zeros(len(d), dtype=np.int16)
+    else:
+        g = groups.astype(np.int16)
+        g_i, g_j = g[i][order], g[j][order]
+    d = d[order]
     if len(d) > 1:  # distances equal up to rounding (1e-12 relative) are ties: one value
         start = np.empty(len(d), dtype=bool)
         start[0] = True
@@ -70,8 +83,7 @@ def sorted_pairs(x: np.ndarray, idx: np.ndarray, w: np.ndarray, groups: np.ndarr
         if not start.all():
             first = np.flatnonzero(start)
             d = np.repeat(d[first], np.diff(np.append(first, len(d))))
-    g = np.zeros(len(x), dtype=np.int16) if groups is None else groups.astype(np.int16)
-    return SortedPairs(d, w[i] * w[j], idx[i] == idx[j], g[i], g[j])
+    return SortedPairs(d, mult, same, g_i, g_j)
 
 
 def _sum_smallest(d: np.ndarray, cum: np.ndarray, csum: np.ndarray, amount: float) -> float:
