@@ -86,6 +86,12 @@ def sorted_pairs(x: np.ndarray, idx: np.ndarray, w: np.ndarray, groups: np.ndarr
     return SortedPairs(d, mult, same, g_i, g_j)
 
 
+def _dot(a: np.ndarray, b: np.ndarray) -> float:
+    """``a @ b`` over all pairs without BLAS: a threaded BLAS dot of this length leaves its
+    threads spinning (CPU time) long after the call, for a sum NumPy does as fast on one core."""
+    return float(np.add.reduce(np.multiply(a, b)))
+
+
 def _sum_smallest(d: np.ndarray, cum: np.ndarray, csum: np.ndarray, amount: float) -> float:
     """Sum of the ``amount`` smallest values of a weighted sorted multiset (fractional last item),
     from the cumulative masses ``cum`` and cumulative weighted values ``csum``."""
@@ -105,8 +111,8 @@ def _c_index_from(d: np.ndarray, mult: np.ndarray, same: np.ndarray, self_pairs:
     if not d.size:
         return float("nan")
     md = mult * d
-    a = float(mult @ same)
-    s = float(md @ same)
+    a = _dot(mult, same)
+    s = _dot(md, same)
     cum, csum = np.cumsum(mult), np.cumsum(md)
     p, total = float(cum[-1]), float(csum[-1])
     n_w = a + self_pairs
@@ -162,7 +168,7 @@ def pair_index(
         n_w, n_b = float(mw.sum()) + self_pairs, float(mb.sum())
         if n_w <= 0 or n_b <= 0:
             return float("nan")
-        return float(mw @ cum[pos] / (n_w * n_b))
+        return _dot(mw, cum[pos]) / (n_w * n_b)
 
     full = value(None)
     if groups is None:
