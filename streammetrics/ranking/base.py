@@ -68,6 +68,9 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch], base=True):
     roles: ClassVar[tuple[str, ...]] = ("y_true", "y_score")
     convention: ClassVar[str | None] = TRUTH_AND_PREDICTION
     prediction: ClassVar[str | None] = "scores"
+    #: Whether ``average="samples"`` takes multiclass input (scikit-learn's average precision
+    #: binarizes the labels; its ROC AUC refuses them).
+    samples_multiclass: ClassVar[bool] = False
     #: 3: one sketch column per score column, exact until the byte budget (version-1 and -2 states
     #: are still read).
     version: ClassVar[int] = 3
@@ -233,12 +236,25 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch], base=True):
     def _parse_samples(
         self, inputs: Inputs, yt_raw: np.ndarray, scores: np.ndarray, weights: Any, n: int
     ) -> tuple:
-        """``average="samples"``: each row's value, summed as ``[sum w v, sum w, sum w undefined]``."""
-        if yt_raw.ndim != 2:
+        """``average="samples"``: each row's value, summed as ``[sum w v, sum w, sum w undefined]``.
+
+        Multilabel input; and multiclass input where the metric allows it (``samples_multiclass``:
+        each row's true class against its other columns, as scikit-learn binarizes the labels)."""
+        if yt_raw.ndim == 1 and scores.ndim == 2 and self.samples_multiclass:
+            labels = inputs.labels(0, "y_true")
+            k = scores.shape[1]
+            cls = self._class_index(labels, k)
+            if self.input == "probability":
+                inputs.check_rows_sum_to_one(1, scores, "y_score", "multiclass probability rows")
+            yt = (cls[:, None] == np.arange(k)).astype(np.int64) if n else np.zeros((0, k), np.int64)
+        elif yt_raw.ndim != 2:
+            multiclass = " or multiclass input (1-D labels, 2-D scores)" if self.samples_multiclass else ""
             raise InputError(
-                f"y_true: average='samples' needs multilabel input (a 2-D 0/1 y_true), found {yt_raw.ndim}-D"
+                f"y_true: average='samples' needs multilabel input (a 2-D 0/1 y_true){multiclass}, "
+                f"found {yt_raw.ndim}-D y_true with {scores.ndim}-D y_score"
             )
-        yt = inputs.derived((0, "indicator"), lambda: v.as_indicator(yt_raw, "y_true"))
+        else:
+            yt = inputs.derived((0, "indicator"), lambda: v.as_indicator(yt_raw, "y_true"))
         if scores.shape != yt.shape:
             raise InputError(
                 f"y_score: expected shape {yt.shape} (the shape of y_true), found {scores.shape}"

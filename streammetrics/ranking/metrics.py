@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -87,7 +87,8 @@ class ROCAUC(RankingMetric):
             prevalence), ``"micro"`` (multilabel, and multiclass with ``multi_class="ovr"``: every (row, class)
             cell pooled, as scikit-learn), ``"samples"`` (multilabel: each row's labels ranked by its scores,
             the rows averaged, exact; NaN when a row holds one class only, as scikit-learn) or ``None`` (an
-            array, one value per class or label). Binary input ignores it.
+            array, one value per class or label). Binary input ignores it, except ``"samples"``, which keeps
+            per-row values and refuses binary input (scikit-learn ignores it there).
         multi_class: ``"ovr"`` (default; each class against the rest) or ``"ovo"`` (every pair of the classes
             present in ``y_true``, as Hand and Till and scikit-learn: a class of ``labels`` that no row holds
             takes no part).
@@ -253,9 +254,11 @@ class AveragePrecision(RankingMetric):
 
     Args:
         average: Multiclass and multilabel input: ``"macro"`` (default; plain mean), ``"weighted"`` (by the
-            number of positives), ``"micro"`` (multilabel: all cells pooled), ``"samples"`` (multilabel: each
-            row's labels ranked by its scores, the rows averaged, exact; a row without positives counts 0, as
-            scikit-learn) or ``None`` (an array, one value per class or label). Binary input ignores it.
+            number of positives), ``"micro"`` (multilabel: all cells pooled), ``"samples"`` (multilabel, and
+            multiclass as its one-hot labels: each row's labels ranked by its scores, the rows averaged, exact; a
+            row without positives counts 0, as scikit-learn) or ``None`` (an array, one value per class or
+            label). Binary input ignores it, except ``"samples"``, which keeps per-row values and refuses
+            binary input (scikit-learn ignores it there).
         input: What ``y_score`` holds: ``"probability"`` (default; checked to lie in [0, 1], multiclass rows
             summing to 1; the sketch bins logits) or ``"score"`` (any finite real; the sketch bins relative
             score).
@@ -282,6 +285,8 @@ class AveragePrecision(RankingMetric):
         >>> round(m.compute(), 6), [round(b, 6) for b in m.bounds()]
         (0.833333, [0.833333, 0.833333])
     """
+
+    samples_multiclass: ClassVar[bool] = True
 
     def __init__(
         self,

@@ -112,6 +112,28 @@ def test_average_samples_agrees_with_scikit_learn_weighted_merged_reverted(make,
     )
 
 
+def test_average_precision_samples_on_multiclass_input_as_scikit_learn() -> None:
+    """scikit-learn binarizes multiclass labels for average precision, so ``average="samples"``
+    ranks each row's true class among its columns; its ROC AUC refuses multiclass samples."""
+    rng = np.random.default_rng(8)
+    names = ["ant", "bee", "cat", "dog"]
+    idx = rng.integers(0, 4, 120)
+    y = np.array(names)[idx]
+    s = rng.dirichlet(np.ones(4), 120)
+    w = rng.uniform(0.0, 2.0, 120)
+    onehot = np.eye(4)[idx]
+    expected = skm.average_precision_score(onehot, s, average="samples", sample_weight=w)
+    m = sm.AveragePrecision(average="samples", labels=names).update(y[:50], s[:50], sample_weight=w[:50])
+    m.merge(sm.AveragePrecision(average="samples", labels=names).update(y[50:], s[50:], sample_weight=w[50:]))
+    assert m.compute() == pytest.approx(expected, rel=1e-12)
+    with pytest.raises(ValueError):
+        skm.roc_auc_score(idx, s, multi_class="ovr", average="samples")
+    with pytest.raises(sm.InputError, match="multilabel"):
+        sm.ROCAUC(average="samples").update(idx, s)
+    with pytest.raises(sm.InputError, match="summing to 1"):
+        sm.AveragePrecision(average="samples").update(idx[:2], s[:2] * 0.5)
+
+
 def test_average_samples_undefined_rows_and_bad_input() -> None:
     y = np.array([[1, 0, 1], [0, 0, 0]])
     s = np.array([[0.9, 0.2, 0.4], [0.3, 0.6, 0.7]])
