@@ -206,22 +206,37 @@ class WindowState(State):
             for chunk in values["rows"]:
                 fields = _CHUNK_FIELDS.read(chunk)
                 chunks.append((tuple(np.asarray(a) for a in fields["args"]), fields["weights"]))
-            if sum(_n_rows(c) for c in chunks) != state.n_samples or state.n_samples > self.window:
-                raise StateError(f"{_EXACT_FIELDS.where}: the stored rows do not match the window's state")
-            self._check_rows(state, chunks)
+            self._check_window(state, chunks)
             self._commit(state=state, chunks=chunks)
             return
         ring: deque[list[Any]] = deque()
         for pane in _PANES_FIELDS.read(data)["panes"]:
             fields = _PANE_FIELDS.read(pane, make_state=self.metric._make_state)
-            state = fields["state"]
-            if fields["rows"] != state.n_samples:
+            ring.append([fields["state"], fields["rows"]])
+        self._check_ring(ring)
+        self.ring = ring
+
+    def _check_window(self, state: State, chunks: deque[Rows]) -> None:
+        """An exact window: its stored rows are its state's rows, at most ``window`` of them."""
+        n = sum(_n_rows(c) for c in chunks)
+        if n != state.n_samples or n > self.window:
+            raise StateError(
+                f"{_EXACT_FIELDS.where}: the stored rows ({n}) do not match the window's state "
+                f"({state.n_samples} rows; window {self.window})"
+            )
+        self._check_rows(state, chunks)
+
+    def _check_ring(self, ring: deque[list[Any]]) -> None:
+        """A ring of panes: each holds its state's rows, at most a pane's worth, and no pane
+        has left the window (the ring without its oldest pane holds fewer than ``window`` rows)."""
+        for state, rows in ring:
+            if rows != state.n_samples or not 1 <= rows <= self.pane_size:
                 raise StateError(
                     f"{_PANE_FIELDS.where}: rows must be the pane state's {state.n_samples} rows, "
-                    f"found {fields['rows']}"
+                    f"between 1 and the pane size {self.pane_size}, found {rows}"
                 )
-            ring.append([state, fields["rows"]])
-        self.ring = ring
+        if ring and sum(rows for _, rows in ring) - ring[0][1] >= self.window:
+            raise StateError(f"{_PANES_FIELDS.where}: the ring holds panes that have left the window")
 
     def _check_rows(self, state: State, chunks: deque[Rows]) -> None:
         """The stored rows are rows the metric accepts (they will be reverted as the window
@@ -243,11 +258,14 @@ class WindowState(State):
             raise StateError(f"{where}: the window's state is not the state of its stored rows")
 
     def check(self) -> None:
+        """The metric's states, and the window's own invariants (those a load checks)."""
         if self.exact:
             self.state.check()
+            self._check_window(self.state, self.chunks)
         else:
             for state, _ in self.ring:
                 state.check()
+            self._check_ring(self.ring)
 
 
 class Rolling(OneRowMixin, Metric[WindowState]):

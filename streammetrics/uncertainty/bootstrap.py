@@ -333,11 +333,7 @@ class BootstrapState(State):
         values = _FIELDS.read(data, make_state=self._metric._make_state, n_replicates=self._n_replicates)
         engine = values["engine"] or None
         reps = values["reps"]
-        if len(reps) != (self._n_replicates if engine == "generic" else 0):
-            raise StateError(
-                f"{_FIELDS.where}: expected {self._n_replicates if engine == 'generic' else 0} "
-                f"replicate states, found {len(reps)}"
-            )
+        self._check_replicates(engine, reps, values["tensor"])
         self._commit(
             base=values["base"],
             engine=engine,
@@ -348,9 +344,21 @@ class BootstrapState(State):
             streams=sorted((_parse_int(e), s) for e, s in values["streams"]),
         )
 
+    def _check_replicates(self, engine: str | None, reps: list[State], tensor: np.ndarray) -> None:
+        """The engine holds its replicates, and only it: a state per replicate for ``"generic"``,
+        counts in the tensor for ``"counts"``, neither before the first batch."""
+        expected = self._n_replicates if engine == "generic" else 0
+        if len(reps) != expected:
+            raise StateError(f"{_FIELDS.where}: expected {expected} replicate states, found {len(reps)}")
+        if engine != "counts" and tensor.size:
+            raise StateError(
+                f"{_FIELDS.where}: a replicate tensor without the counts engine ({engine or 'none'})"
+            )
+
     def check(self) -> None:
         context = {"base": self.base, "engine": self.engine or "", "n_replicates": self._n_replicates}
         _FIELDS.check({"tensor": self.tensor, "n_batches": self.n_batches}, **context)
+        self._check_replicates(self.engine, self.reps, self.tensor)
         self.base.check()
         for state in self.reps:
             state.check()

@@ -403,7 +403,6 @@ def test_compute_is_the_estimate_without_its_jackknife(cls, monkeypatch):
     value = m.compute()
     assert calls == [None]
     est = m.estimate()
-    # (the profile indices sum the jackknife groups' blocks: the same value to rounding)
-    assert est.value == pytest.approx(value, rel=1e-13, nan_ok=True)
-    assert calls[1] is not None and not est.exact
+    assert est.value == value or (np.isnan(value) and np.isnan(est.value))
+    assert calls[1] is not None and calls[2] is None and not est.exact
     assert np.isfinite(est.stderr) or cls is sm.SDbw

@@ -265,11 +265,16 @@ def _set_pane(key, value):
             lambda s: s.update(rows={}),
             "Rolling state: rows must be a list of chunks, found {}",
         ),
-        (_rolling_exact, lambda s: s["rows"].append(s["rows"][0]), "the stored rows do not match"),
+        (_rolling_exact, lambda s: s["rows"].append(s["rows"][0]), r"the stored rows \(6\) do not match"),
         (
             _rolling_panes,
             _set_pane("rows", 1),
-            "Rolling state pane: rows must be the pane state's 2 rows, found 1",
+            "Rolling state pane: rows must be the pane state's 2 rows, between 1 and the pane size 2, found 1",
+        ),
+        (
+            lambda: sm.Rolling(sm.MaxError(), window=6, panes=3).update(np.arange(7.0), np.arange(7.0) + 1),
+            lambda s: s["panes"].insert(0, s["panes"][0]),  # a pane that has left the window
+            "the ring holds panes that have left the window",
         ),
         (_rolling_panes, _set_pane("rows", 0), "Rolling state pane: rows must be a positive int, found 0"),
         (
@@ -288,6 +293,30 @@ def test_corrupt_window_states_name_the_field(make, change, message):
     metric = make()
     d = metric.state_dict()
     np.testing.assert_array_equal(sm.from_state_dict(d).compute(), metric.compute())
+    metric.state.check()
     change(d["state"])
     with pytest.raises(sm.StateError, match=message):
         sm.from_state_dict(d)
+
+
+def test_window_and_bootstrap_check_their_own_invariants():
+    """check() verifies what a load verifies, of the wrapper as well as of the states inside."""
+    exact = sm.Rolling(sm.MAE(), window=4).update(np.arange(6.0), np.arange(6.0) + 1)
+    exact.state.check()
+    exact.state.chunks.append(exact.state.chunks[0])  # rows the state does not hold
+    with pytest.raises(sm.StateError, match="stored rows"):
+        exact.state.check()
+    panes = sm.Rolling(sm.MaxError(), window=6, panes=3).update(np.arange(9.0), np.arange(9.0))
+    panes.state.check()
+    panes.state.ring.appendleft([panes.state.ring[0][0].copy(), 2])
+    with pytest.raises(sm.StateError, match="left the window"):
+        panes.state.check()
+    boot = sm.Bootstrap(sm.MAE(), n_replicates=5, seed=0).update([1.0, 2.0], [1.5, 2.5])
+    boot.state.check()
+    boot.state.reps = boot.state.reps[:4]
+    with pytest.raises(sm.StateError, match="expected 5 replicate states, found 4"):
+        boot.state.check()
+    counts = sm.Bootstrap(sm.Accuracy(), n_replicates=5, seed=0).update([0, 1], [0, 1])
+    counts.state.engine = "generic"
+    with pytest.raises(sm.StateError, match=r"shape \(5, 0, 0\)|expected 5 replicate states"):
+        counts.state.check()

@@ -204,6 +204,8 @@ class SampledMetric(InternalMetric, base=True):
         idx, _ = moments.labels.encode(sample.labels, "labels")
         groups = np.arange(m) % min(JACKKNIFE_GROUPS, m) if error and sample.saturated else None
         value, replicates = self._on_sample(moments, sample.x, idx, sample.weights, groups)
+        if groups is not None:  # the value compute() gives (grouped sums may round otherwise)
+            value = self._on_sample(moments, sample.x, idx, sample.weights, None)[0]
         if np.isnan(value):
             return nan
         if not sample.saturated:
