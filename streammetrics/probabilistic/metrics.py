@@ -304,7 +304,9 @@ class CalibrationError(_ProbabilityMetric):
     [0, 1] (exact, the same edges as scikit-learn); ``strategy="quantile"`` equal-mass bins,
     whose edges are taken at the boundaries of a fine probability sketch (about
     ``2**-resolution`` wide in logit), so they are equal-mass up to one fine bin.
-    :meth:`curve` gives the reliability-diagram data.
+    :meth:`curve` gives the reliability-diagram data. ``y_true`` may also be a 2-D 0/1 array with one
+    column per class of a 2-D ``y_proba`` (as :class:`LogLoss` and :class:`BrierScore` take it, so the
+    three share one collection): a row is a hit when its top-label class is one of its true classes.
 
     Args:
         n_bins: Number of bins, an int >= 1; default 15.
@@ -331,6 +333,7 @@ class CalibrationError(_ProbabilityMetric):
     """
 
     higher_is_better: ClassVar[bool | None] = False
+    one_hot_truth: ClassVar[bool] = True
 
     def __init__(
         self,

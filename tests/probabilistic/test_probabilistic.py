@@ -151,3 +151,35 @@ def test_expected_cost_rows_are_pair_codes_equal_to_one_batch_and_refused_when_o
         with pytest.raises(sm.InputError, match=message):
             m.update(*bad)
     assert m.to_bytes() == before
+
+
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+def test_calibration_error_takes_one_hot_truth_like_its_family(strategy):
+    """A 2-D 0/1 y_true (as LogLoss and BrierScore take it, after scikit-learn): the top-label
+    calibration error of its classes, so the three share one collection fed (one-hot, proba)."""
+    from tests.law_cases.probabilistic import _ece
+
+    rng = np.random.default_rng(12)
+    y = rng.integers(0, 3, 400)
+    p = rng.dirichlet(np.ones(3), 400)
+    w = rng.uniform(0.0, 2.0, 400)
+    onehot = np.eye(3, dtype=int)[y]
+    m = sm.CalibrationError(n_bins=10, strategy=strategy).update(onehot, p, sample_weight=w)
+    assert m.compute() == pytest.approx(
+        sm.CalibrationError(n_bins=10, strategy=strategy).update(y, p, sample_weight=w).compute(), rel=1e-12
+    )
+    if strategy == "uniform":  # the textbook top-label ECE
+        hit = (p.argmax(axis=1) == y).astype(float)
+        assert m.compute() == pytest.approx(_ece(10, "l1")(hit, p.max(axis=1), sample_weight=w), rel=1e-12)
+    both = (rng.random((400, 3)) < 0.4).astype(int)  # several true classes: a hit is any of them
+    multi = sm.CalibrationError(n_bins=10).update(both, p).compute()
+    hit = both[np.arange(400), p.argmax(axis=1)].astype(float)
+    assert multi == pytest.approx(_ece(10, "l1")(hit, p.max(axis=1)), rel=1e-12)
+    c = sm.MetricCollection(
+        {"ll": sm.LogLoss(), "brier": sm.BrierScore(), "ece": sm.CalibrationError(n_bins=10)}
+    )
+    out = c.update(onehot, p).compute()
+    assert out["ll"] == pytest.approx(skm.log_loss(onehot, p), rel=1e-12)
+    assert out["ece"] == pytest.approx(sm.CalibrationError(n_bins=10).update(y, p).compute(), rel=1e-12)
+    with pytest.raises(sm.InputError, match="y_proba: expected shape"):
+        sm.CalibrationError().update(onehot[:, :2], p)
