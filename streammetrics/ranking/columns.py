@@ -30,6 +30,10 @@ COARSEST = MANTISSA_BITS - 63
 _U = np.uint64
 _UMAX = np.iinfo(np.uint64).max
 _POW7 = [_U(1 << (7 * k)) for k in range(1, 10)]
+#: An integer column whose weight in some group reaches this keeps float64 counts and sums from
+#: then on (as fractional weights do): a within-bin sum adds up to ``2**24`` per unit of weight,
+#: so integer sums could otherwise pass int64 (sums of columns below it stay below ``2**62``).
+WIDEN_AT = 1 << 37
 
 
 class Column(NamedTuple):
@@ -47,6 +51,21 @@ class Column(NamedTuple):
     @property
     def arrays(self) -> tuple[np.ndarray, ...]:
         return self.ids, self.counts, self.sums, self.kmin, self.kmax
+
+
+def widened(col: Column) -> Column:
+    """``col``, with float64 counts and sums once its weight in some group reaches :data:`WIDEN_AT`.
+
+    Examples:
+        >>> col = Column(10, False, np.array([3], np.uint64), np.array([[WIDEN_AT, 1]]),
+        ...              np.array([[5, 0]]), np.array([[0, 0]], np.uint64), np.array([[0, 0]], np.uint64))
+        >>> widened(col).counts.dtype, widened(col).sums.tolist()
+        (dtype('float64'), [[5.0, 0.0]])
+    """
+    counts = col.counts
+    if counts.dtype.kind != "i" or not counts.size or int(counts.sum(axis=0).max()) < WIDEN_AT:
+        return col
+    return col._replace(counts=counts.astype(np.float64), sums=col.sums.astype(np.float64))
 
 
 def empty(g: int, dtype: Any = np.int64, res: int = EXACT, loose: bool = False) -> Column:
@@ -170,6 +189,10 @@ def histogram(
     """The column of one batch of keys ``kf`` with groups ``gf`` (``0..g-1``) and weights ``wf``;
     with ``base`` (a column at ``res``), ``union(base, that column)`` built in one pass where the
     bins are dense enough (no sort, no merge)."""
+    if integral and wf is not None and float(wf.sum()) >= WIDEN_AT:
+        integral = False  # a batch of that much integer weight is summed in float64 (see widened)
+    if base is not None:
+        base = widened(base)
     shift = _U(MANTISSA_BITS - res)
     ids = kf >> shift
     if base is not None and (base.res != res or not len(base.ids)):
@@ -269,7 +292,7 @@ def histogram(
         cells = _cells(rows, g)
         arrays = (out_ids, *(a[cells].reshape(len(rows), g) for a in (counts, sums, kmin, kmax)))
     if base is not None:
-        return Column(res, loose, *settle(res, *arrays, loose))
+        return widened(Column(res, loose, *settle(res, *arrays, loose)))
     return Column(res, loose, *arrays)
 
 
@@ -361,7 +384,7 @@ def exact_absorbed(col: Column, kf: np.ndarray, gf: np.ndarray) -> Column:
     column = ids[:, None]
     kmin = np.where(occupied, column, _UMAX)
     kmax = np.where(occupied, column, _U(0))
-    return Column(EXACT, col.loose, ids, counts, np.zeros(counts.shape, np.int64), kmin, kmax)
+    return widened(Column(EXACT, col.loose, ids, counts, np.zeros(counts.shape, np.int64), kmin, kmax))
 
 
 def _promote(a: np.ndarray, b: np.ndarray) -> Any:
@@ -372,9 +395,9 @@ def union(a: Column, b: Column) -> Column:
     """The sum of two columns at the coarser of their resolutions (extremes settled)."""
     res = min(a.res, b.res)
     loose = a.loose or b.loose
-    a, b = coarsened(a, res), coarsened(b, res)
+    a, b = coarsened(widened(a), res), coarsened(widened(b), res)
     merged = _union(a.arrays, b.arrays)
-    return Column(res, loose, *settle(res, *merged, loose))
+    return widened(Column(res, loose, *settle(res, *merged, loose)))
 
 
 def _union(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:

@@ -5,7 +5,8 @@ binary input; one per class for multiclass one-vs-rest and per label for multila
 two groups, *rest* and *own*; one per class with one group per true class for one-vs-one). Per
 bin and group a column keeps
 
-* ``counts``: int64 counts (float64 weighted counts once a non-integer weight is seen);
+* ``counts``: int64 counts (float64 weighted counts once a non-integer weight is seen, or once
+  a group's weight reaches ``2**37``, past which integer within-bin sums could pass int64);
 * ``sums``: the sum of the within-bin coordinate (the dropped key bits, quantized at 24
   mantissa bits so that it is an exact integer), used to refine estimates inside a bin;
 * ``kmin`` / ``kmax``: the smallest and largest key of the group in the bin. They are exact
@@ -736,6 +737,14 @@ def _check_column(col: Column, g: int, where: str) -> None:
         raise StateError(f"{where}: resolution {col.res} outside [{COARSEST}, {EXACT}]")
     if col.ids.size and not col.counts.any(axis=1).all():
         raise StateError(f"{where}: empty bins are not stored")
+    if col.counts.dtype.kind == "i" and col.counts.size and int(col.counts.sum(axis=0).max()) >= C.WIDEN_AT:
+        raise StateError(
+            f"{where}: integer counts of {C.WIDEN_AT} or more in a group (kept as float64 beyond)"
+        )
+    # a within-bin sum adds an offset below 2**bits per unit of weight
+    most = col.counts.astype(np.float64) * float(1 << _offset_bits(col.res))
+    if col.sums.size and (np.any(col.sums < 0) or np.any(col.sums > most * (1 + 1e-12))):
+        raise StateError(f"{where}: within-bin sums outside [0, counts * 2**{_offset_bits(col.res)}]")
     shift = _U(MANTISSA_BITS - col.res)
     occupied = col.counts > 0
     ids = np.broadcast_to(col.ids[:, None], col.kmin.shape)

@@ -139,3 +139,52 @@ def test_weighted_fowlkes_mallows_equals_repeated_rows():
         warnings.simplefilter("ignore")
         reference = skm.fowlkes_mallows_score(np.repeat(t, k), np.repeat(p, k))
     assert ours == pytest.approx(reference, rel=1e-12)
+
+
+def _narrow_scores(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Many distinct scores in few bins once compressed: every bin gathers much weight."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    return y, 0.5 + rng.uniform(0, 1e-2, n) * (0.5 + 0.5 * y)
+
+
+def test_score_sketch_within_bin_sums_beyond_int64():
+    """The within-bin sums add up to 2**24 per unit of weight: a shard of integer weights
+    2**31 - 1 merged with itself 30 times puts about 1e18 weight in a bin, so integer sums would
+    pass int64 (they wrapped to negative values and moved the estimate). Past 2**37 weight in a
+    group the sketch keeps float64 counts and sums: a constant weight leaves the values as they are."""
+    y, p = _narrow_scores(20_000, 5)
+    w = np.full(len(y), 2.0**31 - 1)
+    for make, like in (
+        (sm.ROCAUC, None),
+        (sm.AveragePrecision, np.full(len(y), 0.5)),  # float64 counts estimate as fractional weights do
+    ):
+        heavy = make().update(y, p, sample_weight=w)
+        for _ in range(30):
+            heavy.merge(heavy.copy())
+        light = make().update(y, p, sample_weight=like)
+        col = heavy.state.cols[0]
+        assert col.res < 52 and col.counts.dtype == np.float64 and col.sums.min() >= 0
+        assert col.counts.max() * 2.0 ** (24 - col.res) > 2.0**63  # integer sums would have wrapped
+        assert heavy.compute() == pytest.approx(light.compute(), rel=1e-12)
+        assert heavy.bounds() == pytest.approx(light.bounds(), rel=1e-12)
+        heavy.state.check()
+        assert sm.from_bytes(heavy.to_bytes()).compute() == heavy.compute()
+
+
+def test_score_sketch_check_refuses_sums_its_counts_cannot_make():
+    y, p = _narrow_scores(20_000, 6)
+    m = sm.ROCAUC(max_bytes=4096).update(y, p)
+    col = m.state.cols[0]
+    assert col.res < 52 and col.sums.max() > 0
+    m.state.check()
+    d = m.state_dict()
+    for bad in (-1, 2**62):
+        crafted = sm.ROCAUC(max_bytes=4096).update(y, p)
+        c = crafted.state.cols[0]
+        sums = c.sums.copy()
+        sums[0, 0] = bad
+        crafted.state._cols = (c._replace(sums=sums),)
+        with pytest.raises(sm.StateError, match="within-bin sums"):
+            crafted.state.check()
+    assert sm.from_state_dict(d).compute() == m.compute()
