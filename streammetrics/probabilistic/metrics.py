@@ -140,14 +140,15 @@ class LogLoss(_ProbabilityMetric):
             # -sum_k y_k log softmax_k (a 2-D y_true may hold several ones per row)
             loss = lse * onehot.sum(axis=1) - (raw * onehot).sum(axis=1)
             return loss, loss
-        logq = np.log(np.maximum(np.minimum(p, _ONE_MINUS_EPS), _EPS))
+        q = np.maximum(np.minimum(p, _ONE_MINUS_EPS), _EPS)
         if binary:
+            logq = np.log(q)
             positive = onehot[:, 1] > 0
             return -np.where(positive, logq[:, 1], logq[:, 0]), -np.where(positive, logq[:, 0], logq[:, 1])
-        if bool((onehot.sum(axis=1) == 1.0).all()):  # one class per row
-            loss = -logq[np.arange(len(p)), onehot.argmax(axis=1)]
+        if bool((onehot.sum(axis=1) == 1.0).all()):  # one class per row: a logarithm per row, not per cell
+            loss = -np.log(q[np.arange(len(p)), onehot.argmax(axis=1)])
         else:
-            loss = -(onehot * logq).sum(axis=1)
+            loss = -(onehot * np.log(q)).sum(axis=1)
         return loss, loss
 
     def _apply_reweighted(
