@@ -189,17 +189,19 @@ def check_probability(arr: np.ndarray, name: str) -> None:
 #: whose fourth power still fits in float64. Every metric is invariant to a common factor of the
 #: weights, so larger weights only need dividing.
 WEIGHT_LIMIT = 2.0**255
-_FLOAT_MAX = float(np.finfo(np.float64).max)
 
 
-def check_total_weight(total: Any, error: type[Exception] = InputError, limit: float = _FLOAT_MAX) -> None:
+def check_total_weight(total: Any, error: type[Exception] = InputError) -> None:
     """Refuse (``error``: :class:`InputError` for an update, ``MergeError`` for a merge) a total
-    weight, or totals, beyond ``limit`` (the float64 range, or :data:`WEIGHT_LIMIT` for states whose
-    formulas multiply weighted counts): every mean and ratio would silently become 0, inf or NaN."""
-    if not np.all(np.asarray(total) <= limit):  # NaN and inf included
+    weight, or totals, beyond :data:`WEIGHT_LIMIT`: past it the formulas overflow float64 and every
+    mean and ratio would silently become 0, inf or NaN."""
+    totals = np.asarray(total)
+    if not np.all(totals <= WEIGHT_LIMIT):  # NaN and inf included
+        found = float(np.max(totals)) if not np.isnan(totals).any() else float("nan")
         raise error(
-            f"sample_weight: the total weight would exceed {limit:.3g}, beyond which the formulas overflow "
-            "float64; divide the weights by a common factor (no metric changes)"
+            f"sample_weight: expected weights summing to at most {WEIGHT_LIMIT:.3g} (2^255, beyond which "
+            f"the formulas overflow float64), found a sum of {found:.4g}; divide them by a common factor "
+            "(no metric changes)"
         )
 
 
@@ -214,13 +216,7 @@ def as_weights(sample_weight: Any, n: int) -> np.ndarray | None:
         raise InputError(f"sample_weight: expected non-negative weights, found {w.min()}")
     if w.size and w.max() > WEIGHT_LIMIT / len(w):  # the sum (overflow aside) only when it may matter
         with np.errstate(over="ignore"):
-            total = w.sum()
-        if not total <= WEIGHT_LIMIT:
-            raise InputError(
-                f"sample_weight: expected weights summing to at most {WEIGHT_LIMIT:.3g} (2^255, beyond which "
-                f"the formulas overflow float64), found a sum of {total:.4g}; divide them by a common factor "
-                "(no metric changes)"
-            )
+            check_total_weight(w.sum())
     return w
 
 

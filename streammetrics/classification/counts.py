@@ -16,7 +16,7 @@ import numpy as np
 from .._core.labels import LabelSet
 from .._core.schema import Array, Check, Int, OneOf, Schema, exact_total
 from .._core.state import State
-from .._core.validation import WEIGHT_LIMIT, check_total_weight
+from .._core.validation import check_total_weight
 from ..errors import InputError, MergeError, StateError
 
 LabelCheck = Callable[[LabelSet], None]
@@ -386,7 +386,7 @@ def _add(a: np.ndarray, b: np.ndarray, error: type[Exception] = InputError) -> n
     if out.dtype.kind == "f" and out.size:
         with np.errstate(over="ignore"):  # a matrix's (each label's) total weight must stay finite
             totals = out.sum() if out.ndim == 2 else out.reshape(len(out), -1).sum(axis=1)
-        check_total_weight(totals, error, WEIGHT_LIMIT)
+        check_total_weight(totals, error)
     return out
 
 

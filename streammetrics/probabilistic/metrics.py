@@ -27,6 +27,12 @@ _EPS = float(np.finfo(np.float64).eps)  # the clip of probabilities, as scikit-l
 _ONE_MINUS_EPS = 1.0 - _EPS
 
 
+def _clipped(p: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``p`` clipped to ``[eps, 1 - eps]`` as np.clip does, by two ufuncs (np.clip's wrapper costs
+    several times their work on a small batch)."""
+    return np.maximum(np.minimum(p, _ONE_MINUS_EPS, out=out), _EPS, out=out)
+
+
 class LogLoss(_ProbabilityMetric):
     """Mean negative log-likelihood of the true class, as :func:`sklearn.metrics.log_loss`.
 
@@ -109,16 +115,14 @@ class LogLoss(_ProbabilityMetric):
             # one class per row: a logarithm per row (the true class), not one per cell
             if self._settled(present):  # the other side is never needed: a log per row
                 chosen = np.where(onehot[:, 1] > 0, p[:, 1], p[:, 0])
-                # clipped to [eps, 1 - eps] as np.clip does, by two ufuncs (np.clip's wrapper
-                # costs several times their work on a small batch)
-                loss = np.log(np.maximum(np.minimum(chosen, _ONE_MINUS_EPS, out=chosen), _EPS, out=chosen))
+                loss = np.log(_clipped(chosen, out=chosen))
                 total = np.array([-_wsum(loss, w), 0.0, float(n if w is None else w.sum())])
                 return total, n, present, used
             # both sides' logarithms serve both sums: one 2 x 2 product of (weighted) truth and
             # log-probabilities, its diagonal the loss, its other diagonal the loss with the
             # other label positive
             t = onehot if w is None else onehot * w[:, None]
-            m = t.T @ np.log(np.maximum(np.minimum(p, _ONE_MINUS_EPS), _EPS))
+            m = t.T @ np.log(_clipped(p))
             total = np.array([-(m[0, 0] + m[1, 1]), -(m[0, 1] + m[1, 0]), float(n if w is None else w.sum())])
             return total, n, present, used
         loss, other = self._row_losses(inputs, onehot, p, binary)
@@ -140,7 +144,7 @@ class LogLoss(_ProbabilityMetric):
             # -sum_k y_k log softmax_k (a 2-D y_true may hold several ones per row)
             loss = lse * onehot.sum(axis=1) - (raw * onehot).sum(axis=1)
             return loss, loss
-        q = np.maximum(np.minimum(p, _ONE_MINUS_EPS), _EPS)
+        q = _clipped(p)
         if binary:
             logq = np.log(q)
             positive = onehot[:, 1] > 0

@@ -194,10 +194,10 @@ def overlap_sum(x: np.ndarray, idx: np.ndarray, w: np.ndarray, k: int) -> float:
     """
     cw = np.bincount(idx, weights=w, minlength=k)
     total = 0.0
+    step = rows_per_chunk(len(idx), x.shape[1])
     for c in np.unique(idx):  # a cluster's rows meet the same inside and outside rows
         own, outside = np.flatnonzero(idx == c), np.flatnonzero(idx != c)
         x_in, x_out, w_in, w_out = x[own], x[outside], w[own], w[outside]
-        step = rows_per_chunk(len(idx), x.shape[1])
         for start in range(0, len(own), step):
             rows = slice(start, start + step)
             a = pairwise_distances(x_in[rows], x_in) @ w_in / cw[c]

@@ -19,7 +19,7 @@ import numpy as np
 from ..._core.labels import LabelSet
 from ..._core.schema import INT64_MAX, exact_total, short
 from ..._core.state import State, require_keys
-from ..._core.validation import WEIGHT_LIMIT, check_total_weight
+from ..._core.validation import check_total_weight
 from ...errors import InputError, MergeError, StateError
 from ..inputs import validate_labelings
 
@@ -31,7 +31,7 @@ _DENSE_SLACK = 1 << 16
 def _check_total(values: np.ndarray, error: type[Exception]) -> None:
     if values.dtype.kind == "f" and values.size:
         with np.errstate(over="ignore"):
-            check_total_weight(values.sum(), error, WEIGHT_LIMIT)
+            check_total_weight(values.sum(), error)
 
 
 class ContingencyState(State):
