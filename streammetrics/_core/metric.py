@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import MergeError, StateError, UndefinedMetricWarning
 from . import registry, serialization
 from .params import own_constructor
-from .state import State, canonical_json, describe_difference
+from .state import State, canonical_json, describe_difference, same_config
 
 if TYPE_CHECKING:
     from .inputs import Inputs
@@ -239,8 +239,15 @@ class Metric(abc.ABC, Generic[S]):
         fresh = self._make_state()
         self._apply(fresh, batch)
         with self._lock:
-            self._state.merge(fresh)
+            self._accumulate_call(self._state, batch, fresh)
         return self._value_of(fresh)
+
+    def _accumulate_call(self, state: S, batch: Any, fresh: S) -> None:
+        """Add the batch of a :meth:`__call__` to ``state``, all or nothing; ``fresh`` is the
+        batch's own state. The parsed batch is applied again, which is exactly what
+        :meth:`update` does and cheaper than merging ``fresh`` (a configuration check, a label
+        union); a family whose fresh state is the costly part (the score sketch) merges it."""
+        self._apply(state, batch)
 
     def check_compatible(self, other: Metric[Any]) -> None:
         """Raise :class:`MergeError` unless ``other`` has the same type and configuration."""
@@ -250,7 +257,7 @@ class Metric(abc.ABC, Generic[S]):
                 "accumulators of different types"
             )
         mine, theirs = self.get_config(), other.get_config()
-        if canonical_json(mine) != canonical_json(theirs):
+        if not same_config(mine, theirs) and canonical_json(mine) != canonical_json(theirs):
             raise MergeError(
                 f"cannot merge {type(self).__name__} accumulators of different configuration: "
                 + describe_difference(mine, theirs)

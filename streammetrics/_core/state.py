@@ -91,10 +91,33 @@ class State(abc.ABC):
                 f"cannot merge a {type(other).__name__} state into a {type(self).__name__} state"
             )
         mine, theirs = self.config(), other.config()
-        if canonical_json(mine) != canonical_json(theirs):
+        if not same_config(mine, theirs) and canonical_json(mine) != canonical_json(theirs):
             raise MergeError(
                 f"cannot merge states of different configuration: {describe_difference(mine, theirs)}"
             )
+
+
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def same_config(a: Any, b: Any) -> bool:
+    """Whether two configurations are equal value for value and type for type (``True`` implies
+    equal :func:`canonical_json` texts, without building them); ``False`` may still be equal
+    (NaN, values of other types): ask :func:`canonical_json` then.
+
+    Examples:
+        >>> same_config({"a": [1, "x"], "b": None}, {"b": None, "a": [1, "x"]}), same_config({"a": 1}, {"a": 1.0})
+        (True, False)
+    """
+    if type(a) is not type(b):
+        return False
+    if type(a) is dict:
+        return a.keys() == b.keys() and all(same_config(a[k], b[k]) for k in a)
+    if type(a) in (list, tuple):
+        return len(a) == len(b) and all(map(same_config, a, b))
+    if type(a) is float:
+        return a.hex() == b.hex()  # -0.0 and 0.0 differ in JSON; NaN equals NaN there
+    return type(a) in _PLAIN and a == b
 
 
 def canonical_json(value: Any) -> str:

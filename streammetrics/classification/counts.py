@@ -118,15 +118,16 @@ class ConfusionCounts(State):
             keep = weights > 0  # zero weight = leaving the row out, labels included
             y_true, y_pred, weights = y_true[keep], y_pred[keep], weights[keep]
             repeats = None if repeats is None else repeats[keep]
+        # each array grows the label set in turn; y_true is encoded again only if y_pred grew it
         idx_t, grown_t = self.labels.encode(y_true, "y_true")
-        idx_p, grown_p = self.labels.encode(y_pred, "y_pred")
-        labels = self.labels
+        labels = grown_t or self.labels
+        idx_p, grown_p = labels.encode(y_pred, "y_pred")
         if grown_t is not None or grown_p is not None:
             if sign < 0:
                 raise InputError("y_true: cannot revert rows with labels that were never added")
-            labels = (grown_t or self.labels).union(grown_p or self.labels)
-            idx_t, _ = labels.encode(y_true, "y_true")
-            idx_p, _ = labels.encode(y_pred, "y_pred")
+            if grown_p is not None:
+                labels = grown_p
+                idx_t, _ = labels.encode(y_true, "y_true")
         if check_labels is not None:
             check_labels(labels)
         k = len(labels)
@@ -149,6 +150,8 @@ class ConfusionCounts(State):
         )
 
     def _reindexed(self, labels: LabelSet) -> np.ndarray:
+        if labels is self.labels:
+            return self.matrix  # (never written in place: states commit new arrays)
         k = len(labels)
         out = np.zeros((k, k), dtype=self.matrix.dtype)
         if self.matrix.size:
@@ -163,7 +166,7 @@ class ConfusionCounts(State):
         alive = (matrix.sum(axis=0) != 0) | (matrix.sum(axis=1) != 0)
         if alive.all():
             return labels, matrix
-        return LabelSet(labels.values[alive]), matrix[np.ix_(alive, alive)]
+        return LabelSet(labels.values[alive], distinct=True), matrix[np.ix_(alive, alive)]
 
     # ------------------------------------------------------------------ multilabel
     def add_multilabel(

@@ -18,7 +18,7 @@ from .._core.labels import check_label_list
 from .._core.metric import Metric
 from .._core.onerow import OneRowMixin
 from .._core.params import check_number, check_option, plain
-from .._core.state import canonical_json, describe_difference
+from .._core.state import canonical_json, describe_difference, same_config
 from ..errors import InputError, MergeError
 from . import formulas as f
 from .keys import keys_of
@@ -151,7 +151,7 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch], base=True):
             )
         mine, theirs = self.get_config(), other.get_config()
         mine.pop("resolution"), theirs.pop("resolution")
-        if canonical_json(mine) != canonical_json(theirs):
+        if not same_config(mine, theirs) and canonical_json(mine) != canonical_json(theirs):
             raise MergeError(
                 f"cannot merge {type(self).__name__} accumulators of different configuration: "
                 + describe_difference(mine, theirs)
@@ -172,6 +172,9 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch], base=True):
     # ------------------------------------------------------------------ input
     def _validate(self, y_true: Any, y_score: Any, sample_weight: Any = None) -> tuple[Any, ...]:
         return self._parse(Inputs((y_true, y_score), sample_weight))
+
+    def _accumulate_call(self, state: ScoreSketch, batch: Any, fresh: ScoreSketch) -> None:
+        state.merge(fresh)  # the fresh sketch is folded for the batch's value: merging it is cheaper
 
     def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
         """The prediction is the scores themselves: 1-D (binary), one column per class, or

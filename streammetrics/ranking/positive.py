@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from .._core.labels import sorted_distinct
 from ..errors import InputError
 
 KINDS = ("greater", "fixed", "curve", "calibration", "brier")
@@ -164,7 +165,7 @@ def present_labels(yt: np.ndarray, seen: tuple[Any, ...]) -> tuple[Any, ...]:
     if len(seen) == 2 and len(yt) and (yt.dtype.kind == "U") == isinstance(seen[0], str):
         if bool(((yt == seen[0]) | (yt == seen[1])).all()):
             return seen
-    return plain_labels(np.unique(yt))
+    return plain_labels(sorted_distinct(yt))
 
 
 def plain_labels(values: Any) -> tuple[Any, ...]:

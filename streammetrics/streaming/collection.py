@@ -269,6 +269,18 @@ class MetricCollection(OneRowMixin, Metric[CollectionState]):
                     (member._unapply if sign > 0 else member._apply)(target, batch[leader])
             raise
 
+    def _accumulate_call(self, state: CollectionState, batch: dict[str, Any], fresh: CollectionState) -> None:
+        """Each group as its leader adds a call's batch (applied again, or its fresh state merged),
+        all or nothing."""
+
+        def accumulate(leader: str, target: State) -> None:
+            try:
+                self._members[leader]._accumulate_call(target, batch[leader], fresh.states[leader])
+            except InputError as err:
+                raise InputError(f"{err} (member {leader!r})") from None
+
+        state._all_or_none(accumulate)
+
     def _unapply(self, state: CollectionState, batch: dict[str, Any] | None) -> None:
         if batch is None or not state.revertible:
             fixed = [n for n, s in state.states.items() if not s.revertible]

@@ -1,0 +1,69 @@
+"""The fast paths of label-set operations agree with NumPy's plain set operations, and the
+configuration test of a merge agrees with the canonical JSON text it short-cuts."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from streammetrics._core.labels import LabelSet, sorted_distinct
+from streammetrics._core.state import canonical_json, same_config
+
+ints = st.lists(st.integers(-(2**62), 2**62) | st.integers(-3, 12), max_size=40)
+words = st.lists(st.text(max_size=4), max_size=30)
+
+
+@settings(max_examples=100, deadline=None)
+@given(values=ints | words, as_bool=st.booleans())
+def test_sorted_distinct_is_numpy_unique(values, as_bool):
+    arr = np.array(values) if values else np.array([], dtype=np.int64)
+    if as_bool and arr.dtype.kind == "i":
+        arr = arr % 2 == 0
+    got, expected = sorted_distinct(arr), np.unique(arr)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+
+
+@settings(max_examples=100, deadline=None)
+@given(a=ints | words, b=ints | words, fixed=st.booleans())
+def test_union_is_numpy_union(a, b, fixed):
+    if not a or not b or type(a[0]) is not type(b[0]):
+        return
+    mine = LabelSet(list(dict.fromkeys(a)), fixed=True) if fixed else LabelSet(np.unique(np.array(a)))
+    theirs = LabelSet(np.unique(np.array(b)))
+    out = mine.union(theirs)
+    if fixed:
+        assert out is mine
+    else:
+        np.testing.assert_array_equal(out.values, np.union1d(mine.values, theirs.values))
+        if set(b) <= set(a):
+            assert out is mine  # nothing new: the same set, no sort
+    # encoding with the union finds every label of both
+    for arr in (mine.values, theirs.values):
+        if not fixed:
+            idx, grown = out.encode(arr, "y_true")
+            assert grown is None
+            np.testing.assert_array_equal(out.values[idx], arr)
+
+
+plain = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.floats(allow_nan=True) | st.text(max_size=3),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=2), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=plain, b=plain)
+def test_same_config_implies_equal_canonical_json(a, b):
+    if same_config(a, b):
+        assert canonical_json(a) == canonical_json(b)
+    assert same_config(a, a) or canonical_json(a) == canonical_json(a)  # NaN: JSON decides
+
+
+def test_same_config_tells_types_apart():
+    assert not same_config({"beta": 1}, {"beta": 1.0})
+    assert not same_config({"normalize": True}, {"normalize": 1})
+    assert not same_config({"x": -0.0}, {"x": 0.0})
+    assert same_config({"labels": [1, "a"], "k": None}, {"k": None, "labels": [1, "a"]})
