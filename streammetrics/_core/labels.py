@@ -166,10 +166,16 @@ class LabelSet:
         self.values = arr
         self.fixed = fixed
         self._index: dict[Any, int] | None = None
-        self._sorter = np.argsort(arr, kind="stable")
         #: Whether the labels are in sorted order (every discovered set is; a fixed one may not be).
-        self._sorted = bool(np.all(arr[1:] >= arr[:-1])) if arr.size > 1 else True
-        self._is_range = arr.dtype.kind == "i" and np.array_equal(arr, np.arange(len(arr)))
+        self._sorted = bool((arr[1:] >= arr[:-1]).all()) if arr.size > 1 else True
+        self._sorter = np.arange(arr.size) if self._sorted else np.argsort(arr, kind="stable")
+        # distinct sorted ints are 0..K-1 exactly when the first is 0 and the last K-1
+        if self._sorted:
+            self._is_range = bool(
+                arr.dtype.kind == "i" and arr.size and arr[0] == 0 and arr[-1] == arr.size - 1
+            )
+        else:
+            self._is_range = arr.dtype.kind == "i" and np.array_equal(arr, np.arange(len(arr)))
         self._lut = None
         self._lut_lo = 0
         #: The packed codes of the sorted string labels (see :func:`packed_strings`), or ``None``.
@@ -263,7 +269,7 @@ class LabelSet:
                 f"{name}: expected labels in the fixed list {self.values.tolist()}, found {new[:5].tolist()}"
             )
         grown = LabelSet(np.union1d(self.values, new) if self.values.size else new, distinct=True)
-        return grown._lookup(arr), grown
+        return grown.encode(arr, name)[0], grown  # (its range or look-up table path, when it has one)
 
     def union(self, other: LabelSet) -> LabelSet:
         """The sorted union (used when merging states)."""

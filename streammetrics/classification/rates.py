@@ -20,7 +20,8 @@ Arr = np.ndarray
 
 def _div(num: Arr, den: Arr) -> Arr:
     """``num / den`` with NaN where ``den == 0``."""
-    num, den = np.broadcast_arrays(np.asarray(num, np.float64), np.asarray(den, np.float64))
+    if not (type(num) is type(den) is np.ndarray and num.shape == den.shape):  # (the usual case)
+        num, den = np.broadcast_arrays(np.asarray(num, np.float64), np.asarray(den, np.float64))
     out = np.full(num.shape, np.nan)
     ok = den != 0
     np.divide(num, den, out=out, where=ok)
@@ -134,7 +135,7 @@ def fbeta(tp: Arr, fp: Arr, fn: Arr, tn: Arr, beta: float = 1.0) -> Arr:
         >>> float(fbeta(tp, fp, fn, tn)[0])
         0.7272727272727273
     """
-    if np.isposinf(beta):
+    if beta == np.inf:
         return tpr(tp, fp, fn, tn)
     if beta == 0:
         return ppv(tp, fp, fn, tn)

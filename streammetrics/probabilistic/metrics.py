@@ -144,15 +144,18 @@ class LogLoss(_ProbabilityMetric):
             # -sum_k y_k log softmax_k (a 2-D y_true may hold several ones per row)
             loss = lse * onehot.sum(axis=1) - (raw * onehot).sum(axis=1)
             return loss, loss
-        q = _clipped(p)
         if binary:
-            logq = np.log(q)
+            logq = np.log(_clipped(p))
             positive = onehot[:, 1] > 0
             return -np.where(positive, logq[:, 1], logq[:, 0]), -np.where(positive, logq[:, 0], logq[:, 1])
-        if bool((onehot.sum(axis=1) == 1.0).all()):  # one class per row: a logarithm per row, not per cell
-            loss = -np.log(q[np.arange(len(p)), onehot.argmax(axis=1)])
+        rows, idx = np.arange(len(p)), onehot.argmax(axis=1)
+        if onehot.sum() == len(p) and bool((onehot[rows, idx] == 1.0).all()):
+            # one class per row (each row's largest entry is 1, and they sum to one per row): a
+            # clip and a logarithm per row, not per cell
+            chosen = p[rows, idx]
+            loss = -np.log(_clipped(chosen, out=chosen))
         else:
-            loss = -(onehot * np.log(q)).sum(axis=1)
+            loss = -(onehot * np.log(_clipped(p))).sum(axis=1)
         return loss, loss
 
     def _apply_reweighted(

@@ -33,7 +33,10 @@ def _average(ests: list[f.Estimate], weights: np.ndarray, average: str | None, n
     w = weights if average == "weighted" else np.ones(len(vals))
     if w.sum() <= 0:
         return f.Estimate(np.nan, np.nan, np.nan)
-    return f.Estimate(*(float(np.average(x, weights=w)) for x in (vals, lows, highs)))
+    value = float(np.average(vals, weights=w))
+    if np.array_equal(lows, vals) and np.array_equal(highs, vals):  # exact values: one average
+        return f.Estimate(value, value, value)
+    return f.Estimate(value, *(float(np.average(x, weights=w)) for x in (lows, highs)))
 
 
 def _raw_values(metric: Any, s: ScoreSketch, fn: Any, allowed: bool) -> f.Estimate | None:
