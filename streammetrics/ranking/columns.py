@@ -148,6 +148,10 @@ def fit(col: Column, cap: int, budget: int | None, max_bins: int | None) -> Colu
     if fits(col, budget, max_bins):
         return col
     res = min(col.res, cap)
+    if res == col.res:  # already at (or below) the cap, and known not to fit: one step coarser
+        if res <= COARSEST:
+            return col
+        res -= 1
     while True:
         col = coarsened(col, res)
         if res <= COARSEST or fits(col, budget, max_bins):
