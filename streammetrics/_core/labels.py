@@ -32,12 +32,20 @@ def sorted_distinct(arr: np.ndarray) -> np.ndarray:
     if arr.dtype.kind not in "iub":
         return np.unique(arr)
     s = np.sort(arr, axis=None)
-    if s.size < 2:
-        return s
-    keep = np.empty(s.size, bool)
-    keep[0] = True
-    np.not_equal(s[1:], s[:-1], out=keep[1:])
-    return s[keep]
+    return s[run_starts(s)]
+
+
+def run_starts(sorted_values: np.ndarray) -> np.ndarray:
+    """The mask of the first element of each run of equal values of a sorted 1-D array.
+
+    Examples:
+        >>> run_starts(np.array([1, 1, 2, 5, 5])).tolist()
+        [True, False, True, True, False]
+    """
+    new = np.empty(len(sorted_values), bool)
+    new[:1] = True
+    np.not_equal(sorted_values[1:], sorted_values[:-1], out=new[1:])
+    return new
 
 
 def packed_strings(arr: np.ndarray) -> np.ndarray | None:
@@ -169,13 +177,10 @@ class LabelSet:
         #: Whether the labels are in sorted order (every discovered set is; a fixed one may not be).
         self._sorted = bool((arr[1:] >= arr[:-1]).all()) if arr.size > 1 else True
         self._sorter = np.arange(arr.size) if self._sorted else np.argsort(arr, kind="stable")
-        # distinct sorted ints are 0..K-1 exactly when the first is 0 and the last K-1
-        if self._sorted:
-            self._is_range = bool(
-                arr.dtype.kind == "i" and arr.size and arr[0] == 0 and arr[-1] == arr.size - 1
-            )
-        else:
-            self._is_range = arr.dtype.kind == "i" and np.array_equal(arr, np.arange(len(arr)))
+        # distinct ints are 0..K-1 exactly when sorted, the first 0 and the last K-1
+        self._is_range = bool(
+            self._sorted and arr.dtype.kind == "i" and arr.size and arr[0] == 0 and arr[-1] == arr.size - 1
+        )
         self._lut = None
         self._lut_lo = 0
         #: The packed codes of the sorted string labels (see :func:`packed_strings`), or ``None``.

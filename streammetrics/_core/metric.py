@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import MergeError, StateError, UndefinedMetricWarning
 from . import registry, serialization
 from .params import own_constructor
-from .state import State, canonical_json, describe_difference, same_config
+from .state import State, describe_difference, equal_configs
 
 if TYPE_CHECKING:
     from .inputs import Inputs
@@ -257,7 +257,7 @@ class Metric(abc.ABC, Generic[S]):
                 "accumulators of different types"
             )
         mine, theirs = self.get_config(), other.get_config()
-        if not same_config(mine, theirs) and canonical_json(mine) != canonical_json(theirs):
+        if not equal_configs(mine, theirs):
             raise MergeError(
                 f"cannot merge {type(self).__name__} accumulators of different configuration: "
                 + describe_difference(mine, theirs)

@@ -91,7 +91,7 @@ class State(abc.ABC):
                 f"cannot merge a {type(other).__name__} state into a {type(self).__name__} state"
             )
         mine, theirs = self.config(), other.config()
-        if not same_config(mine, theirs) and canonical_json(mine) != canonical_json(theirs):
+        if not equal_configs(mine, theirs):
             raise MergeError(
                 f"cannot merge states of different configuration: {describe_difference(mine, theirs)}"
             )
@@ -100,21 +100,28 @@ class State(abc.ABC):
 _PLAIN = (str, int, float, bool, type(None))
 
 
-def same_config(a: Any, b: Any) -> bool:
-    """Whether two configurations are equal value for value and type for type (``True`` implies
-    equal :func:`canonical_json` texts, without building them); ``False`` may still be equal
-    (NaN, values of other types): ask :func:`canonical_json` then.
+def equal_configs(a: Any, b: Any) -> bool:
+    """Whether two configurations are the same: equal :func:`canonical_json` texts, decided
+    without building them when the two are equal value for value and type for type.
 
     Examples:
-        >>> same_config({"a": [1, "x"], "b": None}, {"b": None, "a": [1, "x"]}), same_config({"a": 1}, {"a": 1.0})
-        (True, False)
+        >>> equal_configs({"a": [1, "x"], "b": None}, {"b": None, "a": [1, "x"]})
+        True
+        >>> equal_configs({"a": 1}, {"a": 1.0}), equal_configs({"x": float("nan")}, {"x": float("nan")})
+        (False, True)
     """
+    return _plain_equal(a, b) or canonical_json(a) == canonical_json(b)
+
+
+def _plain_equal(a: Any, b: Any) -> bool:
+    """Equal value for value and type for type (implies equal JSON texts); ``False`` may still be
+    equal in JSON (NaN, values of other types)."""
     if type(a) is not type(b):
         return False
     if type(a) is dict:
-        return a.keys() == b.keys() and all(same_config(a[k], b[k]) for k in a)
+        return a.keys() == b.keys() and all(_plain_equal(a[k], b[k]) for k in a)
     if type(a) in (list, tuple):
-        return len(a) == len(b) and all(map(same_config, a, b))
+        return len(a) == len(b) and all(map(_plain_equal, a, b))
     if type(a) is float:
         return a.hex() == b.hex()  # -0.0 and 0.0 differ in JSON; NaN equals NaN there
     return type(a) in _PLAIN and a == b

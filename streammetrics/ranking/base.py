@@ -18,7 +18,7 @@ from .._core.labels import check_label_list
 from .._core.metric import Metric
 from .._core.onerow import OneRowMixin
 from .._core.params import check_number, check_option, plain
-from .._core.state import canonical_json, describe_difference, same_config
+from .._core.state import describe_difference, equal_configs
 from ..errors import InputError, MergeError
 from . import formulas as f
 from .keys import keys_of
@@ -151,7 +151,7 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch], base=True):
             )
         mine, theirs = self.get_config(), other.get_config()
         mine.pop("resolution"), theirs.pop("resolution")
-        if not same_config(mine, theirs) and canonical_json(mine) != canonical_json(theirs):
+        if not equal_configs(mine, theirs):
             raise MergeError(
                 f"cannot merge {type(self).__name__} accumulators of different configuration: "
                 + describe_difference(mine, theirs)

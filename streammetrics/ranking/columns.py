@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .._core.labels import run_starts
 from ..errors import MergeError
 from .keys import MANTISSA_BITS, OFFSET_SHIFT, cell_bits, offset_bits
 
@@ -307,14 +308,6 @@ def _cells(rows: np.ndarray, g: int) -> np.ndarray:
     out = np.repeat(rows * g, g)
     out += np.tile(np.arange(g), len(rows))
     return out
-
-
-def run_starts(sorted_keys: np.ndarray) -> np.ndarray:
-    """The mask of the first element of each run of equal values of a sorted 1-D array."""
-    new = np.empty(len(sorted_keys), bool)
-    new[:1] = True
-    np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=new[1:])
-    return new
 
 
 def unique_inverse(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -58,7 +58,7 @@ def _packed_sort(keys: np.ndarray, groups: np.ndarray) -> np.ndarray | None:
     if keys.size and keys.max() >= _TOP:
         return None
     packed = np.ascontiguousarray(keys.T) << np.uint64(1)
-    packed |= np.asarray(groups, np.uint64).T == 1
+    packed |= np.asarray(groups).T == 1
     packed.sort(axis=1)
     return packed
 

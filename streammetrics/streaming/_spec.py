@@ -7,7 +7,7 @@ from typing import Any
 
 from .._core.metric import Metric
 from .._core.registry import registered_types
-from .._core.state import canonical_json
+from .._core.state import equal_configs
 
 
 def snake_case(name: str) -> str:
@@ -56,4 +56,4 @@ def describe(metric: Metric) -> dict[str, Any]:
 
 
 def same_config(a: Metric, b: Metric) -> bool:
-    return type(a) is type(b) and canonical_json(a.get_config()) == canonical_json(b.get_config())
+    return type(a) is type(b) and equal_configs(a.get_config(), b.get_config())

@@ -50,7 +50,7 @@ from .._core.metric import Metric
 from .._core.onerow import OneRowMixin
 from .._core.params import check_number
 from .._core.schema import Array, Check, Int, Nested, OneOf, Schema
-from .._core.state import State, canonical_json, describe_difference, same_config
+from .._core.state import State, describe_difference, equal_configs
 from ..classification.base import ConfusionMetric
 from ..classification.counts import ConfusionCounts
 from ..errors import MergeError, StateError
@@ -480,7 +480,7 @@ class Bootstrap(OneRowMixin, Metric[BootstrapState]):
         for cfg in (mine, theirs):
             cfg.pop("seed")
             cfg.pop("shard")
-        if not same_config(mine, theirs) and canonical_json(mine) != canonical_json(theirs):
+        if not equal_configs(mine, theirs):
             raise MergeError(
                 "cannot merge Bootstrap accumulators of different configuration: "
                 + describe_difference(mine, theirs)
