@@ -338,6 +338,12 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch], base=True):
             return state.table[1] == 0  # type: ignore[attr-defined]
         return state.layout is None or state.total_weight() == 0
 
+    def _replicate_values(self, state: ScoreSketch, tensor: np.ndarray) -> np.ndarray | None:
+        """The values of bootstrap replicates held as counts ``(replicates, bins, groups)`` on
+        ``state``'s bins (see :mod:`streammetrics.uncertainty.sketch_replicates`), all at once;
+        ``None`` where this metric evaluates them one replicate at a time."""
+        return None
+
     def _row_checker(self, state: Any) -> Any:
         return ScoreRows(self, state)
 

@@ -16,7 +16,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .keys import values_of
+from .columns import Column
+from .keys import offset_bits, values_of
 from .sketch import BinaryHistogram
 
 # Gauss-Legendre nodes and weights on [0, 1]
@@ -127,6 +128,57 @@ def roc_auc(h: BinaryHistogram) -> Estimate:
     low = (cross + float(np.dot(pn, lo))) / denom
     high = (cross + float(np.dot(pn, hi))) / denom
     return _bounded(value, low, high)
+
+
+def roc_auc_replicates(col: Column, counts: np.ndarray) -> np.ndarray:
+    """The ROC AUC of many replicates of one column at once: ``counts`` ``(replicates, bins, 2)``
+    are each replicate's (negative, positive) weights on ``col``'s bins, whose extremes and mean
+    within-bin coordinates every replicate shares (see :mod:`streammetrics.uncertainty.sketch_replicates`).
+
+    Each value is what :func:`roc_auc` gives on the replicate's refined view: per bin, the share
+    of its (positive, negative) pairs ranked correctly is 1/2 for one distinct score, 0 or 1 when
+    each class holds one distinct score, else the linear-density estimate of :func:`pair_fractions`.
+    NaN where a replicate lacks a class.
+
+    Examples:
+        >>> from streammetrics.ranking.sketch import ScoreSketch
+        >>> from streammetrics.ranking.keys import keys_of
+        >>> s = ScoreSketch(resolution=52)
+        >>> s.add(keys_of(np.array([0.1, 0.4, 0.35, 0.8]), "probability"), np.array([0, 0, 1, 1]), None, (1, 2))
+        >>> col = s.cols[0]
+        >>> roc_auc_replicates(col, np.stack([col.counts, 2 * col.counts])).tolist()
+        [0.75, 0.75]
+    """
+    neg = counts[:, :, 0].astype(np.float64)
+    pos = counts[:, :, 1].astype(np.float64)
+    p_tot, n_tot = pos.sum(axis=1), neg.sum(axis=1)
+    below = np.cumsum(neg, axis=1)
+    below -= neg
+    cross = np.einsum("rb,rb->r", pos, below)
+    tie = np.einsum("rb,rb,b->r", pos, neg, _replicate_pair_fractions(col))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        value = (cross + tie) / (p_tot * n_tot)
+    return np.where((p_tot > 0) & (n_tot > 0), value, np.nan)
+
+
+def _replicate_pair_fractions(col: Column) -> np.ndarray:
+    """Per bin of ``col``, the estimated share of within-bin pairs ranked correctly that every
+    replicate of it shares (see :func:`roc_auc_replicates`)."""
+    kmin, kmax, counts = col.kmin, col.kmax, col.counts
+    one_key = kmin.min(axis=1) == kmax.max(axis=1)
+    held = counts > 0
+    single = held & (kmin == kmax)
+    # each class one distinct score (a bin the refined view splits): its pairs are all ordered
+    known = (single | ~held).all(axis=1) & ~one_key
+    bits = offset_bits(col.res)
+    if bits:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(held, (col.sums / np.where(held, counts, 1) + 0.5) / float(1 << bits), 0.5)
+        est = np.clip(0.5 + mean[:, 1] - mean[:, 0], 0.0, 1.0)
+    else:
+        est = np.full(len(col.ids), 0.5)
+    est = np.where(known, (kmin[:, 1] > kmin[:, 0]).astype(np.float64), est)
+    return np.where(one_key, 0.5, est)
 
 
 def _roc_points(h: BinaryHistogram) -> tuple[np.ndarray, np.ndarray]:

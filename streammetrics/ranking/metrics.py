@@ -227,6 +227,29 @@ class ROCAUC(RankingMetric):
     def _compute(self, state: ScoreSketch) -> Any:
         return self._estimate(state).value
 
+    def _replicate_values(self, state: ScoreSketch, tensor: np.ndarray) -> np.ndarray | None:
+        """One-vs-rest areas of every replicate by :func:`~.formulas.roc_auc_replicates`, averaged
+        as :meth:`_estimate` averages them (not one-vs-one, micro, partial or per-sample areas)."""
+        if self._samples or self.max_fpr not in (None, 1.0) or state.layout is None or state.layout[1] != 2:
+            return None
+        if state.layout[0] > 1 and (self.average == "micro" or not (state.multilabel or state.ovr)):
+            return None
+        values, positives, start = [], [], 0
+        for col in state.cols:
+            counts = tensor[:, start : start + len(col.ids)]
+            values.append(f.roc_auc_replicates(col, counts))
+            positives.append(counts[:, :, 1].sum(axis=1, dtype=np.float64))
+            start += len(col.ids)
+        if state.layout[0] == 1:
+            return values[0]
+        areas = np.stack(values, axis=1)
+        if self.average is None:
+            return areas
+        w = np.stack(positives, axis=1) if self.average == "weighted" else np.ones(areas.shape)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = (areas * w).sum(axis=1) / w.sum(axis=1)
+        return np.where(np.isnan(areas).any(axis=1) | (w.sum(axis=1) <= 0), np.nan, mean)
+
     def estimate(self) -> Estimate:
         """The value inside guaranteed bounds: ``low <= exact value <= high`` (``guaranteed=True``).
 

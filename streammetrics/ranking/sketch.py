@@ -285,7 +285,7 @@ class ScoreSketch(State):
         n_rows = len(keys) if n_rows is None else n_rows
         if keys.size:
             self._check_layout(layout, multilabel)
-        seen, flip_state, flip_batch = plan(self.rule, self.seen, labels, used)
+        seen, flip_state, flip_batch = self.batch_plan(labels, used)
         if not keys.size:
             self._commit(_n=self._n + n_rows, seen=seen)
             return
@@ -303,6 +303,15 @@ class ScoreSketch(State):
         else:
             new.update(_cols=cols, _pending=pending, _npend=npend)
         self._commit(**new)
+
+    def batch_plan(self, labels: tuple[Any, ...], used: Any) -> tuple[Any, bool, bool]:
+        """``(labels seen, swap the state's groups?, swap the batch's?)`` for a batch of distinct
+        binary ``labels`` grouped with ``used`` as the positive label (see :func:`.positive.plan`)."""
+        return plan(self.rule, self.seen, labels, used)
+
+    def merge_plan(self, other: ScoreSketch) -> tuple[Any, bool, bool]:
+        """``(labels seen, swap this state's groups?, swap ``other``'s?)`` for a merge of ``other``."""
+        return plan(self.rule, self.seen, other.seen, _positive_of(other))
 
     @property
     def _start_res(self) -> int:
@@ -472,7 +481,7 @@ class ScoreSketch(State):
             and (other.layout != self.layout or other.multilabel != self.multilabel or other.ovr != self.ovr)
         ):
             raise MergeError(f"cannot merge score sketches of layout {other.layout} into {self.layout}")
-        seen, flip_self, flip_other = plan(self.rule, self.seen, other.seen, _positive_of(other))
+        seen, flip_self, flip_other = self.merge_plan(other)
         new: dict[str, Any] = {"_n": self._n + other._n, "seen": seen}
         cols, pending, npend = self._cols, self._pending, self._npend
         if flip_self:

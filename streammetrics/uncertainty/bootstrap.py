@@ -13,7 +13,7 @@ merged, and the batch index counts this accumulator's batches, so successive bat
 distinct shards draw independent weights. Merging two accumulators holding data drawn from the
 same (entropy, shard) stream would correlate their replicates: that raises :class:`MergeError`.
 
-Two replicate engines:
+Three replicate engines:
 
 * **confusion counts** (every confusion-matrix metric on binary/multiclass labels): a replicate
   tensor ``(R, K, K)``. An unweighted batch adds, per replicate and cell, a Poisson(n_c) draw
@@ -22,7 +22,13 @@ Two replicate engines:
   A weighted batch draws a Poisson(1) weight per (replicate, row) and adds
   ``w_i * P_ri`` with ONE ``np.bincount`` over ``replicate * K*K + true * K + pred`` (rows in
   chunks to bound memory). Memory: ``R * K * K`` counts.
-* **generic** (every other metric: regression co-moments, clustering, ranking sketches, and
+* **score sketch** (ROC AUC, average precision, the curves and operating points): a replicate
+  tensor ``(R, bins, groups)`` on the bins of the full data's sketch, which follows the sketch
+  when it compresses or grows (:mod:`~streammetrics.uncertainty.sketch_replicates`); a batch
+  costs one sort of its rows and one cumulative sum per replicate. Replicates are exact while
+  the sketch is exact, and estimates within their bins' guaranteed bounds after. ROC AUC
+  evaluates every replicate at once. Memory: ``R x bins x groups`` counts.
+* **generic** (every other metric: regression co-moments, clustering, per-sample ranking and
   multilabel confusion counts): one weighted copy of the metric's state per replicate. Where
   the metric's family reduces every replicate at once (:meth:`Metric._apply_reweighted`: the
   weighted sums over rows of the regression moments and the per-row value metrics, one matrix
@@ -54,6 +60,8 @@ from .._core.state import State, describe_difference, equal_configs
 from ..classification.base import ConfusionMetric
 from ..classification.counts import ConfusionCounts
 from ..errors import MergeError, StateError
+from ..ranking.sketch import ScoreSketch
+from . import sketch_replicates as SR
 from .poisson import poisson_one
 from .results import Interval
 
@@ -87,7 +95,8 @@ class BootstrapState(State):
     """The wrapped metric's state on the full data plus ``R`` Poisson-weighted replicates.
 
     ``engine`` is ``None`` until the first non-empty batch, then ``"counts"`` (a replicate
-    tensor of confusion counts) or ``"generic"`` (a list of states).
+    tensor of confusion counts), ``"sketch"`` (a tensor of counts on the score sketch's bins) or
+    ``"generic"`` (a list of states).
 
     Examples:
         >>> import streammetrics as sm
@@ -158,11 +167,12 @@ class BootstrapState(State):
         # the stream's entropy is drawn (once) aside, and committed with the batch it served
         entropy = self.entropy if self.entropy is not None else int(np.random.SeedSequence().entropy)
         rng = _stream_rng(entropy, self._shard, self.n_batches)
-        engine = self.engine or (
-            "counts" if isinstance(metric, ConfusionMetric) and batch[0] == "multiclass" else "generic"
-        )
+        engine = self.engine or _engine_for(metric, base, batch)
         if engine == "counts":
             tensor = self._counts_update(base, batch, rng)
+            reps = self.reps
+        elif engine == "sketch":
+            tensor = self._sketch_update(base, batch, rng)
             reps = self.reps
         else:
             tensor = self.tensor
@@ -203,6 +213,17 @@ class BootstrapState(State):
             poisson = poisson_one(rng, (r, len(c)))
             added += np.bincount((offsets + c).ravel(), weights=(poisson * w).ravel(), minlength=r * k * k)
         return tensor.astype(np.float64) + added.reshape(r, k, k)
+
+    def _sketch_update(self, base: ScoreSketch, batch: Any, rng: np.random.Generator) -> np.ndarray:
+        """The replicate tensor laid out on ``base`` (this state's sketch with the batch added)."""
+        keys, groups, weights, layout, _, _, present, used = batch
+        _, flip_state, flip_batch = self.base.batch_plan(present, used)
+        if flip_batch:
+            groups = 1 - groups
+        cols = base.cols  # folded: the batch's keys are in its bins
+        tensor = SR.realigned(self.tensor, self.base.cols, cols, layout[1], flip_state)
+        draws = poisson_one(rng, (self._n_replicates, len(keys)))
+        return tensor + SR.batch_counts(cols, keys, groups, draws, weights)
 
     def _reindexed(self, labels: LabelSet) -> np.ndarray:
         """The replicate tensor laid out on ``labels`` (a superset of the current labels)."""
@@ -275,6 +296,12 @@ class BootstrapState(State):
             theirs = other._reindexed(base.labels)
             kind = "i" if mine.dtype.kind == theirs.dtype.kind == "i" else "f"
             tensor = mine + theirs if kind == "i" else mine.astype(np.float64) + theirs.astype(np.float64)
+        elif engine == "sketch":
+            _, flip_self, flip_other = self.base.merge_plan(other.base)
+            cols, groups = base.cols, base.layout[1]
+            mine = SR.realigned(self.tensor, self.base.cols, cols, groups, flip_self)
+            theirs = SR.realigned(other.tensor, other.base.cols, cols, groups, flip_other)
+            tensor = mine + theirs
         elif engine == "generic":
             if not self.reps:
                 reps = [s.copy() for s in other.reps]
@@ -294,6 +321,10 @@ class BootstrapState(State):
     def replicate_values(self) -> np.ndarray:
         """The metric on each replicate: shape ``(R,)`` or ``(R, ...)`` for array metrics."""
         metric = self._metric
+        if self.engine == "sketch":
+            fast = metric._replicate_values(self.base, self.tensor)  # type: ignore[attr-defined]
+            if fast is not None:
+                return np.asarray(fast, dtype=np.float64)
         values = []
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -307,6 +338,8 @@ class BootstrapState(State):
     def _replicate_states(self) -> list[State]:
         if self.engine == "generic":
             return self.reps
+        if self.engine == "sketch":
+            return SR.replicate_sketches(self.base, self.tensor)  # type: ignore[return-value]
         if self.engine != "counts":
             return []
         out = []
@@ -333,7 +366,7 @@ class BootstrapState(State):
         values = _FIELDS.read(data, make_state=self._metric._make_state, n_replicates=self._n_replicates)
         engine = values["engine"] or None
         reps = values["reps"]
-        self._check_replicates(engine, reps, values["tensor"])
+        self._check_replicates(engine, reps, values["tensor"], values["base"])
         self._commit(
             base=values["base"],
             engine=engine,
@@ -344,21 +377,28 @@ class BootstrapState(State):
             streams=sorted((_parse_int(e), s) for e, s in values["streams"]),
         )
 
-    def _check_replicates(self, engine: str | None, reps: list[State], tensor: np.ndarray) -> None:
+    def _check_replicates(
+        self, engine: str | None, reps: list[State], tensor: np.ndarray, base: State
+    ) -> None:
         """The engine holds its replicates, and only it: a state per replicate for ``"generic"``,
         counts in the tensor for ``"counts"``, neither before the first batch."""
         expected = self._n_replicates if engine == "generic" else 0
         if len(reps) != expected:
             raise StateError(f"{_FIELDS.where}: expected {expected} replicate states, found {len(reps)}")
-        if engine != "counts" and tensor.size:
+        if engine not in ("counts", "sketch") and tensor.size:
             raise StateError(
-                f"{_FIELDS.where}: a replicate tensor without the counts engine ({engine or 'none'})"
+                f"{_FIELDS.where}: a replicate tensor without the counts or sketch engine ({engine or 'none'})"
+            )
+        if engine == "sketch" and SR.orphan_cells(base, tensor):
+            raise StateError(
+                f"{_FIELDS.where}: replicate weights in {SR.orphan_cells(base, tensor)} (bin, group) cells "
+                "where the data has none"
             )
 
     def check(self) -> None:
         context = {"base": self.base, "engine": self.engine or "", "n_replicates": self._n_replicates}
         _FIELDS.check({"tensor": self.tensor, "n_batches": self.n_batches}, **context)
-        self._check_replicates(self.engine, self.reps, self.tensor)
+        self._check_replicates(self.engine, self.reps, self.tensor, self.base)
         self.base.check()
         for state in self.reps:
             state.check()
@@ -373,16 +413,29 @@ def _parse_int(value: str) -> int | None:
 
 
 def _tensor_shape(values: Any) -> tuple[int, int, int]:
-    k = len(values["base"].labels) if values["engine"] == "counts" else 0
+    base, engine = values["base"], values["engine"]
+    if engine == "sketch":
+        return (values["n_replicates"], base.n_bins, base.n_groups)
+    k = len(base.labels) if engine == "counts" else 0
     return (values["n_replicates"], k, k)
 
 
+def _engine_for(metric: Metric[Any], state: State, batch: Any) -> str:
+    """The replicate engine of a metric, chosen at its first non-empty batch."""
+    if isinstance(metric, ConfusionMetric) and batch[0] == "multiclass":
+        return "counts"
+    if isinstance(state, ScoreSketch) and not isinstance(batch[0], str):  # not average="samples"
+        return "sketch"
+    return "generic"
+
+
 #: A bootstrap state: the metric's state on all the data, then the replicates, either as a
-#: tensor of confusion matrices (``engine="counts"``) or one state each (``"generic"``).
+#: tensor of confusion matrices (``engine="counts"``), a tensor of counts on the score sketch's
+#: bins (``"sketch"``) or one state each (``"generic"``).
 _FIELDS = Schema(
     "BootstrapState",
     base=Nested(),
-    engine=OneOf("", "counts", "generic"),
+    engine=OneOf("", "counts", "sketch", "generic"),
     tensor=Array("if", shape=_tensor_shape, non_negative=True),
     reps=Nested(many=True),
     entropy=Check("a decimal string or ''", lambda v: v == "" or _is_decimal(v)),
