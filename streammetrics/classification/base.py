@@ -154,6 +154,23 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts], base=True):
 
     # ------------------------------------------------------------------ input
     def _validate(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> tuple[Any, ...]:
+        if (
+            sample_weight is None
+            and type(y_true) is np.ndarray
+            and type(y_pred) is np.ndarray
+            and y_true.ndim == 1 == y_pred.ndim
+            and self.threshold is None
+            and type(self)._parse is ConfusionMetric._parse
+        ):
+            # two 1-D label arrays, the training-loop case: what _parse does for them, without
+            # the per-batch conversion memo (nothing else reads this batch)
+            yt, yp = v.as_labels(y_true, "y_true"), v.as_labels(y_pred, "y_pred")
+            v.check_length(yp, len(yt), "y_pred")
+            if self.labels is not None and self.unlisted == "refuse":
+                _check_listed(self.labels, yt, "y_true")
+                _check_listed(self.labels, yp, "y_pred")
+            self._check_mode("multiclass")
+            return ("multiclass", yt, yp, None)
         return self._parse(Inputs((y_true, y_pred), sample_weight))
 
     def _parse(self, inputs: Inputs) -> tuple[Any, ...]:

@@ -79,6 +79,12 @@ class _ProbabilityMetric(OneRowMixin, Metric[Any]):
         return ScoreRows(self, state)
 
     def _rule(self) -> PositiveRule:
+        # kept with what decides it (read on every batch; the options are plain attributes)
+        labels = self.labels
+        decided_by = (self.positive_rule, self.pos_label, None if labels is None else tuple(labels))
+        cached = self.__dict__.get("_rule_cache")
+        if cached is not None and cached[0] == decided_by:
+            return cached[1]
         pos = self.pos_label
         if (
             pos is None
@@ -87,7 +93,16 @@ class _ProbabilityMetric(OneRowMixin, Metric[Any]):
             and len(self.labels) == 2
         ):
             pos = sorted(self.labels)[-1]  # scikit-learn binarizes on the sorted labels
-        return PositiveRule(self.positive_rule, pos)
+        rule = PositiveRule(self.positive_rule, pos)
+        shown = None if labels is None else tuple(map(repr, labels))
+        self.__dict__["_rule_cache"] = (decided_by, rule, repr(rule), shown)
+        return rule
+
+    def _probabilities_key(self, seen: tuple[Any, ...]) -> tuple[Any, ...]:
+        """What decides a batch's derived probabilities (see :meth:`_probabilities`)."""
+        rule = self._rule()
+        _, _, shown_rule, shown_labels = self.__dict__["_rule_cache"]
+        return ("probabilities", self.input, shown_rule, shown_labels, rule.kind, repr(seen))
 
     def _indicator_truth(self, inputs: Inputs) -> tuple[Any, ...]:
         """A 2-D 0/1 ``y_true`` (one-hot, or several ones per row as scikit-learn's
@@ -111,9 +126,8 @@ class _ProbabilityMetric(OneRowMixin, Metric[Any]):
         Kept per batch under what decides it (options, rule, labels seen), so the members of a
         collection that agree on all of it derive them once.
         """
-        labels = None if self.labels is None else tuple(map(repr, self.labels))
         seen = tuple(getattr(self._state, "seen", ()))
-        key = ("probabilities", self.input, repr(self._rule()), labels, self.positive_rule, repr(seen))
+        key = self._probabilities_key(seen)
         onehot, p, n, binary, present, used = inputs.derived(
             key, lambda: self._derive_probabilities(inputs, seen)
         )

@@ -126,7 +126,7 @@ def plan(
     were made with ``used`` as the positive label (raises :class:`InputError` for a refused set)."""
     if rule is None or not rule.tracked or not labels:
         return seen, False, False
-    new = union(seen, labels)
+    new = seen if labels == seen else union(seen, labels)  # (the common case: nothing new)
     if new == seen:
         positive = rule.positive(seen)
         return seen, False, (labels[0] == used) != (labels[0] == positive)

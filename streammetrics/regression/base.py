@@ -91,11 +91,26 @@ class RegressionMetric(OneRowMixin, Metric[State], base=True):
         return RegressionRows(self, state, residual=residual)
 
     def _validate(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> tuple[Any, ...]:
+        if (
+            sample_weight is None
+            and type(y_true) is np.ndarray
+            and type(y_pred) is np.ndarray
+            and y_true.ndim == 1 == y_pred.ndim
+            and type(self)._parse is RegressionMetric._parse
+        ):
+            # two 1-D arrays, the training-loop case: what _parse does for them, without the
+            # per-batch conversion memo (nothing else reads this batch)
+            yt, yp = v.as_float(y_true, "y_true", (1,)), v.as_float(y_pred, "y_pred", (1,))
+            return (*self._checked_pair(yt, yp), None)
         return self._parse(Inputs((y_true, y_pred), sample_weight))
 
     def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
-        yt = inputs.floats(0, "y_true")
-        yp = inputs.floats(1, "y_pred")
+        yt, yp = self._checked_pair(inputs.floats(0, "y_true"), inputs.floats(1, "y_pred"))
+        return yt, yp, inputs.weights(len(yt))
+
+    def _checked_pair(self, yt: np.ndarray, yp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Finite float arrays of truth and prediction checked against each other, the state's
+        outputs and the options; ``(n,)`` with ``(n, 1)`` made one output either way."""
         v.check_length(yp, len(yt), "y_pred")
         k = 1 if yt.ndim == 1 else yt.shape[1]
         kp = 1 if yp.ndim == 1 else yp.shape[1]
@@ -121,8 +136,7 @@ class RegressionMetric(OneRowMixin, Metric[State], base=True):
                         f"{name}: expected non-negative values for {type(self).__name__} "
                         f"(log1p of targets and predictions), found {arr.min()}"
                     )
-        weights = inputs.weights(len(yt))
-        return yt, yp, weights
+        return yt, yp
 
     def _apply(self, state: Any, batch: tuple[Any, ...]) -> None:
         state.update(*batch)

@@ -139,6 +139,8 @@ class ClusterMoments(State):
 
     def _grown(self, labels_ls: LabelSet, d: int) -> tuple[np.ndarray, ...]:
         """Our arrays laid out over ``labels_ls`` (a superset of our labels)."""
+        if labels_ls is self.labels and len(labels_ls) and self.mean.shape[1] == d:
+            return self.count, self.weight, self.mean, self.scatter, self.matrix  # (never written in place)
         k = len(labels_ls)
         count, weight = np.zeros(k, dtype=np.int64), np.zeros(k)
         mean, scatter = np.zeros((k, d)), np.zeros(k)

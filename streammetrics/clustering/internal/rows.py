@@ -44,14 +44,27 @@ class PointRows:
         self.known: dict[Any, Any] = {}
         self.refresh(state)
 
-    def refresh(self, state: Any) -> None:
+    def refresh(self, state: Any) -> bool:
+        """Re-read the state; ``False`` when nothing a row check reads changed (the same state,
+        label set and width: the common case after a batch that brought no new label)."""
         inner = _innermost(state)
         fixed = getattr(inner, "centroids", None)
         found = getattr(fixed if fixed is not None else inner, "n_features", None)
-        self.n_features: int | None = found() if callable(found) else found
+        n_features = found() if callable(found) else found
+        labels = getattr(getattr(inner, "moments", inner), "labels", None)
+        before = self.__dict__.get("_seen")
+        if (
+            before is not None
+            and before[0] is inner
+            and before[1] is fixed
+            and before[2] is labels
+            and before[3] == n_features
+        ):
+            return False
+        self._seen = (inner, fixed, labels, n_features)
+        self.n_features: int | None = n_features
         #: The labels a row may have (fixed centroids), else ``None``.
         self.allowed: frozenset[Any] | None = None if fixed is None else frozenset(fixed.labels)
-        labels = getattr(getattr(inner, "moments", inner), "labels", None)
         kind = getattr(labels, "kind", None) if self.allowed is None else None
         #: ``int`` or ``str``: the kind of the labels seen so far (``None``: none yet).
         self.kind: type | None = {"int": int, "str": str}.get(kind) if isinstance(kind, str) else None
@@ -59,6 +72,7 @@ class PointRows:
             kinds = {type(label_of(v, "labels")) for v in self.allowed}
             self.kind = kinds.pop() if len(kinds) == 1 else None
         self.known.clear()
+        return True
 
     def fast_test(self) -> Callable[[Any, Any], bool]:
         return lambda x, label: False  # the per-row functions below test and copy in one go
