@@ -112,8 +112,23 @@ class Inputs:
 
     def probabilities(self, i: int, name: str, ndim: tuple[int, ...] = (1, 2)) -> np.ndarray:
         """:meth:`floats` checked to lie in [0, 1]."""
-        arr = self.floats(i, name, ndim)
         memo, key = self._memo, _UNIT[i]
+        raw = self.args[i]
+        if (
+            type(raw) is np.ndarray
+            and raw.dtype == np.float64
+            and raw.ndim in ndim
+            and (raw.ndim == 1 or (raw.ndim == 2 and raw.shape[1] > 1))  # ((n, 1) is read as 1-D)
+            and raw.size
+            and _FLOATS[i] not in memo
+        ):
+            # float64 values all in [0, 1] are finite: one pass for both checks (else the checks
+            # below say what is wrong)
+            if 0.0 <= raw.min() and raw.max() <= 1.0:
+                memo[_ARRAY[i]] = memo[_FLOATS[i]] = raw
+                memo[key] = True
+                return raw
+        arr = self.floats(i, name, ndim)
         if key not in memo:
             v.check_probability(arr, name)
             memo[key] = True

@@ -159,12 +159,18 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts], base=True):
             and type(y_true) is np.ndarray
             and type(y_pred) is np.ndarray
             and y_true.ndim == 1 == y_pred.ndim
-            and self.threshold is None
             and type(self)._parse is ConfusionMetric._parse
         ):
-            # two 1-D label arrays, the training-loop case: what _parse does for them, without
-            # the per-batch conversion memo (nothing else reads this batch)
-            yt, yp = v.as_labels(y_true, "y_true"), v.as_labels(y_pred, "y_pred")
+            # two 1-D arrays, the training-loop case: what _parse does for them, without the
+            # per-batch conversion memo (nothing else reads this batch)
+            yt = v.as_labels(y_true, "y_true")
+            if self.threshold is None:
+                yp = v.as_labels(y_pred, "y_pred")
+            else:
+                scores = v.as_float(y_pred, "y_pred", (1,))
+                if self.input == "probability":
+                    v.check_probability(scores, "y_pred")
+                yp = np.where(scores >= self.threshold, *np.asarray([self.pos_label, self._negative_label]))
             v.check_length(yp, len(yt), "y_pred")
             if self.labels is not None and self.unlisted == "refuse":
                 _check_listed(self.labels, yt, "y_true")

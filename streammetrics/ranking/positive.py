@@ -110,6 +110,8 @@ class PositiveRule:
 
 def union(seen: tuple[Any, ...], labels: Any) -> tuple[Any, ...]:
     """The sorted distinct labels of both; raises :class:`InputError` on a mix of strings and ints."""
+    if labels is seen or labels == seen:  # the common case: nothing new
+        return seen
     new = set(seen)
     new.update(labels)
     if len({type(x) is str for x in new}) > 1:
@@ -126,7 +128,7 @@ def plan(
     were made with ``used`` as the positive label (raises :class:`InputError` for a refused set)."""
     if rule is None or not rule.tracked or not labels:
         return seen, False, False
-    new = seen if labels == seen else union(seen, labels)  # (the common case: nothing new)
+    new = union(seen, labels)
     if new == seen:
         positive = rule.positive(seen)
         return seen, False, (labels[0] == used) != (labels[0] == positive)

@@ -43,6 +43,9 @@ _LABELS = [
     (np.array([np.nan, 1.0]), np.array([1.0, 1.0])),  # not finite: refused
     (np.array([0, 7]), np.array([0, 1])),  # a label outside labels=[0, 1, 2] (refused when listed)
     (np.empty(0, np.int64), np.empty(0, np.int64)),
+    (np.array([0, 1, 1]), np.array([0.2, 0.7, 0.5])),  # probabilities (for threshold=)
+    (np.array([0, 1, 1]), np.array([-0.5, 1.5, 0.5])),  # beyond [0, 1]: refused as probabilities
+    (np.array([0, 1]), np.array([0.5, np.nan])),  # refused
 ]
 
 
@@ -53,8 +56,10 @@ _LABELS = [
         lambda: sm.F1(average="macro"),
         sm.ConfusionMatrix,
         lambda: sm.Recall(labels=[0, 1, 2], average="macro"),
+        lambda: sm.Accuracy(threshold=0.5),
+        lambda: sm.F1(threshold=0.0, input="score"),
     ],
-    ids=["accuracy", "f1-macro", "confusion-matrix", "listed-labels"],
+    ids=["accuracy", "f1-macro", "confusion-matrix", "listed-labels", "threshold", "score-threshold"],
 )
 @pytest.mark.parametrize("y_true, y_pred", _LABELS)
 def test_confusion_direct_path_parses_as_the_general_one(make, y_true, y_pred):
@@ -82,3 +87,35 @@ _VALUES = [
 def test_regression_direct_path_parses_as_the_general_one(make, y_true, y_pred):
     m = make()
     _same(_outcome(lambda: m._validate(y_true, y_pred)), _outcome(lambda: m._parse(Inputs((y_true, y_pred)))))
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        np.array([0.0, 0.25, 1.0]),
+        np.array([[0.2, 0.8], [1.0, 0.0]]),
+        np.array([[0.3], [0.6]]),  # a column: read as 1-D
+        np.array([0.5, 1.5]),
+        np.array([-0.0, np.nan]),
+        np.array([0.5, np.inf]),
+        np.array([0.5, 0.5], np.float32),
+        np.array([0, 1]),
+        np.empty(0),
+        np.empty((2, 0)),
+        np.array([[[0.5]]]),
+    ],
+)
+@pytest.mark.parametrize("ndim", [(1,), (2,), (1, 2)])
+def test_probabilities_one_pass_check_equals_the_two_checks(raw, ndim):
+    """Inputs.probabilities reads float64 arrays in [0, 1] in one pass; the result and the
+    errors are those of floats() then the range check."""
+
+    def two_checks():
+        inputs = Inputs((None, raw))
+        arr = inputs.floats(1, "y_proba", ndim)
+        from streammetrics._core import validation as v
+
+        v.check_probability(arr, "y_proba")
+        return (arr,)
+
+    _same(_outcome(lambda: (Inputs((None, raw)).probabilities(1, "y_proba", ndim),)), _outcome(two_checks))

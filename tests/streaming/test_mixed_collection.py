@@ -145,8 +145,11 @@ def test_each_input_role_is_converted_once_per_batch(monkeypatch):
 
     monkeypatch.setattr(validation, "as_float", counting)
     y, p = binary_data()
-    logging_set().update(y, p)
-    assert len(calls) == 1  # the prediction, for six members of four families
+    logging_set().update(y, p.astype(np.float32))  # float32: converted to float64 once
+    assert calls == ["y_pred"]  # the prediction, for six members of four families
+    calls.clear()
+    logging_set().update(y, p)  # float64 probabilities: their range check alone (one pass), no conversion
+    assert calls == []
 
 
 @pytest.mark.parametrize("kind", ["binary", "multiclass"])
