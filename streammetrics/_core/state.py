@@ -49,6 +49,12 @@ class State(abc.ABC):
     def merge(self, other: State) -> None:
         """Add ``other`` into ``self`` in place; ``other`` is not changed."""
 
+    def unite(self, other: State) -> None:
+        """:meth:`merge` ``other``, a part of this state's own stream (the keys of one sliced
+        accumulator): where a merge refuses parts of one stream (the bootstrap's correlated
+        replicates), this still adds them; used to check that such parts are consistent."""
+        self.merge(other)
+
     @abc.abstractmethod
     def reset(self) -> None:
         """Forget all data, keep the configuration."""

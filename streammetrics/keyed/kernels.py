@@ -110,6 +110,14 @@ class GenericKernel:
             out.merge(state)
         return out
 
+    def united(self, stack: Any) -> State:
+        """:meth:`overall` by :meth:`State.unite`: the keys' states are parts of one stream (the
+        check that they are consistent, e.g. labels of one kind, also for bootstrap states)."""
+        out = self.metric._make_state()
+        for state in self.states(stack):
+            out.unite(state)
+        return out
+
 
 def _fork(state: State) -> State:
     """A copy of ``state`` to change, sharing its arrays: a state never changes a value it holds

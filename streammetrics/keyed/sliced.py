@@ -168,7 +168,8 @@ class SlicedState(State):
             for state in states:
                 state.check()
         try:  # the keys' states come from one stream: they unite (e.g. labels of one kind)
-            self.overall()
+            for u, k in self.kernels.items():
+                k.united(self.stacks[u])
         except MergeError as err:
             raise StateError(f"Sliced state: the keys' states do not merge into one: {err}") from None
 

@@ -283,6 +283,12 @@ class BootstrapState(State):
             )
         self.absorb(other)
 
+    def unite(self, other: State) -> None:
+        """A merge without the stream check (``other`` is a part of this accumulator's stream)."""
+        self.check_mergeable(other)
+        assert isinstance(other, BootstrapState)
+        self.absorb(other)
+
     def absorb(self, other: BootstrapState) -> None:
         """Merge without the stream check (``other`` continues this accumulator's own stream)."""
         if self.engine and other.engine and self.engine != other.engine:

@@ -119,3 +119,14 @@ def test_probabilities_one_pass_check_equals_the_two_checks(raw, ndim):
         return (arr,)
 
     _same(_outcome(lambda: (Inputs((None, raw)).probabilities(1, "y_proba", ndim),)), _outcome(two_checks))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [sm.AdjustedRandIndex, sm.NormalizedMutualInfo, sm.ContingencyTable],
+    ids=["ari", "nmi", "table"],
+)
+@pytest.mark.parametrize("y_true, y_pred", _LABELS)
+def test_contingency_direct_path_parses_as_the_general_one(make, y_true, y_pred):
+    m = make()
+    _same(_outcome(lambda: m._validate(y_true, y_pred)), _outcome(lambda: m._parse(Inputs((y_true, y_pred)))))

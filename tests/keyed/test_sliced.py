@@ -130,6 +130,29 @@ def test_bootstrap_intervals_per_slice():
         assert result.estimate == pytest.approx(skm.accuracy_score(y[k == key], p[k == key]))
 
 
+@pytest.mark.parametrize(
+    "make",
+    [lambda: sm.Accuracy(), lambda: sm.ROCAUC(), lambda: sm.MAE()],
+    ids=["counts-engine", "sketch-engine", "generic-engine"],
+)
+def test_sliced_bootstrap_states_check_and_round_trip(make):
+    """The keys of a sliced Bootstrap are parts of one random stream: their states unite for the
+    consistency check (and load), while the overall interval is still refused."""
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 2, 600)
+    p = np.clip(0.3 * y + 0.7 * rng.random(600), 0.0, 1.0)
+    if isinstance(make(), sm.Accuracy):
+        p = (p >= 0.5).astype(int)
+    k = rng.integers(0, 3, 600)
+    s = sm.Sliced(sm.Bootstrap(make(), n_replicates=30, seed=2)).update(y, p, k)
+    s.state.check()
+    back = sm.Sliced.from_bytes(s.to_bytes())
+    assert back.to_bytes() == s.to_bytes()
+    assert {key: v.low for key, v in back.compute().items()} == {key: v.low for key, v in s.compute().items()}
+    with pytest.raises(sm.MergeError):
+        s.overall()
+
+
 def test_many_keys_one_batch_and_empty_batches():
     y, p, k = _data(5000, keys=1000)
     s = sm.Sliced(sm.Accuracy()).update(y[:0], p[:0], k[:0]).update(y, p, k)

@@ -55,6 +55,17 @@ class ExternalMetric(OneRowMixin, Metric[ContingencyState], base=True):
         return ContingencyRows(self, state)
 
     def _validate(self, labels_true: Any, labels_pred: Any, sample_weight: Any = None) -> Any:
+        if (
+            sample_weight is None
+            and type(labels_true) is np.ndarray
+            and type(labels_pred) is np.ndarray
+            and labels_true.ndim == 1 == labels_pred.ndim
+            and type(self)._parse is ExternalMetric._parse
+        ):
+            # two 1-D label arrays: what _parse does for them, without the per-batch memo
+            t, p = v.as_labels(labels_true, "labels_true"), v.as_labels(labels_pred, "labels_pred")
+            v.check_length(p, len(t), "labels_pred", "labels_true")
+            return t, p, None
         return self._parse(Inputs((labels_true, labels_pred), sample_weight))
 
     def _parse(self, inputs: Inputs) -> Any:
