@@ -416,7 +416,9 @@ def _scratch(shape: tuple[int, ...]) -> list[np.ndarray]:
     bufs = getattr(_LOCAL, "buffers", None)
     if bufs is None:
         bufs = _LOCAL.buffers = np.empty((5, CHUNK))
-    size = int(np.prod(shape))
+    size = math.prod(shape)
+    if len(shape) == 1:
+        return [b[:size] for b in bufs]
     return [b[:size].reshape(shape) for b in bufs]
 
 
@@ -494,8 +496,9 @@ def _chunk_stats(
         m = _wsum(dev, w, tmp) / total
         dev -= m[0] if one else m
         means.append(m)
-    mean = np.stack(means)
-    if not math.isfinite(mean.sum()):  # one reduction of a few numbers: the hot path's only cost
+    mean = np.array(means)  # (equal shapes: np.stack's result, at a quarter of its cost)
+    # the hot path's only cost: a few numbers tested in Python (a NumPy reduction costs 2 µs)
+    if not (all(map(math.isfinite, mean.ravel().tolist())) if mean.size <= 16 else math.isfinite(mean.sum())):
         # A difference overflowed (a residual or a deviation beyond float range): redo the chunk
         # with those rows scaled down by a power of two, so that sums give inf, not NaN.
         return _overflowed_chunk(y_true, y_pred, w, shift, kind, total, ~np.isfinite(mean))
@@ -503,7 +506,7 @@ def _chunk_stats(
         "weight": total,
         "shift": shift,
         "mean": mean,
-        "m2": np.stack([_wdot(d, d, w, tmp) for d in devs]),
+        "m2": np.array([_wdot(d, d, w, tmp) for d in devs]),
     }
     if kind.CROSS:
         out["cross"] = _wdot(dt, dp, w, tmp)
