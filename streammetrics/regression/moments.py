@@ -185,39 +185,75 @@ class Moments(State):
             sums, totals = replicate_sums(counts, weights, f)
             if not np.isfinite(sums).all():
                 return None
-        c = x.shape[1]
-        rows = len(cls.ROWS)
-        out = []
-        for state, row, total in zip(states, sums, totals, strict=True):
-            theirs = None
-            if total > 0:
-                mean = row[:c] / total
-                theirs = {
-                    "weight": float(total),
-                    "shift": shift.reshape(rows, k),
-                    "mean": mean.reshape(rows, k),
-                    "m2": np.maximum(row[c : 2 * c] - total * mean * mean, 0.0).reshape(rows, k),
-                    "sum_abs": row[2 * c : 2 * c + k],
-                }
-                at = 2 * c + k
-                if cls.CROSS:
-                    theirs["cross"] = row[at : at + k] - total * mean[:k] * mean[k : 2 * k]
-                    at += k
-                if "sum_ape" in cls.SUMS:
-                    theirs["sum_ape"] = row[at : at + k]
-            out.append(state._with_batch(theirs, n, k))
-        return out
+        return cls._with_batches(states, sums, totals, shift.reshape(len(cls.ROWS), k), n, k)
 
-    def _with_batch(self, theirs: dict[str, Any] | None, n: int, k: int) -> Moments:
-        """A copy of this state with ``n`` more rows whose moments are ``theirs`` (about any shift)."""
-        if theirs is not None and self.weight > 0:  # their means re-expressed about our shift
-            theirs = {**theirs, "mean": theirs["mean"] + (theirs["shift"] - self.shift), "shift": self.shift}
-        new = _add(self._fields(), theirs)
-        state = copy.copy(self)  # every field is replaced below (states never change arrays in place)
-        n_outputs = k if self.n_outputs is None else self.n_outputs
-        fields = self._assigned(None if new is None else {name: _copy(v) for name, v in new.items()}, k)
-        state._commit(_n=self._n + n, n_outputs=n_outputs, **fields)
-        return state
+    @classmethod
+    def _with_batches(
+        cls, states: list[Moments], sums: np.ndarray, totals: np.ndarray, shift: np.ndarray, n: int, k: int
+    ) -> list[Moments]:
+        """Copies of ``states``, replicate ``r`` with ``n`` more rows whose weighted sums about
+        ``shift`` are ``sums[r]`` (total weight ``totals[r]``): the pairwise combination of
+        :func:`_add` for every replicate at once, with the same arithmetic element by element."""
+        rows, r = len(cls.ROWS), len(states)
+        c = rows * k
+        held = np.array([s.weight > 0 for s in states], bool)
+        theirs = totals > 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean_b = sums[:, :c] / totals[:, None]
+        mean_b[~theirs] = 0.0
+        m2_b = np.maximum(sums[:, c : 2 * c] - totals[:, None] * mean_b * mean_b, 0.0)
+        parts = {"sum_abs": sums[:, 2 * c : 2 * c + k]}
+        at = 2 * c + k
+        if cls.CROSS:
+            parts["cross"] = sums[:, at : at + k] - totals[:, None] * mean_b[:, :k] * mean_b[:, k : 2 * k]
+            at += k
+        if "sum_ape" in cls.SUMS:
+            parts["sum_ape"] = sums[:, at : at + k]
+
+        def ours(name: str, shape: tuple[int, ...]) -> np.ndarray:
+            out = np.zeros((r, *shape))
+            for i in np.flatnonzero(held):
+                out[i] = getattr(states[i], name)
+            return out
+
+        w_a = np.array([s.weight for s in states], np.float64)
+        shift_a = ours("shift", (rows, k))
+        shift_a[~held] = shift  # a state without weight takes the batch's shift
+        mean_b = mean_b.reshape(r, rows, k) + (shift - shift_a)  # their means about our shift
+        mean_a, m2_a = ours("mean", (rows, k)), ours("m2", (rows, k))
+        total = w_a + totals
+        with np.errstate(invalid="ignore", divide="ignore"):
+            frac = np.where(theirs & held, totals / total, 0.0)[:, None, None]
+            factor = np.where(theirs & held, w_a * totals / total, 0.0)
+        # one side without weight: the result is the other side, as _add returns it
+        delta = np.where((theirs & held)[:, None, None], mean_b - mean_a, 0.0)
+        mean = np.where(held[:, None, None], mean_a + delta * frac, mean_b)
+        m2 = np.where(
+            held[:, None, None], m2_a + m2_b.reshape(r, rows, k) + delta * delta * factor[:, None, None], 0.0
+        )
+        m2 = np.where((~held & theirs)[:, None, None], m2_b.reshape(r, rows, k), m2)
+        fields = {"shift": shift_a, "mean": mean, "m2": m2}
+        if cls.CROSS:
+            cross_a = ours("cross", (k,))
+            cross = cross_a + parts["cross"] + delta[:, 0] * delta[:, 1] * factor[:, None]
+            fields["cross"] = np.where(
+                held[:, None], np.where(theirs[:, None], cross, cross_a), parts["cross"]
+            )
+        for name in cls.SUMS:
+            fields[name] = ours(name, (k,)) + parts[name]
+        empty = ~held & ~theirs  # no weight on either side: the empty fields
+        out = []
+        for i, state in enumerate(states):
+            new = copy.copy(state)  # every field is replaced below (states never change arrays in place)
+            if empty[i]:
+                values = state._empty(k)
+            else:
+                values = {"weight": float(total[i]), **{name: a[i] for name, a in fields.items()}}
+            new._commit(
+                _n=state._n + n, n_outputs=k if state.n_outputs is None else state.n_outputs, **values
+            )
+            out.append(new)
+        return out
 
     def revert(self, y_true: np.ndarray, y_pred: np.ndarray, weights: np.ndarray | None) -> None:
         """Remove a batch that was added before (the inverse of :meth:`update`)."""

@@ -121,6 +121,36 @@ def test_every_replicate_is_the_metric_under_its_weights(make, outputs):
     assert (vectorized is None) == isinstance(metric, sm.MaxError)
 
 
+@pytest.mark.parametrize(
+    "make, outputs",
+    [(lambda: sm.MSE(), 1), (lambda: sm.R2(multioutput="raw_values"), 2), (lambda: sm.PearsonR(), 1)],
+    ids=["MSE", "R2-2-outputs", "PearsonR"],
+)
+def test_replicates_without_weight_in_a_batch_stay_exact(make, outputs):
+    """Batches of one or two rows leave many replicates without weight (a Poisson draw of 0), in
+    the first batch too: those replicates keep their state (or stay empty) and take the next
+    batch's shift, exactly as the metric fed their weights does."""
+    rng = np.random.default_rng(11)
+    r = 40
+    b = sm.Bootstrap(make(), r, seed=8)
+    batches = []
+    for i, n in enumerate((1, 2, 1, 60, 1)):
+        t, q = _regression_rows(rng, n, outputs)
+        b.update(t, q)
+        batches.append((t, q, poisson_one(_stream_rng(8, 0, i), (r, n)).astype(np.float64)))
+    assert any(not w[rep].any() for _, _, w in batches for rep in range(r))  # the case is exercised
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        values = b.replicate_values()
+        for rep in range(r):
+            alone = make()
+            for t, q, w in batches:
+                alone.update(t, q, sample_weight=w[rep])
+            np.testing.assert_allclose(values[rep], alone.compute(), rtol=1e-9, atol=1e-12)
+    for state in b.state.reps:
+        state.check()
+
+
 def test_poisson_one_is_poisson():
     """Frequencies of 2e6 draws against the Poisson(1) probabilities (scipy), within 5 standard
     errors; the support is 0..MAX_DRAW; mean and variance 1."""
