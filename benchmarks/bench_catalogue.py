@@ -8,7 +8,6 @@ that the checkout's ``streammetrics`` is imported, not an installed one). Number
 
 from __future__ import annotations
 
-import sys
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -233,11 +232,22 @@ def bench_rows(n: int) -> list[list[object]]:
     return rows
 
 
-def main(quick: bool = False) -> str:
+#: Threads torch may use (NumPy's element-wise work here runs on one): set by ``main``.
+TORCH_THREADS = 1
+
+
+def main(quick: bool = False, torch_threads: int = TORCH_THREADS) -> str:
     n = 500_000 if quick else 2_000_000
     n_rows = 50_000 if quick else 200_000
+    try:
+        import torch
+
+        torch.set_num_threads(torch_threads)
+    except ImportError:
+        pass
     out = [
-        f"Batches of {BATCH:,} rows, {n:,} rows in all: M rows/s, and torchmetrics' time over ours",
+        f"Batches of {BATCH:,} rows, {n:,} rows in all: M rows/s, and torchmetrics' time over ours "
+        f"(torch on {torch_threads} thread{'s' if torch_threads > 1 else ''})",
         markdown_table(["metric", "M rows/s", "torchmetrics time / ours"], bench_batches(n)),
         "",
         f"One row at a time ({n_rows:,} rows, Python floats): M rows/s, and river's time over ours",
@@ -247,4 +257,12 @@ def main(quick: bool = False) -> str:
 
 
 if __name__ == "__main__":
-    print(main(quick="--quick" in sys.argv))
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="500k rows in batches, 50k one at a time")
+    parser.add_argument(
+        "--torch-threads", type=int, default=TORCH_THREADS, help="threads torch may use (default 1, as NumPy)"
+    )
+    args = parser.parse_args()
+    print(main(quick=args.quick, torch_threads=args.torch_threads))
