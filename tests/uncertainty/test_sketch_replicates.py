@@ -167,3 +167,42 @@ def test_replicates_agree_with_one_sketch_per_replicate_within_both_bounds():
         own = sm.ROCAUC().update(y, p, sample_weight=w)
         low, high = own.bounds()
         assert abs(mine.value - own.compute()) <= (high - low) + (mine.high - mine.low)
+
+
+def _ovo_reference(y, p, w):
+    return sm.ROCAUC(multi_class="ovo").update(y, p, sample_weight=w).compute()  # (scikit-learn: no weights)
+
+
+@pytest.mark.parametrize(
+    "make, kind, reference",
+    [
+        (
+            lambda: sm.ROCAUC(average="micro"),
+            "multiclass",
+            lambda y, p, w: skm.roc_auc_score(np.eye(3)[y], p, average="micro", sample_weight=w),
+        ),
+        (lambda: sm.ROCAUC(multi_class="ovo"), "multiclass", _ovo_reference),
+        (lambda: sm.ROCAUC(), "multilabel", lambda y, p, w: skm.roc_auc_score(y, p, sample_weight=w)),
+        (
+            lambda: sm.AveragePrecision(),
+            "multilabel",
+            lambda y, p, w: skm.average_precision_score(y, p, sample_weight=w),
+        ),
+    ],
+    ids=["micro", "one-vs-one", "multilabel", "multilabel-ap"],
+)
+def test_other_layouts_evaluated_one_replicate_at_a_time(make, kind, reference):
+    """Layouts without a vectorized formula (micro, one-vs-one with K x K groups, multilabel AP)
+    build one sketch per replicate from the tensor: exact while the sketch is."""
+    rng = np.random.default_rng(5)
+    if kind == "multiclass":
+        y = rng.integers(0, 3, 300)
+        p = np.round(rng.dirichlet(np.ones(3), 300), 2)
+        p /= p.sum(axis=1, keepdims=True)
+    else:
+        y = (rng.random((300, 3)) < 0.4).astype(int)
+        p = np.round(rng.random((300, 3)), 2)
+    b = _feed(make(), 15, 1, _split(y, p, [150]))
+    assert b.state.engine == "sketch"
+    poisson = _poisson(1, 0, [150, 150], 15)
+    np.testing.assert_allclose(b.replicate_values(), [reference(y, p, w) for w in poisson], atol=1e-12)
