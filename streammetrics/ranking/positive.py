@@ -110,7 +110,7 @@ class PositiveRule:
 
 def union(seen: tuple[Any, ...], labels: Any) -> tuple[Any, ...]:
     """The sorted distinct labels of both; raises :class:`InputError` on a mix of strings and ints."""
-    if labels is seen or labels == seen:  # the common case: nothing new
+    if labels is seen or (type(labels) is tuple and labels == seen):  # the common case: nothing new
         return seen
     new = set(seen)
     new.update(labels)
