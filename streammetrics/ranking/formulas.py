@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .columns import Column
+from .keys import MANTISSA_BITS as EXACT_RESOLUTION
 from .keys import offset_bits, values_of
 from .sketch import BinaryHistogram
 
@@ -161,6 +162,70 @@ def roc_auc_replicates(col: Column, counts: np.ndarray) -> np.ndarray:
     return np.where((p_tot > 0) & (n_tot > 0), value, np.nan)
 
 
+def average_precision_replicates(col: Column, counts: np.ndarray, unit: float) -> np.ndarray:
+    """The average precision of many replicates of one column at once (``counts`` as in
+    :func:`roc_auc_replicates`): each value is what :func:`average_precision` gives on the
+    replicate's refined view, the bins that view splits into exact scores included.
+
+    Examples:
+        >>> from streammetrics.ranking.sketch import ScoreSketch
+        >>> from streammetrics.ranking.keys import keys_of
+        >>> s = ScoreSketch(resolution=52)
+        >>> s.add(keys_of(np.array([0.1, 0.4, 0.35, 0.8]), "probability"), np.array([0, 0, 1, 1]), None, (1, 2))
+        >>> col = s.cols[0]
+        >>> np.round(average_precision_replicates(col, np.stack([col.counts, 2 * col.counts]), 1.0), 6).tolist()
+        [0.833333, 0.833333]
+    """
+    neg = counts[:, :, 0].astype(np.float64)
+    pos = counts[:, :, 1].astype(np.float64)
+    r, b = pos.shape
+    p_tot = pos.sum(axis=1)
+    # weights above each bin (bins in increasing score order: "above" is to the right)
+    a = np.cumsum(pos[:, ::-1], axis=1)[:, ::-1] - pos
+    fp0 = np.cumsum(neg[:, ::-1], axis=1)[:, ::-1] - neg
+    kmin, kmax = col.kmin, col.kmax
+    one_key = kmin.min(axis=1) == kmax.max(axis=1)
+    single_g = kmin == kmax
+    # the view splits a bin whose every group the replicate holds has one distinct score
+    split = ((counts == 0) | single_g[None, :, :]).all(axis=2) & ~one_key[None, :]
+    if col.res >= EXACT_RESOLUTION:
+        split[:] = False
+    has = pos > 0
+    est = np.zeros((r, b))
+    # split bins: the positives are one exact score, after the negatives only if those score higher
+    s_rows, s_bins = np.nonzero(split & has)
+    if len(s_rows):
+        p_s = pos[s_rows, s_bins]
+        a_s = a[s_rows, s_bins]
+        neg_first = kmin[s_bins, 0] > kmin[s_bins, 1]
+        f_s = fp0[s_rows, s_bins] + np.where(neg_first, neg[s_rows, s_bins], 0.0)
+        est[s_rows, s_bins] = p_s * (a_s + p_s) / (a_s + f_s + p_s)
+    rows, bins = np.nonzero(~split & has)
+    if len(rows):
+        bits = offset_bits(col.res)
+        p_e, n_e = pos[rows, bins], neg[rows, bins]
+        if bits:
+            scale = float(1 << bits)
+            held = col.counts > 0
+            with np.errstate(invalid="ignore", divide="ignore"):
+                mean = np.where(held, col.sums / np.where(held, col.counts, 1), 0.0)
+                # as the replicate's view computes them: its sums over its counts
+                mp = np.where(p_e > 0, (p_e * mean[bins, 1] / np.where(p_e > 0, p_e, 1.0) + 0.5) / scale, 0.5)
+                mn = np.where(n_e > 0, (n_e * mean[bins, 0] / np.where(n_e > 0, n_e, 1.0) + 0.5) / scale, 0.5)
+        else:
+            mp = mn = np.full(len(rows), 0.5)
+        a_e, f_e, single_e = a[rows, bins], fp0[rows, bins], one_key[bins]
+        for lo in range(0, len(rows), _CHUNK):  # (bins x nodes temporaries kept cache-sized)
+            part = slice(lo, lo + _CHUNK)
+            terms, _, _ = _ap_terms(
+                p_e[part], n_e[part], a_e[part], f_e[part], single_e[part], mp[part], mn[part], unit
+            )
+            est[rows[part], bins[part]] = terms
+    with np.errstate(invalid="ignore", divide="ignore"):
+        value = est.sum(axis=1) / p_tot
+    return np.where(p_tot > 0, value, np.nan)
+
+
 def _replicate_pair_fractions(col: Column) -> np.ndarray:
     """Per bin of ``col``, the estimated share of within-bin pairs ranked correctly that every
     replicate of it shares (see :func:`roc_auc_replicates`)."""
@@ -223,6 +288,8 @@ def mcclish(area: Any, max_fpr: float) -> Any:
 
 
 _FEW = 8
+#: Bins evaluated at a time by :func:`average_precision_replicates`.
+_CHUNK = 8192
 
 
 def _lin_cdf(u: np.ndarray, mean: np.ndarray) -> np.ndarray:
@@ -254,8 +321,25 @@ def average_precision(h: BinaryHistogram, unit: float = 1.0) -> Estimate:
     a = (np.cumsum(d.pos) - d.pos)[keep]  # true positives above the bin
     fp0 = (np.cumsum(d.neg) - d.neg)[keep]  # false positives above the bin
     sub = BinaryHistogram(*(x[keep] if isinstance(x, np.ndarray) else x for x in d))
-    pos, neg = sub.pos, sub.neg
-    single = _single(sub)
+    mp, mn = _means(sub)
+    est, low, high = _ap_terms(sub.pos, sub.neg, a, fp0, _single(sub), mp, mn, unit)
+    return _bounded(float(est.sum() / p_tot), float(low.sum() / p_tot), float(high.sum() / p_tot))
+
+
+def _ap_terms(
+    pos: np.ndarray,
+    neg: np.ndarray,
+    a: np.ndarray,
+    fp0: np.ndarray,
+    single: np.ndarray,
+    mp: np.ndarray,
+    mn: np.ndarray,
+    unit: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per bin holding positives: its share of ``sum_k (R_k - R_{k-1}) P_k`` times the total
+    positive weight, as an estimate and bounds. ``a`` and ``fp0`` are the positives and negatives
+    above the bin, ``single`` whether it holds one distinct score, ``mp``/``mn`` the mean
+    within-bin coordinates of its positives and negatives (see :func:`average_precision`)."""
     up = neg == 0
     down = np.zeros(len(pos), bool)
     c = a + fp0
@@ -267,31 +351,35 @@ def average_precision(h: BinaryHistogram, unit: float = 1.0) -> Estimate:
         low = np.where(d_fp > 0, pos - d_fp * np.log1p(pos / np.where(c_lo > 0, c_lo, 1.0)), pos)
     # upper bound: positives first and tied (or after the negatives, if known)
     high = pos * (a + pos) / (c + pos + np.where(down, neg, 0.0))
-    # estimate: linear densities inside the bin, Gauss-Legendre over the within-bin coordinate
-    mp, mn = _means(sub)
-    fpos, dens = _lin_cdf(_GL_X[None, :], mp)
-    fneg, _ = _lin_cdf(_GL_X[None, :], mn)
-    above_p = pos[:, None] * (1.0 - fpos)
-    above_n = np.where(up[:, None], 0.0, np.where(down[:, None], neg[:, None], neg[:, None] * (1.0 - fneg)))
-    tp = a[:, None] + above_p + 0.5 * unit
-    with np.errstate(divide="ignore", invalid="ignore"):
-        prec = np.where(tp > 0, tp / (tp + fp0[:, None] + above_n), 1.0)
-    est = pos * np.sum(_GL_W[None, :] * dens * prec, axis=1)
-    if unit > 0:
-        # few positives in a bin: place them at their mean coordinate (exact for one positive)
-        few = pos <= _FEW
-        if few.any():
-            i = np.arange(1, _FEW + 1)[None, :]
-            fneg_at, _ = _lin_cdf(mp[few][:, None], mn[few])
-            above = np.where(up[few], 0.0, neg[few] * (1.0 - fneg_at[:, 0]))[:, None]
-            tp_i = a[few][:, None] + i
-            terms = np.where(i <= pos[few][:, None], tp_i / (tp_i + fp0[few][:, None] + above), 0.0)
-            est[few] = terms.sum(axis=1)
+    est = np.zeros(len(pos))
+    # few positives in a bin (counts): placed at their mean coordinate (exact for one positive);
+    # the others: linear densities inside the bin, Gauss-Legendre over the within-bin coordinate;
+    # a bin of one distinct score needs neither (it is exact: ``tied`` below)
+    few = ~single & (pos <= _FEW) if unit > 0 else np.zeros(len(pos), bool)
+    many = ~single & ~few
+    if many.any():
+        m_pos, m_neg, m_up, m_down = pos[many], neg[many], up[many], down[many]
+        fpos, dens = _lin_cdf(_GL_X[None, :], mp[many])
+        fneg, _ = _lin_cdf(_GL_X[None, :], mn[many])
+        above_p = m_pos[:, None] * (1.0 - fpos)
+        above_n = np.where(
+            m_up[:, None], 0.0, np.where(m_down[:, None], m_neg[:, None], m_neg[:, None] * (1.0 - fneg))
+        )
+        tp = a[many][:, None] + above_p + 0.5 * unit
+        with np.errstate(divide="ignore", invalid="ignore"):
+            prec = np.where(tp > 0, tp / (tp + fp0[many][:, None] + above_n), 1.0)
+        est[many] = m_pos * np.sum(_GL_W[None, :] * dens * prec, axis=1)
+    if few.any():
+        i = np.arange(1, _FEW + 1)[None, :]
+        fneg_at, _ = _lin_cdf(mp[few][:, None], mn[few])
+        above = np.where(up[few], 0.0, neg[few] * (1.0 - fneg_at[:, 0]))[:, None]
+        tp_i = a[few][:, None] + i
+        terms = np.where(i <= pos[few][:, None], tp_i / (tp_i + fp0[few][:, None] + above), 0.0)
+        est[few] = terms.sum(axis=1)
     est = np.where(single, tied, est)
     low = np.where(single, tied, np.minimum(low, tied))
     high = np.where(single, tied, high)
-    est = np.clip(est, low, high)
-    return _bounded(float(est.sum() / p_tot), float(low.sum() / p_tot), float(high.sum() / p_tot))
+    return np.clip(est, low, high), low, high
 
 
 def _thresholds(h: BinaryHistogram, input: str) -> np.ndarray:

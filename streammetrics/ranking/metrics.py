@@ -57,6 +57,33 @@ def _raw_values(metric: Any, s: ScoreSketch, fn: Any, allowed: bool) -> f.Estima
     return _average([f.Estimate(v, v, v) for v in values.tolist()], pos, metric.average, name)
 
 
+def _replicates_one_vs_rest(metric: Any, s: ScoreSketch, tensor: np.ndarray, fn: Any) -> np.ndarray | None:
+    """A ranking metric's value for every bootstrap replicate at once (``tensor``: counts on the
+    sketch's bins, see :mod:`streammetrics.uncertainty.sketch_replicates`), ``fn(column, counts)``
+    giving one value per replicate for a two-group column; the columns averaged as
+    :func:`_average` does. ``None`` where the layout is not one-vs-rest (one-vs-one, micro,
+    per-sample): the replicates are then evaluated one at a time."""
+    if metric._samples or s.layout is None or s.layout[1] != 2:
+        return None
+    if s.layout[0] > 1 and (metric.average == "micro" or not (s.multilabel or s.ovr)):
+        return None
+    values, positives, start = [], [], 0
+    for col in s.cols:
+        counts = tensor[:, start : start + len(col.ids)]
+        values.append(fn(col, counts))
+        positives.append(counts[:, :, 1].sum(axis=1, dtype=np.float64))
+        start += len(col.ids)
+    if s.layout[0] == 1:
+        return values[0]
+    per_column = np.stack(values, axis=1)
+    if metric.average is None:
+        return per_column
+    w = np.stack(positives, axis=1) if metric.average == "weighted" else np.ones(per_column.shape)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = (per_column * w).sum(axis=1) / w.sum(axis=1)
+    return np.where(np.isnan(per_column).any(axis=1) | (w.sum(axis=1) <= 0), np.nan, mean)
+
+
 def _samples_value(name: str, s: Any) -> f.Estimate:
     """``average="samples"``: the weighted mean of the rows' values (exact); NaN when a row is
     undefined (one class only, for ROC AUC), as scikit-learn."""
@@ -230,25 +257,9 @@ class ROCAUC(RankingMetric):
     def _replicate_values(self, state: ScoreSketch, tensor: np.ndarray) -> np.ndarray | None:
         """One-vs-rest areas of every replicate by :func:`~.formulas.roc_auc_replicates`, averaged
         as :meth:`_estimate` averages them (not one-vs-one, micro, partial or per-sample areas)."""
-        if self._samples or self.max_fpr not in (None, 1.0) or state.layout is None or state.layout[1] != 2:
+        if self.max_fpr not in (None, 1.0):
             return None
-        if state.layout[0] > 1 and (self.average == "micro" or not (state.multilabel or state.ovr)):
-            return None
-        values, positives, start = [], [], 0
-        for col in state.cols:
-            counts = tensor[:, start : start + len(col.ids)]
-            values.append(f.roc_auc_replicates(col, counts))
-            positives.append(counts[:, :, 1].sum(axis=1, dtype=np.float64))
-            start += len(col.ids)
-        if state.layout[0] == 1:
-            return values[0]
-        areas = np.stack(values, axis=1)
-        if self.average is None:
-            return areas
-        w = np.stack(positives, axis=1) if self.average == "weighted" else np.ones(areas.shape)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean = (areas * w).sum(axis=1) / w.sum(axis=1)
-        return np.where(np.isnan(areas).any(axis=1) | (w.sum(axis=1) <= 0), np.nan, mean)
+        return _replicates_one_vs_rest(self, state, tensor, f.roc_auc_replicates)
 
     def estimate(self) -> Estimate:
         """The value inside guaranteed bounds: ``low <= exact value <= high`` (``guaranteed=True``).
@@ -366,6 +377,14 @@ class AveragePrecision(RankingMetric):
 
     def _compute(self, state: ScoreSketch) -> Any:
         return self._estimate(state).value
+
+    def _replicate_values(self, state: ScoreSketch, tensor: np.ndarray) -> np.ndarray | None:
+        """Every replicate's AP by :func:`~.formulas.average_precision_replicates`, averaged as
+        :meth:`_estimate` averages them (not micro or per-sample)."""
+        unit = 1.0 if tensor.dtype.kind == "i" else 0.0
+        return _replicates_one_vs_rest(
+            self, state, tensor, lambda col, counts: f.average_precision_replicates(col, counts, unit)
+        )
 
     def estimate(self) -> Estimate:
         """The value inside guaranteed bounds: ``low <= exact value <= high`` (``guaranteed=True``).

@@ -138,7 +138,7 @@ def replicate_sketches(base: ScoreSketch, tensor: np.ndarray) -> list[ScoreSketc
     for counts in tensor:
         rep_cols, start = [], 0
         for col, mean in zip(cols, means, strict=True):
-            c = counts[start : start + len(col.ids)].astype(np.float64)
+            c = counts[start : start + len(col.ids)]  # (integer draws stay integers: AP's unit)
             start += len(col.ids)
             rep_cols.append(Column(col.res, True, col.ids, c, c * mean, col.kmin, col.kmax))
         state = copy.copy(base)

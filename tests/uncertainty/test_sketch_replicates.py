@@ -85,8 +85,8 @@ def test_exact_multiclass_replicates_share_each_rows_weight_across_columns(avera
         np.testing.assert_allclose(values[r], ref, atol=1e-12)
 
 
-def test_exact_average_precision_replicates_one_by_one():
-    """Metrics without a vectorized replicate formula evaluate a sketch per replicate."""
+def test_exact_average_precision_replicates():
+    """Average precision of every replicate at once equals scikit-learn under its weights."""
     rng = np.random.default_rng(3)
     y = rng.integers(0, 2, 500)
     p = np.round(rng.random(500), 2)
@@ -206,3 +206,52 @@ def test_other_layouts_evaluated_one_replicate_at_a_time(make, kind, reference):
     assert b.state.engine == "sketch"
     poisson = _poisson(1, 0, [150, 150], 15)
     np.testing.assert_allclose(b.replicate_values(), [reference(y, p, w) for w in poisson], atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "make, weighted",
+    [
+        (lambda: sm.AveragePrecision(max_bytes=4096), False),
+        (lambda: sm.AveragePrecision(max_bytes=4096), True),
+        (lambda: sm.ROCAUC(max_bytes=4096), True),
+    ],
+    ids=["ap", "ap-weighted", "auc-weighted"],
+)
+def test_vectorized_replicates_equal_one_sketch_per_replicate(make, weighted):
+    """Compressed sketch, integer (unit 1) and weighted (unit 0) replicates: the vectorized
+    formula gives what each replicate's own sketch gives, and scikit-learn's value under the
+    replicate's weights lies inside that sketch's bounds."""
+    rng = np.random.default_rng(12)
+    n = 20_000
+    y = rng.integers(0, 2, n)
+    p = np.clip(0.3 * y + 0.7 * rng.random(n), 0.0, 1.0)
+    w = rng.uniform(0.5, 2.0, n) if weighted else None
+    b = _feed(make(), 12, 4, _split(y, p, [6_000]), weights=w)
+    base, tensor = b.state.base, b.state.tensor
+    assert not base.is_exact and (tensor.dtype.kind == "f") == weighted
+    fast = b.replicate_values()
+    reps = SR.replicate_sketches(base, tensor)
+    poisson = _poisson(4, 0, [6_000, 14_000], 12) * (1.0 if w is None else w)
+    metric = make()
+    for r, rep in enumerate(reps):
+        assert fast[r] == pytest.approx(metric._compute(rep), abs=1e-12)
+        est = metric._estimate(rep)
+        ref = (skm.average_precision_score if isinstance(metric, sm.AveragePrecision) else skm.roc_auc_score)(
+            y, p, sample_weight=poisson[r]
+        )
+        assert est.low <= ref <= est.high
+
+
+@pytest.mark.parametrize("average", ["macro", "weighted", None])
+def test_multiclass_average_precision_replicates(average):
+    rng = np.random.default_rng(13)
+    y = rng.integers(0, 3, 400)
+    proba = np.round(rng.dirichlet(np.ones(3), 400), 2)
+    proba /= proba.sum(axis=1, keepdims=True)
+    b = _feed(sm.AveragePrecision(average=average), 15, 6, _split(y, proba, [100]))
+    poisson = _poisson(6, 0, [100, 300], 15)
+    onehot = np.eye(3)[y]
+    reference = [
+        skm.average_precision_score(onehot, proba, average=average, sample_weight=w) for w in poisson
+    ]
+    np.testing.assert_allclose(b.replicate_values(), reference, atol=1e-12)
