@@ -26,8 +26,8 @@ Three replicate engines:
   tensor ``(R, bins, groups)`` on the bins of the full data's sketch, which follows the sketch
   when it compresses or grows (:mod:`~streammetrics.uncertainty.sketch_replicates`); a batch
   costs one sort of its rows and one cumulative sum per replicate. Replicates are exact while
-  the sketch is exact, and estimates within their bins' guaranteed bounds after. ROC AUC
-  evaluates every replicate at once. Memory: ``R x bins x groups`` counts.
+  the sketch is exact, and estimates within their bins' guaranteed bounds after. ROC AUC and
+  average precision evaluate every replicate at once. Memory: ``R x bins x groups`` counts.
 * **generic** (every other metric: regression co-moments, clustering, per-sample ranking and
   multilabel confusion counts): one weighted copy of the metric's state per replicate. Where
   the metric's family reduces every replicate at once (:meth:`Metric._apply_reweighted`: the
