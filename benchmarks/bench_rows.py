@@ -240,6 +240,7 @@ CONFIGURED: dict[str, list[tuple[str, Callable[[], Any]]]] = {
         ("Bootstrap(R2())", lambda: sm.Bootstrap(sm.R2())),
         ("Bootstrap(LogLoss())", lambda: sm.Bootstrap(sm.LogLoss())),
         ("Bootstrap(ROCAUC())", lambda: sm.Bootstrap(sm.ROCAUC())),
+        ("Bootstrap(AveragePrecision())", lambda: sm.Bootstrap(sm.AveragePrecision())),
     ],
 }
 
