@@ -39,6 +39,13 @@ FEATURES_AND_LABELS = "features and labels"
 TRUTH_AND_TWO_PREDICTIONS = "truth and two predictions"
 
 
+def two_plain_arrays(a: Any, b: Any, sample_weight: Any) -> bool:
+    """Whether an update's two arguments are 1-D NumPy arrays without weights: the training-loop
+    batch a family may parse directly (what its ``_parse`` does for it, without the per-batch
+    conversion memo, which only a collection's other members read)."""
+    return sample_weight is None and type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 1 == b.ndim
+
+
 class Inputs:
     """The positional arguments and weights of one ``update`` call, converted on demand, once.
 

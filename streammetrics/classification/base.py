@@ -9,7 +9,7 @@ import numpy as np
 
 from .._core import tensors
 from .._core import validation as v
-from .._core.inputs import TRUTH_AND_PREDICTION, Inputs
+from .._core.inputs import TRUTH_AND_PREDICTION, Inputs, two_plain_arrays
 from .._core.labels import LabelSet
 from .._core.metric import Metric
 from .._core.onerow import OneRowMixin
@@ -154,15 +154,7 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts], base=True):
 
     # ------------------------------------------------------------------ input
     def _validate(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> tuple[Any, ...]:
-        if (
-            sample_weight is None
-            and type(y_true) is np.ndarray
-            and type(y_pred) is np.ndarray
-            and y_true.ndim == 1 == y_pred.ndim
-            and type(self)._parse is ConfusionMetric._parse
-        ):
-            # two 1-D arrays, the training-loop case: what _parse does for them, without the
-            # per-batch conversion memo (nothing else reads this batch)
+        if two_plain_arrays(y_true, y_pred, sample_weight) and type(self)._parse is ConfusionMetric._parse:
             yt = v.as_labels(y_true, "y_true")
             if self.threshold is None:
                 yp = v.as_labels(y_pred, "y_pred")

@@ -453,6 +453,14 @@ def _coarsen(res_from: int, res_to: int, ids, counts, sums, kmin, kmax) -> tuple
     )
 
 
+def cell_means(col: Column) -> np.ndarray:
+    """Per (bin, group) cell, the mean within-bin coordinate of its weight (``sums / counts``; 0
+    where the cell is empty)."""
+    held = col.counts > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(held, col.sums / np.where(held, col.counts, 1), 0.0)
+
+
 def one_vs_rest(col: Column, own: int) -> Column:
     """A column of K true-class groups as two groups: every other class, then class ``own``."""
     others = [k for k in range(col.counts.shape[1]) if k != own]

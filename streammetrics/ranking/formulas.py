@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .columns import Column
+from .columns import Column, cell_means
 from .keys import MANTISSA_BITS as EXACT_RESOLUTION
 from .keys import offset_bits, values_of
 from .sketch import BinaryHistogram
@@ -150,8 +150,7 @@ def roc_auc_replicates(col: Column, counts: np.ndarray) -> np.ndarray:
         >>> roc_auc_replicates(col, np.stack([col.counts, 2 * col.counts])).tolist()
         [0.75, 0.75]
     """
-    neg = counts[:, :, 0].astype(np.float64)
-    pos = counts[:, :, 1].astype(np.float64)
+    neg, pos = _replicate_sides(counts)
     p_tot, n_tot = pos.sum(axis=1), neg.sum(axis=1)
     below = np.cumsum(neg, axis=1)
     below -= neg
@@ -176,8 +175,7 @@ def average_precision_replicates(col: Column, counts: np.ndarray, unit: float) -
         >>> np.round(average_precision_replicates(col, np.stack([col.counts, 2 * col.counts]), 1.0), 6).tolist()
         [0.833333, 0.833333]
     """
-    neg = counts[:, :, 0].astype(np.float64)
-    pos = counts[:, :, 1].astype(np.float64)
+    neg, pos = _replicate_sides(counts)
     r, b = pos.shape
     p_tot = pos.sum(axis=1)
     # weights above each bin (bins in increasing score order: "above" is to the right)
@@ -206,9 +204,8 @@ def average_precision_replicates(col: Column, counts: np.ndarray, unit: float) -
         p_e, n_e = pos[rows, bins], neg[rows, bins]
         if bits:
             scale = float(1 << bits)
-            held = col.counts > 0
+            mean = cell_means(col)
             with np.errstate(invalid="ignore", divide="ignore"):
-                mean = np.where(held, col.sums / np.where(held, col.counts, 1), 0.0)
                 # as the replicate's view computes them: its sums over its counts
                 mp = np.where(p_e > 0, (p_e * mean[bins, 1] / np.where(p_e > 0, p_e, 1.0) + 0.5) / scale, 0.5)
                 mn = np.where(n_e > 0, (n_e * mean[bins, 0] / np.where(n_e > 0, n_e, 1.0) + 0.5) / scale, 0.5)
@@ -226,6 +223,11 @@ def average_precision_replicates(col: Column, counts: np.ndarray, unit: float) -
     return np.where(p_tot > 0, value, np.nan)
 
 
+def _replicate_sides(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (negative, positive) float64 weights ``(replicates, bins)`` of a two-group count tensor."""
+    return counts[:, :, 0].astype(np.float64), counts[:, :, 1].astype(np.float64)
+
+
 def _replicate_pair_fractions(col: Column) -> np.ndarray:
     """Per bin of ``col``, the estimated share of within-bin pairs ranked correctly that every
     replicate of it shares (see :func:`roc_auc_replicates`)."""
@@ -237,8 +239,7 @@ def _replicate_pair_fractions(col: Column) -> np.ndarray:
     known = (single | ~held).all(axis=1) & ~one_key
     bits = offset_bits(col.res)
     if bits:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean = np.where(held, (col.sums / np.where(held, counts, 1) + 0.5) / float(1 << bits), 0.5)
+        mean = np.where(held, (cell_means(col) + 0.5) / float(1 << bits), 0.5)
         est = np.clip(0.5 + mean[:, 1] - mean[:, 0], 0.0, 1.0)
     else:
         est = np.full(len(col.ids), 0.5)

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._core import validation as v
-from .._core.inputs import TRUTH_AND_PREDICTION, Inputs
+from .._core.inputs import TRUTH_AND_PREDICTION, Inputs, two_plain_arrays
 from .._core.metric import Metric
 from .._core.onerow import OneRowMixin
 from .._core.state import State, canonical_json
@@ -91,15 +91,7 @@ class RegressionMetric(OneRowMixin, Metric[State], base=True):
         return RegressionRows(self, state, residual=residual)
 
     def _validate(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> tuple[Any, ...]:
-        if (
-            sample_weight is None
-            and type(y_true) is np.ndarray
-            and type(y_pred) is np.ndarray
-            and y_true.ndim == 1 == y_pred.ndim
-            and type(self)._parse is RegressionMetric._parse
-        ):
-            # two 1-D arrays, the training-loop case: what _parse does for them, without the
-            # per-batch conversion memo (nothing else reads this batch)
+        if two_plain_arrays(y_true, y_pred, sample_weight) and type(self)._parse is RegressionMetric._parse:
             yt, yp = v.as_float(y_true, "y_true", (1,)), v.as_float(y_pred, "y_pred", (1,))
             return (*self._checked_pair(yt, yp), None)
         return self._parse(Inputs((y_true, y_pred), sample_weight))

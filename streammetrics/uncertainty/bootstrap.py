@@ -395,10 +395,10 @@ class BootstrapState(State):
             raise StateError(
                 f"{_FIELDS.where}: a replicate tensor without the counts or sketch engine ({engine or 'none'})"
             )
-        if engine == "sketch" and SR.orphan_cells(base, tensor):
+        orphans = SR.orphan_cells(base, tensor) if engine == "sketch" else 0
+        if orphans:
             raise StateError(
-                f"{_FIELDS.where}: replicate weights in {SR.orphan_cells(base, tensor)} (bin, group) cells "
-                "where the data has none"
+                f"{_FIELDS.where}: replicate weights in {orphans} (bin, group) cells where the data has none"
             )
 
     def check(self) -> None:

@@ -27,7 +27,7 @@ import copy
 import numpy as np
 
 from .._core.labels import run_starts
-from ..ranking.columns import Column
+from ..ranking.columns import Column, cell_means
 from ..ranking.keys import MANTISSA_BITS
 from ..ranking.sketch import ScoreSketch
 
@@ -130,10 +130,7 @@ def replicate_sketches(base: ScoreSketch, tensor: np.ndarray) -> list[ScoreSketc
     """One sketch per replicate: the full data's bins and extremes, the replicate's counts, and
     within-bin sums at the full data's mean within-bin coordinate (see the module docstring)."""
     cols = base.cols
-    means = []
-    for col in cols:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            means.append(np.where(col.counts > 0, col.sums / np.where(col.counts > 0, col.counts, 1), 0.0))
+    means = [cell_means(col) for col in cols]
     out = []
     for counts in tensor:
         rep_cols, start = [], 0

@@ -77,6 +77,19 @@ def _regression_rows(rng, n, outputs=1):
     return (t[:, 0], q[:, 0]) if outputs == 1 else (t, q)
 
 
+def _assert_replicates_are_the_metric_alone(b, make, batches):
+    """Replicate ``r`` of ``b`` equals the metric fed the same batches ``(t, q, w)`` under the
+    weights ``w[r]``; every replicate state passes its check."""
+    values = b.replicate_values()
+    for rep in range(len(values)):
+        alone = make()
+        for t, q, w in batches:
+            alone.update(t, q, sample_weight=w[rep])
+        np.testing.assert_allclose(values[rep], alone.compute(), rtol=1e-9, atol=1e-12)
+    for state in b.state.reps:
+        state.check()
+
+
 @pytest.mark.parametrize(
     "make, outputs",
     [
@@ -105,14 +118,7 @@ def test_every_replicate_is_the_metric_under_its_weights(make, outputs):
         w[:5] = 0.0
         b.update(t, q, sample_weight=w)
         batches.append((t, q, w * poisson_one(_stream_rng(3, 2, i), (r, n))))
-    values = b.replicate_values()
-    for rep in range(r):
-        alone = make()
-        for t, q, w in batches:
-            alone.update(t, q, sample_weight=w[rep])
-        np.testing.assert_allclose(values[rep], alone.compute(), rtol=1e-9, atol=1e-12)
-    for state in b.state.reps:
-        state.check()
+    _assert_replicates_are_the_metric_alone(b, make, batches)
     metric = make()
     t, q = _regression_rows(rng, 10, outputs)
     vectorized = metric._apply_reweighted(
@@ -141,14 +147,7 @@ def test_replicates_without_weight_in_a_batch_stay_exact(make, outputs):
     assert any(not w[rep].any() for _, _, w in batches for rep in range(r))  # the case is exercised
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        values = b.replicate_values()
-        for rep in range(r):
-            alone = make()
-            for t, q, w in batches:
-                alone.update(t, q, sample_weight=w[rep])
-            np.testing.assert_allclose(values[rep], alone.compute(), rtol=1e-9, atol=1e-12)
-    for state in b.state.reps:
-        state.check()
+        _assert_replicates_are_the_metric_alone(b, make, batches)
 
 
 def test_poisson_one_is_poisson():

@@ -26,6 +26,13 @@ def _poisson(seed: int, shard: int, sizes: list[int], r: int) -> np.ndarray:
     ).astype(np.float64)
 
 
+def _rounded_multiclass(rng, n):
+    """Three-class labels and probability rows rounded to 0.01 (ties in every column)."""
+    y = rng.integers(0, 3, n)
+    proba = np.round(rng.dirichlet(np.ones(3), n), 2)
+    return y, proba / proba.sum(axis=1, keepdims=True)
+
+
 def _feed(metric, r, seed, batches, shard=0, weights=None):
     b = sm.Bootstrap(metric, r, seed=seed, shard=shard)
     start = 0
@@ -70,9 +77,7 @@ def test_replicates_follow_the_positive_label_the_stream_settles_on():
 @pytest.mark.parametrize("average", ["macro", "weighted", None])
 def test_exact_multiclass_replicates_share_each_rows_weight_across_columns(average):
     rng = np.random.default_rng(2)
-    y = rng.integers(0, 3, 400)
-    proba = np.round(rng.dirichlet(np.ones(3), 400), 2)
-    proba /= proba.sum(axis=1, keepdims=True)
+    y, proba = _rounded_multiclass(rng, 400)
     b = _feed(sm.ROCAUC(average=average), 25, 3, _split(y, proba, [150]))
     poisson = _poisson(3, 0, [150, 250], 25)
     values = b.replicate_values()
@@ -196,9 +201,7 @@ def test_other_layouts_evaluated_one_replicate_at_a_time(make, kind, reference):
     build one sketch per replicate from the tensor: exact while the sketch is."""
     rng = np.random.default_rng(5)
     if kind == "multiclass":
-        y = rng.integers(0, 3, 300)
-        p = np.round(rng.dirichlet(np.ones(3), 300), 2)
-        p /= p.sum(axis=1, keepdims=True)
+        y, p = _rounded_multiclass(rng, 300)
     else:
         y = (rng.random((300, 3)) < 0.4).astype(int)
         p = np.round(rng.random((300, 3)), 2)
@@ -245,9 +248,7 @@ def test_vectorized_replicates_equal_one_sketch_per_replicate(make, weighted):
 @pytest.mark.parametrize("average", ["macro", "weighted", None])
 def test_multiclass_average_precision_replicates(average):
     rng = np.random.default_rng(13)
-    y = rng.integers(0, 3, 400)
-    proba = np.round(rng.dirichlet(np.ones(3), 400), 2)
-    proba /= proba.sum(axis=1, keepdims=True)
+    y, proba = _rounded_multiclass(rng, 400)
     b = _feed(sm.AveragePrecision(average=average), 15, 6, _split(y, proba, [100]))
     poisson = _poisson(6, 0, [100, 300], 15)
     onehot = np.eye(3)[y]

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..._core import validation as v
-from ..._core.inputs import TRUTH_AND_PREDICTION, Inputs
+from ..._core.inputs import TRUTH_AND_PREDICTION, Inputs, two_plain_arrays
 from ..._core.metric import Metric
 from ..._core.onerow import OneRowMixin
 from ...errors import UndefinedMetricWarning
@@ -56,13 +56,9 @@ class ExternalMetric(OneRowMixin, Metric[ContingencyState], base=True):
 
     def _validate(self, labels_true: Any, labels_pred: Any, sample_weight: Any = None) -> Any:
         if (
-            sample_weight is None
-            and type(labels_true) is np.ndarray
-            and type(labels_pred) is np.ndarray
-            and labels_true.ndim == 1 == labels_pred.ndim
+            two_plain_arrays(labels_true, labels_pred, sample_weight)
             and type(self)._parse is ExternalMetric._parse
         ):
-            # two 1-D label arrays: what _parse does for them, without the per-batch memo
             t, p = v.as_labels(labels_true, "labels_true"), v.as_labels(labels_pred, "labels_pred")
             v.check_length(p, len(t), "labels_pred", "labels_true")
             return t, p, None
