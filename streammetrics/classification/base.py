@@ -162,11 +162,8 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts], base=True):
                 scores = v.as_float(y_pred, "y_pred", (1,))
                 if self.input == "probability":
                     v.check_probability(scores, "y_pred")
-                yp = np.where(scores >= self.threshold, *np.asarray([self.pos_label, self._negative_label]))
-            v.check_length(yp, len(yt), "y_pred")
-            if self.labels is not None and self.unlisted == "refuse":
-                _check_listed(self.labels, yt, "y_true")
-                _check_listed(self.labels, yp, "y_pred")
+                yp = self._decisions(scores >= self.threshold)
+            self._check_pair(yt, yp)
             self._check_mode("multiclass")
             return ("multiclass", yt, yp, None)
         return self._parse(Inputs((y_true, y_pred), sample_weight))
@@ -188,17 +185,24 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts], base=True):
             yp = self._argmax_labels(inputs)
         elif self.threshold is not None:
             scores, t = self._scores(inputs, (1,)), self.threshold
-            positive = inputs.derived((1, ">=", t), lambda: scores >= t)
-            yp = np.where(positive, *np.asarray([self.pos_label, self._negative_label]))
+            yp = self._decisions(inputs.derived((1, ">=", t), lambda: scores >= t))
         else:
             yp = inputs.labels(1, "y_pred")
+        self._check_pair(yt, yp)
+        weights = inputs.weights(len(yt))
+        self._check_mode("multiclass")
+        return ("multiclass", yt, yp, weights)
+
+    def _decisions(self, positive: np.ndarray) -> np.ndarray:
+        """``pos_label`` where ``positive``, the other label elsewhere (``threshold=`` on scores)."""
+        return np.where(positive, *np.asarray([self.pos_label, self._negative_label]))
+
+    def _check_pair(self, yt: np.ndarray, yp: np.ndarray) -> None:
+        """Labels of equal length, and among ``labels=`` when unlisted labels are refused."""
         v.check_length(yp, len(yt), "y_pred")
         if self.labels is not None and self.unlisted == "refuse":
             _check_listed(self.labels, yt, "y_true")
             _check_listed(self.labels, yp, "y_pred")
-        weights = inputs.weights(len(yt))
-        self._check_mode("multiclass")
-        return ("multiclass", yt, yp, weights)
 
     def _device_parse(self, inputs: Inputs, torch: Any) -> tuple[Any, ...] | None:
         """The batch reduced on its tensors' device to its distinct label pairs (``None``: the
@@ -212,7 +216,7 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts], base=True):
         if kind == "arg-max" and self.labels is not None:
             yp = np.asarray(self.labels)[yp]
         elif kind == "threshold":
-            yp = np.where(yp == 1, *np.asarray([self.pos_label, self._negative_label]))
+            yp = self._decisions(yp == 1)
         if self.labels is not None and self.unlisted == "refuse":
             _check_listed(self.labels, yt, "y_true")
             _check_listed(self.labels, yp, "y_pred")
