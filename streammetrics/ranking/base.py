@@ -218,7 +218,7 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch], base=True):
             seen = getattr(self._state, "seen", ())
             present = present_labels(yt if weights is None else yt[weights > 0], seen) if rule.tracked else ()
             used = rule.positive(union(seen, present)) if rule.tracked else rule.pos_label
-            groups = (yt == used).astype(np.int64) if used is not None else np.zeros(n, np.int64)
+            groups = (yt == used).view(np.int8) if used is not None else np.zeros(n, np.int8)
             layout = (1, 2)
             mode = "binary"
             self._check_mode(mode)

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .._core import narrow as N
 from .._core.labels import run_starts
 from ..errors import MergeError
 from .keys import MANTISSA_BITS, OFFSET_SHIFT, cell_bits, offset_bits
@@ -64,7 +65,10 @@ def widened(col: Column) -> Column:
         (dtype('float64'), [[5.0, 0.0]])
     """
     counts = col.counts
-    if counts.dtype.kind != "i" or not counts.size or int(counts.sum(axis=0).max()) < WIDEN_AT:
+    # the grand total first: a flat sum is fast, a sum along the short rows is not
+    if counts.dtype.kind != "i" or not counts.size or int(counts.sum()) < WIDEN_AT:
+        return col
+    if int(counts.sum(axis=0).max()) < WIDEN_AT:
         return col
     return col._replace(counts=counts.astype(np.float64), sums=col.sums.astype(np.float64))
 
@@ -83,11 +87,30 @@ def empty_arrays(b: int, g: int, dtype: Any) -> tuple[np.ndarray, ...]:
 
 
 # ---------------------------------------------------------------------- budget
+def _varint_table() -> np.ndarray:
+    """Bytes of a varint by the biased float64 exponent of its value (0: the value 0)."""
+    exponent = np.arange(2048)
+    bits = np.maximum(exponent - 1022, 1)  # a value of exponent e has e - 1022 bits
+    return np.where(exponent == 0, 1, -(-bits // 7))
+
+
+_VARINT_BY_EXPONENT = _varint_table()
+#: values below this convert to float64 exactly, so their exponent gives their bit length
+_EXACT_FLOAT = 1 << 53
+
+
+def _exponents(x: np.ndarray) -> np.ndarray:
+    """The biased float64 exponent of each value (all below :data:`_EXACT_FLOAT`)."""
+    return x.astype(np.float64).view(np.int64) >> 52
+
+
 def varint_lengths(x: np.ndarray) -> np.ndarray:
     """Bytes of each value as an LEB128 varint (uint64 input)."""
     x = np.asarray(x, dtype=np.uint64)
-    out = np.ones(x.shape, np.int64)
     top = int(x.max()) if x.size else 0
+    if top < _EXACT_FLOAT:
+        return np.take(_VARINT_BY_EXPONENT, _exponents(x))
+    out = np.ones(x.shape, np.int64)
     for k in range(1, 10):
         if top >> (7 * k) == 0:
             break
@@ -100,6 +123,8 @@ def varint_bytes(x: np.ndarray) -> int:
     x = np.asarray(x, dtype=np.uint64)
     total = x.size
     top = int(x.max()) if x.size else 0
+    if 1 << 21 <= top < _EXACT_FLOAT:  # three or more bytes: one pass over exponents, not one per byte
+        return int(np.bincount(_exponents(x), minlength=2048) @ _VARINT_BY_EXPONENT)
     for k in range(1, 10):
         if top >> (7 * k) == 0:
             break
@@ -119,12 +144,15 @@ def size_bound(col: Column) -> int:
     if not len(ids):
         return 0
     shift = MANTISSA_BITS - col.res
-    total = varint_bytes(np.diff(ids, prepend=_U(0)))
+    gaps = np.empty_like(ids)
+    gaps[0] = ids[0]
+    np.subtract(ids[1:], ids[:-1], out=gaps[1:])
+    total = varint_bytes(gaps)
     occupied = counts > 0
     single = occupied & (kmin == kmax)
     multi = occupied & ~single
-    start = (ids << _U(shift))[:, None] if shift < 64 else np.zeros((len(ids), 1), np.uint64)
-    total += varint_bytes((kmin - start)[single])
+    start = ids << _U(shift) if shift < 64 else np.zeros(len(ids), np.uint64)
+    total += varint_bytes(N.cells(N.with_column(np.subtract, kmin, start), single))
     total += (int(np.count_nonzero(occupied)) + 7) // 8
     pair = 2 * max(1, -(-shift // 7))
     if counts.dtype.kind == "f":
@@ -132,7 +160,7 @@ def size_bound(col: Column) -> int:
     else:
         total += varint_bytes(counts.view(np.uint64))  # (counts >= 0)
         if multi.any():
-            env = 2 + varint_lengths(counts[multi].astype(np.uint64)) + -(-offset_bits(col.res) // 7)
+            env = 2 + varint_lengths(N.cells(counts, multi).astype(np.uint64)) + -(-offset_bits(col.res) // 7)
             total += int(np.maximum(env, pair).sum())
     return total
 
@@ -236,7 +264,10 @@ def histogram(
         w = kf >> _U(OFFSET_SHIFT)
         w &= _U((1 << bits) - 1)
         w |= _U(1 << k)  # (the offset is below 2**k: | adds it)
-        total = np.bincount(flat, weights=w.astype(np.float64), minlength=size).astype(np.int64)
+        # (below 2**53: the signed conversion, faster than the unsigned one, is exact)
+        total = np.bincount(flat, weights=w.view(np.int64).astype(np.float64), minlength=size).astype(
+            np.int64
+        )
         counts = total >> k
         sums = total & ((1 << k) - 1)
         dtype = np.int64
@@ -255,7 +286,9 @@ def histogram(
         off = kf >> _U(OFFSET_SHIFT)
         off &= _U((1 << bits) - 1)
         if wf is None and len(kf) < 1 << 28:  # exact in float64: below 2**24 * 2**28
-            sums = np.bincount(flat, weights=off.astype(np.float64), minlength=size).astype(np.int64)
+            sums = np.bincount(flat, weights=off.view(np.int64).astype(np.float64), minlength=size).astype(
+                np.int64
+            )
         elif dtype == np.int64:
             sums = np.zeros(size, np.int64)
             np.add.at(sums, flat, off.astype(np.int64) * wf.astype(np.int64))
@@ -294,8 +327,7 @@ def histogram(
     if len(rows) == n_loc:
         arrays = (out_ids, *(a.reshape(n_loc, g) for a in (counts, sums, kmin, kmax)))
     else:
-        cells = _cells(rows, g)
-        arrays = (out_ids, *(a[cells].reshape(len(rows), g) for a in (counts, sums, kmin, kmax)))
+        arrays = (out_ids, *(N.take_rows(a.reshape(n_loc, g), rows) for a in (counts, sums, kmin, kmax)))
     if base is not None:
         return widened(Column(res, loose, *settle(res, *arrays, loose)))
     return Column(res, loose, *arrays)
@@ -305,9 +337,11 @@ def _cells(rows: np.ndarray, g: int) -> np.ndarray:
     """The flat indices of the cells of ``rows`` in a (bins x ``g``) array."""
     if g == 1:
         return rows
-    out = np.repeat(rows * g, g)
-    out += np.tile(np.arange(g), len(rows))
-    return out
+    out = np.empty((len(rows), g), rows.dtype)
+    first = rows * g
+    for j in range(g):  # one column at a time: a broadcast over rows of g cells pays per row
+        np.add(first, j, out=out[:, j])
+    return out.ravel()
 
 
 def unique_inverse(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -409,11 +443,16 @@ def _union(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...]) -> tuple[np.nda
     ids = np.concatenate([ids_a, ids_b])
     order = np.argsort(ids, kind="stable")  # two sorted runs: a merge
     ids = ids[order]
-    starts = np.flatnonzero(np.concatenate([[True], ids[1:] != ids[:-1]]))
+    starts = np.flatnonzero(run_starts(ids))
+    # each id is in each side at most once: a run is one bin of a, one of b, or one of each
+    first, last = order[starts], order[_run_ends(starts, len(ids))]
+    paired = (first != last)[:, None]
     ct, st = _promote(a[1], b[1]), _promote(a[2], b[2])
 
     def reduce(op: Any, x: np.ndarray, y: np.ndarray, dtype: Any) -> np.ndarray:
-        return op.reduceat(np.concatenate([x, y]).astype(dtype, copy=False)[order], starts, axis=0)
+        both = np.concatenate([x, y]).astype(dtype, copy=False)
+        lo, hi = N.take_rows(both, first), N.take_rows(both, last)
+        return np.where(paired, op(lo, hi), lo) if op is np.add else op(lo, hi)
 
     return (
         ids[starts],
@@ -422,6 +461,14 @@ def _union(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...]) -> tuple[np.nda
         reduce(np.minimum, a[3], b[3], np.uint64),
         reduce(np.maximum, a[4], b[4], np.uint64),
     )
+
+
+def _run_ends(starts: np.ndarray, n: int) -> np.ndarray:
+    """The last index of each run of ``n`` sorted values, given the first indices ``starts``."""
+    last = np.empty_like(starts)
+    last[:-1] = starts[1:] - 1
+    last[-1:] = n - 1
+    return last
 
 
 def _coarsen(res_from: int, res_to: int, ids, counts, sums, kmin, kmax) -> tuple[np.ndarray, ...]:
@@ -435,21 +482,39 @@ def _coarsen(res_from: int, res_to: int, ids, counts, sums, kmin, kmax) -> tuple
         new_sums = np.zeros_like(sums)
     elif s_old >= q:
         base = (low << _U(s_old - q)).astype(np.int64)
-        new_sums = sums + counts * base[:, None].astype(sums.dtype if sums.dtype.kind == "f" else np.int64)
+        new_sums = sums + N.with_column(
+            np.multiply, counts, base.astype(sums.dtype if sums.dtype.kind == "f" else np.int64)
+        )
     else:
         per = ((ids << _U(s_old)) >> _U(q)) & _U((1 << (s_new - q)) - 1)
         dtype = np.float64 if counts.dtype.kind == "f" else np.int64
-        new_sums = (counts * per.astype(np.int64)[:, None]).astype(dtype)
+        new_sums = N.with_column(np.multiply, counts, per.astype(np.int64)).astype(dtype, copy=False)
     if new_sums.dtype != counts.dtype:
         new_sums = new_sums.astype(np.float64)
     new_ids = ids >> _U(d) if d < 64 else np.zeros_like(ids)
-    starts = np.flatnonzero(np.concatenate([[True], new_ids[1:] != new_ids[:-1]]))
+    starts = np.flatnonzero(run_starts(new_ids))
+    if d > 1:
+        return (
+            new_ids[starts],
+            np.add.reduceat(counts, starts, axis=0),
+            np.add.reduceat(new_sums, starts, axis=0),
+            np.minimum.reduceat(kmin, starts, axis=0),
+            np.maximum.reduceat(kmax, starts, axis=0),
+        )
+    # one level: a new bin joins at most two old ones (two row gathers, not a reduceat)
+    last = _run_ends(starts, len(ids))
+    paired = (last != starts)[:, None]
+
+    def reduce(op: Any, x: np.ndarray) -> np.ndarray:
+        lo, hi = N.take_rows(x, starts), N.take_rows(x, last)
+        return np.where(paired, op(lo, hi), lo) if op is np.add else op(lo, hi)
+
     return (
         new_ids[starts],
-        np.add.reduceat(counts, starts, axis=0),
-        np.add.reduceat(new_sums, starts, axis=0),
-        np.minimum.reduceat(kmin, starts, axis=0),
-        np.maximum.reduceat(kmax, starts, axis=0),
+        reduce(np.add, counts),
+        reduce(np.add, new_sums),
+        reduce(np.minimum, kmin),
+        reduce(np.maximum, kmax),
     )
 
 

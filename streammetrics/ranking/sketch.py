@@ -36,6 +36,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .._core import narrow as N
 from .._core.schema import Array, Schema
 from .._core.state import State
 from ..errors import InputError, MergeError, StateError
@@ -337,12 +338,18 @@ class ScoreSketch(State):
                 wf = None
             else:
                 wf = np.concatenate([np.ones(len(e[0])) if e[2] is None else e[2] for e in raw])
+            # one contiguous row per column: every pass below reads one column at a time
+            keys, groups = np.ascontiguousarray(keys.T), np.ascontiguousarray(groups.T)
             # exact columns take the keys sorted: one sort along the rows for every column
             order = None
-            if wf is None and any(c.res == EXACT for c in cols) and not self._skips_exact(len(keys), cols):
-                order = np.argsort(keys, axis=0)
-                keys = np.take_along_axis(keys, order, 0)
-                groups = np.take_along_axis(groups, order, 0)
+            if (
+                wf is None
+                and any(c.res == EXACT for c in cols)
+                and not self._skips_exact(keys.shape[1], cols)
+            ):
+                order = np.argsort(keys, axis=1)
+                keys = np.take_along_axis(keys, order, 1)
+                groups = np.take_along_axis(groups, order, 1)
         out = []
         for c, col in enumerate(cols):
             for m in merged:
@@ -350,17 +357,15 @@ class ScoreSketch(State):
             if raw:
                 if order is not None and col.res == EXACT and col.counts.dtype.kind == "i":
                     if self._resolution < EXACT and C.exact_cannot_fit(
-                        keys[:, c], col.counts.shape[1], self._budget, self._max_bins
+                        keys[c], col.counts.shape[1], self._budget, self._max_bins
                     ):  # the exact union cannot fit: bins at the cap (what fit would give)
                         cap = self._resolution
                         g = col.counts.shape[1]
-                        col = C.histogram(
-                            keys[:, c], groups[:, c], None, True, g, cap, base=C.coarsened(col, cap)
-                        )
+                        col = C.histogram(keys[c], groups[c], None, True, g, cap, base=C.coarsened(col, cap))
                     else:
-                        col = C.exact_absorbed(col, keys[:, c], groups[:, c])
+                        col = C.exact_absorbed(col, keys[c], groups[c])
                 else:
-                    col = self._absorbed(col, keys[:, c], groups[:, c], wf, integral)
+                    col = self._absorbed(col, keys[c], groups[c], wf, integral)
             out.append(C.fit(col, self._resolution, self._budget, self._max_bins))
         return tuple(out)
 
@@ -606,27 +611,29 @@ def column_view(
     """The binary view of groups ``positive`` against ``negative`` of one column (see
     :meth:`ScoreSketch.binary_view`)."""
     both = positive + negative
-    pos = col.counts[:, positive].sum(axis=1, dtype=np.float64)
-    neg = col.counts[:, negative].sum(axis=1, dtype=np.float64)
+    pos = _group_total(col.counts, positive)
+    neg = _group_total(col.counts, negative)
     keep = (pos > 0) | (neg > 0)
-    sel = np.flatnonzero(keep) if not keep.all() else slice(None)
-    ids, pos, neg = col.ids[sel], pos[sel], neg[sel]
-    counts = col.counts[sel][:, both]
-    kmin_g, kmax_g = col.kmin[sel][:, both], col.kmax[sel][:, both]
-    pos_sum = col.sums[sel][:, positive].sum(axis=1, dtype=np.float64)
-    neg_sum = col.sums[sel][:, negative].sum(axis=1, dtype=np.float64)
-    kmin, kmax = kmin_g.min(axis=1), kmax_g.max(axis=1)
+    ids, counts, sums, kmin_g, kmax_g = col.arrays
+    if not keep.all():
+        sel = np.flatnonzero(keep)
+        ids, pos, neg = ids[sel], pos[sel], neg[sel]
+        counts, sums, kmin_g, kmax_g = (N.take_rows(a, sel) for a in (counts, sums, kmin_g, kmax_g))
+    pos_sum = _group_total(sums, positive)
+    neg_sum = _group_total(sums, negative)
+    counts, kmin_g, kmax_g = (np.take(a, both, axis=1) for a in (counts, kmin_g, kmax_g))
+    kmin, kmax = N.row_min(kmin_g), N.row_max(kmax_g)
     ob = _offset_bits(col.res)
     shift = MANTISSA_BITS - col.res
     if not refine or shift == 0 or not len(ids):
         return BinaryHistogram(ids, pos, neg, pos_sum, neg_sum, kmin, kmax, ob, col.res)
     occupied, single, pair, _ = group_kinds(counts, kmin_g, kmax_g, col.loose)
     exact = ~occupied | single | pair
-    split = exact.all(axis=1) & (kmin != kmax)
+    split = N.row_all(exact) & (kmin != kmax)
     if not split.any():
         return BinaryHistogram(ids, pos, neg, pos_sum, neg_sum, kmin, kmax, ob, col.res)
     # the exactly known samples of the split bins: (key, positive weight, negative weight)
-    c, lo, hi = counts[split], kmin_g[split], kmax_g[split]
+    c, lo, hi = (N.keep_rows(a, split) for a in (counts, kmin_g, kmax_g))
     occ = c > 0
     single = occ & (lo == hi)
     is_pos = np.zeros(len(both), bool)
@@ -634,14 +641,14 @@ def column_view(
     is_pos = np.broadcast_to(is_pos, c.shape)
     w1 = np.where(single, c, 1).astype(np.float64)
     two = occ & ~single
-    keys = np.concatenate([lo[occ], hi[two]])
-    w = np.concatenate([w1[occ], np.ones(int(two.sum()))])
-    side = np.concatenate([is_pos[occ], is_pos[two]])
+    keys = np.concatenate([N.cells(lo, occ), N.cells(hi, two)])
+    w = np.concatenate([N.cells(w1, occ), np.ones(int(two.sum()))])
+    side = np.concatenate([N.cells(is_pos, occ), N.cells(is_pos, two)])
     uk, inv = C.unique_inverse(keys)
     sp = np.bincount(inv, weights=np.where(side, w, 0.0), minlength=len(uk))
     sn = np.bincount(inv, weights=np.where(side, 0.0, w), minlength=len(uk))
     off = ((uk >> _U(OFFSET_SHIFT)) & _U((1 << ob) - 1)).astype(np.float64) if ob else np.zeros(len(uk))
-    rest = ~split
+    rest = np.flatnonzero(~split)
     rk = ids[rest] << _U(shift)
     order = np.argsort(np.concatenate([rk, uk]), kind="stable")
 
@@ -659,6 +666,13 @@ def column_view(
         ob,
         col.res,
     )
+
+
+def _group_total(a: np.ndarray, groups: list[int]) -> np.ndarray:
+    """``a[:, groups].sum(axis=1)`` in float64."""
+    if len(groups) == 1:
+        return a[:, groups[0]].astype(np.float64)
+    return N.row_sum(np.take(a, groups, axis=1), dtype=np.float64)
 
 
 def _positive_of(s: ScoreSketch) -> Any:

@@ -1,0 +1,62 @@
+"""The narrow-array helpers give what their NumPy spelling gives, bit for bit and dtype for dtype."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from streammetrics._core import narrow as N
+
+WIDTHS = range(1, 12)
+
+
+def _floats(rng: np.random.Generator, n: int, width: int) -> np.ndarray:
+    # magnitudes over 16 decades, so that the order of the additions shows in the rounding
+    return rng.standard_normal((n, width)) * 10.0 ** rng.integers(-8, 8, (n, width))
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_row_sum_is_numpys_sum_bit_for_bit(width: int) -> None:
+    rng = np.random.default_rng(width)
+    a = _floats(rng, 3000, width)
+    for x, dtype in ((a, None), (a.astype(np.float32), None), (a.astype(np.float32), np.float64)):
+        got, want = N.row_sum(x, dtype=dtype), x.sum(axis=1, dtype=dtype)
+        assert got.dtype == want.dtype
+        assert np.array_equal(got, want)
+    ints = rng.integers(-9, 9, (3000, width)).astype(np.int32)
+    for x in (ints, ints > 0, ints.astype(np.uint8)):
+        got, want = N.row_sum(x), x.sum(axis=1)
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_row_reductions_and_column_totals(width: int) -> None:
+    rng = np.random.default_rng(100 + width)
+    a = _floats(rng, 500, width)
+    u = rng.integers(0, 2**63, (500, width), dtype=np.int64).view(np.uint64)
+    b = rng.random((500, width)) < 0.4
+    assert np.array_equal(N.row_min(a), a.min(axis=1)) and np.array_equal(N.row_max(a), a.max(axis=1))
+    assert np.array_equal(N.row_min(u), u.min(axis=1)) and np.array_equal(N.row_max(u), u.max(axis=1))
+    assert np.array_equal(N.row_any(b), b.any(axis=1)) and np.array_equal(N.row_all(b), b.all(axis=1))
+    ints = rng.integers(-5, 5, (500, width))
+    assert np.array_equal(N.column_totals(ints), ints.sum(axis=0))
+    assert np.array_equal(N.column_totals(b), b.sum(axis=0))
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_row_selection_and_column_ops(width: int) -> None:
+    rng = np.random.default_rng(200 + width)
+    a = _floats(rng, 400, width)
+    index = rng.integers(0, 400, 700)
+    mask = rng.random(400) < 0.5
+    cell_mask = rng.random((400, width)) < 0.5
+    assert np.array_equal(N.take_rows(a, index), a[index])
+    assert np.array_equal(N.keep_rows(a, mask), a[mask])
+    assert np.array_equal(N.cells(a, cell_mask), a[cell_mask])
+    v = rng.standard_normal(400)
+    for op in (np.subtract, np.multiply, np.add):
+        assert np.array_equal(N.with_column(op, a, v), op(a, v[:, None]))
+    u = rng.integers(0, 2**40, (400, width), dtype=np.int64).view(np.uint64)
+    s = rng.integers(0, 2**30, 400, dtype=np.int64).view(np.uint64)
+    got = N.with_column(np.subtract, u, s)
+    assert got.dtype == np.uint64 and np.array_equal(got, u - s[:, None])

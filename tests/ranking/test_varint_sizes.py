@@ -1,0 +1,30 @@
+"""The byte counts of the sketch's varints (the budget rule) against a plain LEB128 encoder."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from streammetrics.ranking import columns as C
+
+
+def _leb128_length(value: int) -> int:
+    n = 1
+    while value >= 0x80:
+        value >>= 7
+        n += 1
+    return n
+
+
+@pytest.mark.parametrize("top_bits", [0, 1, 7, 8, 14, 15, 21, 22, 35, 49, 52, 53, 54, 56, 57, 63, 64])
+def test_varint_lengths_and_bytes_match_an_encoder(top_bits: int) -> None:
+    rng = np.random.default_rng(top_bits)
+    top = (1 << top_bits) - 1
+    x = rng.integers(0, top, 2000, dtype=np.uint64, endpoint=True) if top else np.zeros(5, np.uint64)
+    # the boundaries where a length changes, and the largest values below 2**53 and above it
+    edges = [v for k in range(1, 10) for v in (128**k - 1, 128**k, 128**k + 1) if v <= top]
+    edges += [v for v in (top, (1 << 53) - 1, 1 << 53, (1 << 56) - 1, 1 << 56) if v <= top]
+    x = np.concatenate([x, np.array(edges, np.uint64)])
+    want = [_leb128_length(int(v)) for v in x]
+    assert C.varint_lengths(x).tolist() == want
+    assert C.varint_bytes(x) == sum(want)
