@@ -209,7 +209,8 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch], base=True):
                 layout, groups = (k, k), cls[:, None]  # column j: a group per true class
             else:
                 layout = (k, 2)  # column j: rest, own class
-                groups = (cls[:, None] == np.arange(k)).view(np.int8) if n else np.zeros((0, k), np.int8)
+                groups = np.zeros((n, k), np.int8)  # one-hot rows, by one flat scatter
+                groups.ravel()[np.arange(n) * k + cls] = 1
             mode = "multiclass"
         else:
             yt = inputs.labels(0, "y_true")

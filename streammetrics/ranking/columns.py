@@ -144,15 +144,12 @@ def size_bound(col: Column) -> int:
     if not len(ids):
         return 0
     shift = MANTISSA_BITS - col.res
-    gaps = np.empty_like(ids)
-    gaps[0] = ids[0]
-    np.subtract(ids[1:], ids[:-1], out=gaps[1:])
-    total = varint_bytes(gaps)
+    total = varint_bytes(_gaps(ids))
     occupied = counts > 0
     single = occupied & (kmin == kmax)
     multi = occupied & ~single
-    start = ids << _U(shift) if shift < 64 else np.zeros(len(ids), np.uint64)
-    total += varint_bytes(N.cells(N.with_column(np.subtract, kmin, start), single))
+    # a single score's offset from its bin's start: its key's low bits (shift < 64 at any resolution)
+    total += varint_bytes(N.cells(kmin & _U((1 << shift) - 1), single))
     total += (int(np.count_nonzero(occupied)) + 7) // 8
     pair = 2 * max(1, -(-shift // 7))
     if counts.dtype.kind == "f":
@@ -163,6 +160,14 @@ def size_bound(col: Column) -> int:
             env = 2 + varint_lengths(N.cells(counts, multi).astype(np.uint64)) + -(-offset_bits(col.res) // 7)
             total += int(np.maximum(env, pair).sum())
     return total
+
+
+def _gaps(ids: np.ndarray) -> np.ndarray:
+    """``np.diff(ids, prepend=0)`` of increasing ``uint64`` ids (what the state format writes)."""
+    gaps = np.empty_like(ids)
+    gaps[:1] = ids[:1]
+    np.subtract(ids[1:], ids[:-1], out=gaps[1:])
+    return gaps
 
 
 def fits(col: Column, budget: int | None, max_bins: int | None) -> bool:
@@ -380,7 +385,7 @@ def exact_cannot_fit(kf: np.ndarray, g: int, budget: int | None, max_bins: int |
         return True
     if budget is None or len(uk) * (g + 2) <= budget // 8:
         return False
-    low = int(varint_lengths(np.diff(uk, prepend=_U(0))).sum()) + (g + 1) * len(uk)
+    low = varint_bytes(_gaps(uk)) + (g + 1) * len(uk)
     return low > budget
 
 
@@ -409,12 +414,16 @@ def exact_absorbed(col: Column, kf: np.ndarray, gf: np.ndarray) -> Column:
         pos = np.empty(len(sk), np.intp)
         pos[order] = np.cumsum(first) - 1
         counts = np.zeros((len(ids), g), np.int64)
-        counts[pos[: len(col.ids)]] = col.counts
-        counts[pos[len(col.ids) :]] += cnt
+        old_at, new_at = pos[: len(col.ids)], pos[len(col.ids) :]
+        for j in range(g):  # one group at a time: 1-D scatters (a 2-D one pays per row)
+            counts[:, j][old_at] = col.counts[:, j]
+            counts[:, j][new_at] += cnt[:, j]
     occupied = counts > 0
-    column = ids[:, None]
-    kmin = np.where(occupied, column, _UMAX)
-    kmax = np.where(occupied, column, _U(0))
+    kmin = np.empty(counts.shape, np.uint64)
+    kmax = np.empty(counts.shape, np.uint64)
+    for j in range(g):
+        kmin[:, j] = np.where(occupied[:, j], ids, _UMAX)
+        kmax[:, j] = np.where(occupied[:, j], ids, _U(0))
     return widened(Column(EXACT, col.loose, ids, counts, np.zeros(counts.shape, np.int64), kmin, kmax))
 
 
