@@ -57,9 +57,13 @@ _U = np.uint64
 RESERVE = 1024
 #: The smallest ``max_bytes`` accepted (a column at the coarsest resolution always fits).
 MIN_BYTES = 2048
-#: Pending keys are folded once they reach this many, and :data:`FOLD_RATIO` times the columns' bins.
+#: Pending keys are folded once they reach this many, and :data:`FOLD_RATIO` times the columns'
+#: bins (:data:`BOUNDED_FOLD_RATIO` times in a sketch with a budget, whose columns hold a few
+#: thousand bins at most: its buffer stays within hundreds of kB a column and folds are rarer;
+#: an unbounded exact sketch keeps every distinct score, so its buffer stays closer to that).
 FOLD_MIN = 4096
 FOLD_RATIO = 4
+BOUNDED_FOLD_RATIO = 16
 
 
 class BinaryHistogram(NamedTuple):
@@ -299,7 +303,7 @@ class ScoreSketch(State):
         pending = (*self._pending, entry)
         npend = self._npend + entry[0].size
         new = {"layout": layout, "multilabel": multilabel, "ovr": ovr, "_n": self._n + n_rows, "seen": seen}
-        if npend >= max(FOLD_MIN, FOLD_RATIO * sum(len(c.ids) for c in cols)):
+        if self._folds_at(npend, cols):
             new.update(_cols=self._folded(cols, pending, layout), _pending=(), _npend=0)
         else:
             new.update(_cols=cols, _pending=pending, _npend=npend)
@@ -356,18 +360,18 @@ class ScoreSketch(State):
                 col = C.union(col, m[c])
             if raw:
                 if order is not None and col.res == EXACT and col.counts.dtype.kind == "i":
-                    if self._resolution < EXACT and C.exact_cannot_fit(
-                        keys[c], col.counts.shape[1], self._budget, self._max_bins
-                    ):  # the exact union cannot fit: bins at the cap (what fit would give)
-                        cap = self._resolution
-                        g = col.counts.shape[1]
-                        col = C.histogram(keys[c], groups[c], None, True, g, cap, base=C.coarsened(col, cap))
-                    else:
-                        col = C.exact_absorbed(col, keys[c], groups[c])
+                    col = self._into_exact(col, keys[c], groups[c])
                 else:
                     col = self._absorbed(col, keys[c], groups[c], wf, integral)
             out.append(C.fit(col, self._resolution, self._budget, self._max_bins))
         return tuple(out)
+
+    def _folds_at(self, npend: int, cols: tuple[Column, ...]) -> bool:
+        """Whether ``npend`` pending keys are enough to fold into ``cols`` (amortized: a fold
+        costs about the pending keys plus the columns' bins)."""
+        bounded = self._budget is not None or self._max_bins is not None
+        ratio = BOUNDED_FOLD_RATIO if bounded else FOLD_RATIO
+        return npend >= max(FOLD_MIN, ratio * sum(len(c.ids) for c in cols))
 
     def _skips_exact(self, n: int, cols: tuple[Column, ...]) -> bool:
         """Whether ``n`` more keys per column may be too many for the exact phase (then each
@@ -400,9 +404,22 @@ class ScoreSketch(State):
                 max_bins is not None and distinct > max_bins
             ):
                 return C.union(col, C.histogram(kf, gf, wf, integral, g, self._resolution))
+        if col.res == EXACT and wf is None and col.counts.dtype.kind == "i":
+            order = np.argsort(kf)
+            return self._into_exact(col, kf[order], gf[order])
         if col.res == EXACT:
             return C.union(col, C.histogram(kf, gf, wf, integral, g, col.res))
         return C.histogram(kf, gf, wf, integral, g, col.res, base=col)
+
+    def _into_exact(self, col: Column, kf: np.ndarray, gf: np.ndarray) -> Column:
+        """An exact column of integer counts with the sorted keys ``kf`` (groups ``gf``) added:
+        exact while the union can fit, else straight at the cap (what :func:`.columns.fit` would
+        give, without building the exact union first)."""
+        g = col.counts.shape[1]
+        if self._resolution < EXACT and C.exact_cannot_fit(kf, g, self._budget, self._max_bins):
+            cap = self._resolution
+            return C.histogram(kf, gf, None, True, g, cap, base=C.coarsened(col, cap))
+        return C.exact_absorbed(col, kf, gf)
 
     def remove(
         self,
@@ -502,7 +519,7 @@ class ScoreSketch(State):
             pending = (*pending, *theirs)
             npend += other._npend + sum(len(c.ids) for c in other._cols)
             new.update(layout=other.layout, multilabel=other.multilabel, ovr=other.ovr)
-            if npend >= max(FOLD_MIN, FOLD_RATIO * sum(len(c.ids) for c in cols)):
+            if self._folds_at(npend, cols):
                 cols, pending, npend = self._folded(cols, pending, other.layout), (), 0
         new.update(_cols=cols, _pending=pending, _npend=npend)
         self._commit(**new)
