@@ -276,6 +276,14 @@ def _check_int64(arr: np.ndarray, name: str) -> None:
             raise InputError(f"{name}: expected labels that fit in int64, found {bad}")
 
 
+def _zeros_and_ones(arr: np.ndarray) -> bool:
+    """Whether every value of a numeric array is 0 or 1 (integers: two reductions; ``np.isin``
+    sorts)."""
+    if arr.dtype.kind in "iu":
+        return bool(arr.min() >= 0) and bool(arr.max() <= 1)
+    return bool(((arr == 0) | (arr == 1)).all())
+
+
 def as_indicator(value: Any, name: str) -> np.ndarray:
     """A 2-D 0/1 indicator matrix as bool."""
     arr = to_array(value, name)
@@ -284,7 +292,7 @@ def as_indicator(value: Any, name: str) -> np.ndarray:
         return arr
     if arr.dtype.kind not in "iuf":
         raise InputError(f"{name}: expected a 0/1 indicator matrix, found dtype {arr.dtype}")
-    if arr.size and not np.isin(arr, (0, 1)).all():
+    if arr.size and not _zeros_and_ones(arr):
         bad = arr[~np.isin(arr, (0, 1))][0]
         raise InputError(
             f"{name}: expected a 0/1 indicator matrix, found the value {bad}; "

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .._core import narrow as N
 from .._core.inputs import TRUTH_AND_PREDICTION, Inputs
 from .._core.metric import Metric
 from .._core.onerow import OneRowMixin
@@ -25,7 +26,7 @@ from .rows import PairRows
 from .state import RowSums
 
 #: Rows per chunk of a batch's per-row values (see :meth:`RowValueMetric._fold`).
-CHUNK_ROWS = 8192
+CHUNK_ROWS = 32768
 #: Scratch buffers per thread (see :func:`scratch`).
 N_SCRATCH = 4
 _LOCAL = threading.local()
@@ -102,7 +103,7 @@ class RowValueMetric(OneRowMixin, Metric[RowSums], base=True):
             values = self._row_values(part)
             w = part[-1]
             k = values.shape[1]
-            sums.append(values.sum(axis=0) if w is None else w @ values)
+            sums.append(N.column_sums(values) if w is None else w @ values)
         weights = batch[-1]
         total = float(n) if weights is None else float(weights.sum())
         state.add_sums(np.sum(sums, axis=0), total, n, k, sign=sign)

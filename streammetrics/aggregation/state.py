@@ -9,7 +9,7 @@ Each running total is kept as an unevaluated pair ``hi + lo`` (compensated summa
 TwoSum on every batch total, merge and revert): however many batches are folded in, the totals
 carry the rounding of one batch sum only, and a revert gives back the totals from before (the
 rounding of the batch sum it subtracts aside). A batch's own column sums are NumPy's pairwise
-sums (BLAS dot products when weighted).
+sums, column by column (BLAS dot products when weighted).
 
 Examples:
     >>> import numpy as np
@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from .._core import narrow as N
 from .._core.schema import Array, Int, Schema
 from .._core.state import State
 from ..errors import InputError, MergeError, StateError
@@ -91,7 +92,7 @@ class RowSums(State):
         (default ``m``) is the number of rows they stand for. Atomic."""
         m, k = values.shape
         if weights is None:
-            batch, total = (values.sum(axis=0) if k > 1 else np.atleast_1d(values[:, 0].sum())), float(m)
+            batch, total = N.column_sums(values), float(m)
         else:
             batch, total = weights @ values, float(weights.sum())
         self.add_sums(batch, total, m if n_rows is None else n_rows, k, sign=sign)

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .._core import narrow as N
 from .._core import validation as v
 from .._core.inputs import Inputs
 from .._core.labels import check_label_list
@@ -106,9 +107,17 @@ class TopKAccuracy(_ClassRows):
     def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
         s, idx, _ = batch
         n, c = s.shape
-        true = s[np.arange(n), idx][:, None]
-        after = np.arange(c)[None, :] > idx[:, None]
-        rank = (s > true).sum(axis=1) + ((s == true) & after).sum(axis=1)
+        true = s.ravel()[np.arange(n) * c + idx]
+        # the true class's rank: the classes scored above it, and those tied with it after it;
+        # one column at a time (a broadcast over short rows pays per row), small integer counts
+        small = np.uint8 if c < 256 else np.int64
+        rank, equal = np.zeros(n, small), np.zeros(n, small)
+        for j in range(c):
+            np.add(rank, np.greater(s[:, j], true), out=rank)
+            np.add(equal, np.equal(s[:, j], true), out=equal)
+        if n and int(equal.max()) > 1:  # ties with the true class's score: those after it count
+            for j in range(c):
+                np.add(rank, np.equal(s[:, j], true) & (idx < j), out=rank)
         return (rank < self.k).astype(np.float64).reshape(-1, 1)
 
     def _compute(self, state: RowSums) -> float:
@@ -161,10 +170,11 @@ class HingeLoss(_ClassRows):
             if c < 2:
                 raise InputError(f"y_score: expected at least 2 columns for multiclass decisions, found {c}")
             idx = _class_index(yt, c, self.labels)
-            true = d[np.arange(n), idx]
+            cells = np.arange(n) * c + idx
+            true = d.ravel()[cells]
             other = d.copy()
-            other[np.arange(n), idx] = -np.inf
-            margin = true - other.max(axis=1) if n else true
+            other.ravel()[cells] = -np.inf
+            margin = true - N.row_max(other) if n else true
         return margin, inputs.weights(len(yt))
 
     def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
@@ -210,7 +220,7 @@ class ZeroOneLoss(_ClassRows):
             yp = v.as_indicator(inputs.array(1, "y_pred"), "y_pred")
             if yp.shape != yt.shape:
                 raise InputError(f"y_pred: expected shape {yt.shape} (that of y_true), found {yp.shape}")
-            wrong = (yt != yp).any(axis=1) if len(yt) else np.zeros(0, bool)
+            wrong = N.row_any(yt != yp) if len(yt) else np.zeros(0, bool)
         else:
             yt = inputs.labels(0, "y_true")
             yp = inputs.labels(1, "y_pred")
@@ -242,19 +252,25 @@ def _distributions(inputs: Inputs, log_prob: bool) -> tuple[np.ndarray, np.ndarr
         raise InputError(f"y_pred: expected shape {p.shape} (that of y_true), found {q.shape}")
     if log_prob:
         return p, q
+    out = []
     for arr, name in ((p, "y_true"), (q, "y_pred")):
         if arr.size and arr.min() < 0:
             raise InputError(f"{name}: expected non-negative probabilities, found {arr.min()}")
-        if len(arr) and not (arr.sum(axis=1) > 0).all():
+        sums = N.row_sum(arr)
+        if len(arr) and not (sums > 0).all():
             raise InputError(f"{name}: expected rows with a positive sum, found a row of zeros")
-    return p / p.sum(axis=1, keepdims=True), q / q.sum(axis=1, keepdims=True)
+        out.append(N.with_column(np.divide, arr, sums))
+    return out[0], out[1]
 
 
 def _kl_rows(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     """``sum_j p_j log(p_j / q_j)`` per row (0 where p_j = 0; inf where q_j = 0 < p_j)."""
+    held = p > 0
     with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0) / q), 0.0)
-    return terms.sum(axis=1)
+        terms = np.log(np.where(held, p, 1.0) / q)
+        terms *= p
+    np.copyto(terms, 0.0, where=~held)  # (p = 0: no term, whatever q)
+    return N.row_sum(terms)
 
 
 class _Divergence(_ClassRows, base=True):
@@ -294,7 +310,7 @@ class KLDivergence(_Divergence):
     def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
         p, q = _distributions(inputs, self.log_prob)
         if self.log_prob:
-            values = (np.exp(p) * (p - q)).sum(axis=1)
+            values = N.row_sum(np.exp(p) * (p - q))
         else:
             values = _kl_rows(p, q)
         if len(values) and not np.isfinite(values).all():

@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .._core import narrow as N
 from .._core import validation as v
 from .._core.inputs import Inputs
 from ..aggregation.base import RowValueMetric
@@ -89,6 +90,29 @@ def label_ranks(relevant: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.nda
     return rel, rank, relevant_at_least, n_relevant
 
 
+#: Rows of at most this many labels rank by pairwise comparisons, column against column (``m**2``
+#: passes over the rows), not by a sort along each short row (which NumPy pays per row).
+PAIRWISE_LABELS = 8
+
+
+def pairwise_ranks(relevant: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each label ``j`` of each row: the number of labels scored at least ``s_j`` (its rank,
+    ties given the largest) and the number of relevant labels among them; ``(n, m)`` each, as
+    :func:`label_ranks` gives them in score order, here in label order."""
+    n, m = s.shape
+    small = np.uint8 if m < 256 else np.int64
+    relevant, s = np.ascontiguousarray(relevant.T), np.ascontiguousarray(s.T)  # one row per label
+    rank, relevant_at_least = np.zeros((m, n), small), np.zeros((m, n), small)
+    at_least = np.empty(n, bool)
+    for j in range(m):
+        for i in range(m):
+            np.greater_equal(s[i], s[j], out=at_least)
+            np.add(rank[j], at_least, out=rank[j])
+            at_least &= relevant[i]
+            np.add(relevant_at_least[j], at_least, out=relevant_at_least[j])
+    return rank.T, relevant_at_least.T
+
+
 class _RowRanking(RowValueMetric, base=True):
     """``update(y_true, y_score, sample_weight=None)`` with two ``(n, n_labels)`` arrays; one
     value per row, averaged with the weights."""
@@ -134,8 +158,18 @@ class CoverageError(_RowRanking):
     higher_is_better: ClassVar[bool | None] = False
 
     def _per_row(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
-        lowest = np.where(y, s, np.inf).min(axis=1, initial=np.inf)
-        return (s >= lowest[:, None]).sum(axis=1).astype(np.float64)
+        n, m = s.shape
+        if m > PAIRWISE_LABELS or not n:
+            lowest = np.where(y, s, np.inf).min(axis=1, initial=np.inf)
+            return (s >= lowest[:, None]).sum(axis=1).astype(np.float64)
+        y, s = np.ascontiguousarray(y.T), np.ascontiguousarray(s.T)  # one row per label
+        lowest = np.full(n, np.inf)  # the lowest relevant score, one label at a time
+        for j in range(m):
+            np.minimum(lowest, np.where(y[j], s[j], np.inf), out=lowest)
+        covered = np.zeros(n, np.uint8 if m < 256 else np.int64)
+        for j in range(m):
+            np.add(covered, s[j] >= lowest, out=covered)
+        return covered.astype(np.float64)
 
 
 class LabelRankingAveragePrecision(_RowRanking):
@@ -157,9 +191,16 @@ class LabelRankingAveragePrecision(_RowRanking):
     higher_is_better: ClassVar[bool | None] = True
 
     def _per_row(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
-        rel, rank, relevant_at_least, n_relevant = label_ranks(y, s)
-        ratio = np.where(rel, relevant_at_least / rank, 0.0).sum(axis=1)
         m = y.shape[1]
+        if m <= PAIRWISE_LABELS:
+            rank, relevant_at_least = pairwise_ranks(y, s)
+            n_relevant = N.row_sum(y)
+            ratio = np.zeros(len(y))
+            for j in range(m):
+                ratio += np.where(y[:, j], relevant_at_least[:, j] / rank[:, j], 0.0)
+        else:
+            rel, rank, relevant_at_least, n_relevant = label_ranks(y, s)
+            ratio = np.where(rel, relevant_at_least / rank, 0.0).sum(axis=1)
         degenerate = (n_relevant == 0) | (n_relevant == m)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(degenerate, 1.0, ratio / n_relevant)
@@ -183,8 +224,14 @@ class LabelRankingLoss(_RowRanking):
     higher_is_better: ClassVar[bool | None] = False
 
     def _per_row(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
-        rel, rank, relevant_at_least, n_relevant = label_ranks(y, s)
-        wrong = np.where(rel, rank - relevant_at_least, 0).sum(axis=1)
+        if y.shape[1] <= PAIRWISE_LABELS:
+            rank, relevant_at_least = pairwise_ranks(y, s)
+            n_relevant = N.row_sum(y)
+            # a relevant label's wrong pairs: the irrelevant labels scored at least as high
+            wrong = N.row_sum(np.where(y, rank - relevant_at_least, 0))
+        else:
+            rel, rank, relevant_at_least, n_relevant = label_ranks(y, s)
+            wrong = np.where(rel, rank - relevant_at_least, 0).sum(axis=1)
         pairs = n_relevant * (y.shape[1] - n_relevant)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(pairs == 0, 0.0, wrong / pairs)
@@ -209,6 +256,8 @@ def dcg_rows(gains: np.ndarray, s: np.ndarray, discount: np.ndarray, ignore_ties
     if ignore_ties:
         ranking = np.argsort(s, axis=1)[:, ::-1]
         return np.take_along_axis(gains, ranking, axis=1) @ discount
+    if m <= PAIRWISE_LABELS:
+        return _dcg_pairwise(gains, s, discount)
     neg = -s
     order = np.argsort(neg, axis=1, kind="stable")
     ss = np.take_along_axis(neg, order, axis=1)
@@ -224,6 +273,50 @@ def dcg_rows(gains: np.ndarray, s: np.ndarray, discount: np.ndarray, ignore_ties
     group_discount = cum_discount[last + 1] - cum_discount[first]
     terms = np.where(ends, group_gain / (last - first + 1) * group_discount, 0.0)
     return terms.sum(axis=1)
+
+
+def _dcg_pairwise(gains: np.ndarray, s: np.ndarray, discount: np.ndarray) -> np.ndarray:
+    """:func:`dcg_rows` with ties averaged, by comparisons: a document with ``p`` documents
+    scored above it and ``t`` tied with it (itself included) takes the mean discount of the
+    positions ``p .. p + t - 1``, which is its share of its tie group's mean gain."""
+    n, m = s.shape
+    cum = np.concatenate([[0.0], np.cumsum(discount)])
+    # the mean discount by (p, t), flat at p * (m + 1) + t (t >= 1, p + t <= m)
+    p_grid, t_grid = np.divmod(np.arange(m * (m + 1)), m + 1)
+    ends = np.minimum(p_grid + t_grid, m)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_discount = (cum[ends] - cum[p_grid]) / t_grid
+    st = np.ascontiguousarray(s.T)
+    small = np.uint8 if m < 256 else np.int64
+    total = np.zeros(n)
+    above, tied = np.empty(n, small), np.empty(n, small)
+    for j in range(m):
+        above[:] = 0
+        tied[:] = 0
+        for i in range(m):
+            np.add(above, np.greater(st[i], st[j]), out=above)
+            np.add(tied, np.equal(st[i], st[j]), out=tied)
+        cell = above.astype(np.intp)
+        cell *= m + 1
+        cell += tied
+        total += gains[:, j] * np.take(mean_discount, cell)
+    return total
+
+
+def ideal_dcg(relevance: np.ndarray, discount: np.ndarray) -> np.ndarray:
+    """The DCG of each row's relevances in decreasing order (the best ranking)."""
+    n, m = relevance.shape
+    if m > PAIRWISE_LABELS:
+        return np.sort(relevance, axis=1)[:, ::-1] @ discount if n else np.zeros(0)
+    # each relevance's place in decreasing order (equal ones in label order), by comparisons
+    rt = np.ascontiguousarray(relevance.T)
+    total = np.zeros(n)
+    for j in range(m):
+        place = np.zeros(n, np.intp)
+        for i in range(m):
+            place += rt[i] > rt[j] if i > j else rt[i] >= rt[j] if i < j else 0
+        total += rt[j] * np.take(discount, place)
+    return total
 
 
 class _Gain(_RowRanking, base=True):
@@ -319,6 +412,6 @@ class NDCG(_Gain):
     def _per_row(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
         discount = discounts(y.shape[1], self.k)
         gain = dcg_rows(y, s, discount, self.ignore_ties)
-        ideal = np.sort(y, axis=1)[:, ::-1] @ discount if len(y) else np.zeros(0)
+        ideal = ideal_dcg(y, discount)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(ideal == 0, 0.0, gain / ideal)

@@ -1,0 +1,102 @@
+"""The column-by-column paths of the multi-column row metrics (few labels, documents, classes or
+ensemble members) against scikit-learn, SciPy and a brute-force reference, ties included, on
+both sides of the width where they hand over to the sort-based paths."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+import scipy.special
+import sklearn.metrics as skm
+
+import streammetrics as sm
+from streammetrics.ranking import rowranking
+from streammetrics.regression.rowlosses import SORTING_NETWORK_MEMBERS, sorting_network
+
+WIDTHS = [2, 3, 5, rowranking.PAIRWISE_LABELS, rowranking.PAIRWISE_LABELS + 1]
+
+
+def _close(a: float, b: float) -> None:
+    assert abs(a - b) <= 1e-12 * max(abs(b), 1e-300), (a, b)
+
+
+@pytest.mark.parametrize("m", range(1, SORTING_NETWORK_MEMBERS + 1))
+def test_the_sorting_network_sorts_every_zero_one_input(m: int) -> None:
+    # the 0-1 principle: a comparator network that sorts every 0/1 input sorts every input
+    rows = np.array(list(itertools.product((0, 1), repeat=m)), np.int8).T.copy()
+    for i, j in sorting_network(m):
+        low = np.minimum(rows[i], rows[j])
+        rows[j] = np.maximum(rows[i], rows[j])
+        rows[i] = low
+    assert (np.diff(rows, axis=0) >= 0).all()
+
+
+@pytest.mark.parametrize("m", WIDTHS)
+def test_label_rankings_agree_with_scikit_learn_with_ties(m: int) -> None:
+    rng = np.random.default_rng(m)
+    y = (rng.random((600, m)) < 0.4).astype(int)
+    s = np.round(rng.standard_normal((600, m)), 1)  # many ties
+    s[:50] = 0.5  # whole rows tied
+    _close(sm.CoverageError().update(y, s).compute(), skm.coverage_error(y, s))
+    _close(
+        sm.LabelRankingAveragePrecision().update(y, s).compute(),
+        skm.label_ranking_average_precision_score(y, s),
+    )
+    _close(sm.LabelRankingLoss().update(y, s).compute(), skm.label_ranking_loss(y, s))
+
+
+@pytest.mark.parametrize("m", WIDTHS)
+@pytest.mark.parametrize("k", [None, 1, 3])
+def test_dcg_and_ndcg_agree_with_scikit_learn_with_ties(m: int, k: int | None) -> None:
+    rng = np.random.default_rng(10 * m + (k or 0))
+    rel = rng.integers(0, 4, (500, m)).astype(float)
+    s = np.round(rng.standard_normal((500, m)), 1)
+    s[:40] = 1.0
+    _close(sm.DCG(k).update(rel, s).compute(), skm.dcg_score(rel, s, k=k))
+    _close(sm.NDCG(k).update(rel, s).compute(), skm.ndcg_score(rel, s, k=k))
+
+
+@pytest.mark.parametrize("c", [3, 5, 9])
+def test_top_k_accuracy_with_ties_agrees_with_scikit_learn(c: int) -> None:
+    rng = np.random.default_rng(c)
+    y = rng.integers(0, c, 800)
+    s = np.round(rng.standard_normal((800, c)), 1)
+    for k in range(1, c):
+        got = sm.TopKAccuracy(k).update(y, s).compute()
+        _close(got, skm.top_k_accuracy_score(y, s, k=k, labels=np.arange(c)))
+
+
+@pytest.mark.parametrize("m", [2, 3, 8, SORTING_NETWORK_MEMBERS, SORTING_NETWORK_MEMBERS + 1])
+def test_crps_agrees_with_every_pair_summed(m: int) -> None:
+    rng = np.random.default_rng(m)
+    y = rng.standard_normal(300)
+    x = y[:, None] + rng.standard_normal((300, m))
+    x[:30, 1] = x[:30, 0]  # tied members
+    spread = np.abs(x - y[:, None]).mean(axis=1)
+    pairs = np.abs(x[:, :, None] - x[:, None, :]).sum(axis=(1, 2)) / (2 * m * m)
+    _close(sm.CRPS().update(y, x).compute(), float(np.mean(spread - pairs)))
+
+
+def test_divergences_agree_with_scipy() -> None:
+    rng = np.random.default_rng(3)
+    p, q = rng.dirichlet(np.ones(5), 700), rng.dirichlet(np.ones(5), 700)
+    p[:20, 0] = 0.0  # zero terms
+    p /= p.sum(axis=1, keepdims=True)
+    kl = scipy.special.rel_entr(p, q).sum(axis=1).mean()
+    _close(sm.KLDivergence().update(p, q).compute(), float(kl))
+    mid = (p + q) / 2
+    js = (scipy.special.rel_entr(p, mid).sum(axis=1) + scipy.special.rel_entr(q, mid).sum(axis=1)) / 2
+    _close(sm.JensenShannonDivergence().update(p, q).compute(), float(js.mean()))
+
+
+def test_crps_leaves_its_input_as_it_was() -> None:
+    # one row: the transposed members are contiguous already, and must still be copied
+    rng = np.random.default_rng(8)
+    for n in (1, 2, 50):
+        y, x = rng.standard_normal(n), rng.standard_normal((n, 5))
+        before = x.copy()
+        first = sm.CRPS().update(y, x).compute()
+        assert np.array_equal(x, before)
+        assert sm.CRPS().update(y, x).compute() == first
