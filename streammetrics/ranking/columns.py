@@ -211,13 +211,13 @@ def settle(res: int, ids, counts, sums, kmin, kmax, loose: bool) -> tuple[np.nda
     cell = cell_bits(res)
     if not cell or not len(ids):
         return ids, counts, sums, kmin, kmax
-    multi = (counts > 0) & (kmin != kmax)
-    if counts.dtype.kind == "i" and not loose:
-        multi &= counts >= 3
-    if multi.any():
-        mask = _U((1 << cell) - 1)
-        kmin = np.where(multi, kmin & ~mask, kmin)
-        kmax = np.where(multi, kmax | mask, kmax)
+    multi = counts >= 3 if counts.dtype.kind == "i" and not loose else counts > 0
+    multi &= kmin != kmax
+    if multi.any():  # the cell's mask where several scores, 0 elsewhere: two bitwise passes
+        mask = multi.view(np.uint8).astype(np.uint64)
+        mask *= _U((1 << cell) - 1)
+        kmin = kmin & ~mask
+        kmax = kmax | mask
     return ids, counts, sums, kmin, kmax
 
 
