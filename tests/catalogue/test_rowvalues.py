@@ -13,10 +13,17 @@ import pytest
 from sklearn import metrics as skm
 
 import streammetrics as sm
-from streammetrics.aggregation.base import CHUNK_ROWS
+from streammetrics.aggregation import base as aggregation_base
 from tests.helpers import assert_same
 
+#: Chunks of this many rows here (the library's are larger): the same code, smaller batches.
+CHUNK_ROWS = 4096
 N = 2 * CHUNK_ROWS + 123  # three chunks, the last one short
+
+
+@pytest.fixture(autouse=True)
+def _small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(aggregation_base, "CHUNK_ROWS", CHUNK_ROWS)
 
 
 def _pair(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
