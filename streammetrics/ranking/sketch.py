@@ -60,10 +60,13 @@ MIN_BYTES = 2048
 #: Pending keys are folded once they reach this many, and :data:`FOLD_RATIO` times the columns'
 #: bins (:data:`BOUNDED_FOLD_RATIO` times in a sketch with a budget, whose columns hold a few
 #: thousand bins at most: its buffer stays within hundreds of kB a column and folds are rarer;
-#: an unbounded exact sketch keeps every distinct score, so its buffer stays closer to that).
+#: an unbounded exact sketch keeps every distinct score, so its buffer stays closer to that),
+#: but at most :data:`FOLD_MAX` (about 38 MB of keys and groups: a sketch of a thousand classes
+#: does not buffer sixteen times its bins).
 FOLD_MIN = 4096
 FOLD_RATIO = 4
 BOUNDED_FOLD_RATIO = 16
+FOLD_MAX = 1 << 22
 
 
 class BinaryHistogram(NamedTuple):
@@ -371,7 +374,7 @@ class ScoreSketch(State):
         costs about the pending keys plus the columns' bins)."""
         bounded = self._budget is not None or self._max_bins is not None
         ratio = BOUNDED_FOLD_RATIO if bounded else FOLD_RATIO
-        return npend >= max(FOLD_MIN, ratio * sum(len(c.ids) for c in cols))
+        return npend >= max(FOLD_MIN, min(ratio * sum(len(c.ids) for c in cols), FOLD_MAX))
 
     def _skips_exact(self, n: int, cols: tuple[Column, ...]) -> bool:
         """Whether ``n`` more keys per column may be too many for the exact phase (then each
