@@ -60,3 +60,7 @@ def test_row_selection_and_column_ops(width: int) -> None:
     s = rng.integers(0, 2**30, 400, dtype=np.int64).view(np.uint64)
     got = N.with_column(np.subtract, u, s)
     assert got.dtype == np.uint64 and np.array_equal(got, u - s[:, None])
+    ints, by = rng.integers(1, 9, (400, width)), rng.integers(1, 9, 400)
+    got = N.with_column(np.divide, ints, by)  # integers divided: float64, as NumPy's
+    want = np.divide(ints, by[:, None])
+    assert got.dtype == want.dtype and np.array_equal(got, want)
