@@ -68,10 +68,12 @@ def row_sum(a: np.ndarray, dtype: Any = None) -> np.ndarray:
     return out
 
 
-def _fold(op: Any, a: np.ndarray) -> np.ndarray | None:
+def _fold(op: Any, a: np.ndarray) -> np.ndarray:
+    """``op.reduce(a, axis=1)`` for a binary ufunc ``op`` whose reduction is order-free (min,
+    max, or, and): pairwise across the columns of a narrow array."""
     n_cols = a.shape[1]
     if not 2 <= n_cols <= NARROW:
-        return None
+        return op.reduce(a, axis=1)
     out = op(a[:, 0], a[:, 1])
     for j in range(2, n_cols):
         op(out, a[:, j], out=out)
@@ -80,41 +82,37 @@ def _fold(op: Any, a: np.ndarray) -> np.ndarray | None:
 
 def row_min(a: np.ndarray) -> np.ndarray:
     """``a.min(axis=1)`` of a 2-D array with at least one column."""
-    out = _fold(np.minimum, a)
-    return a.min(axis=1) if out is None else out
+    return _fold(np.minimum, a)
 
 
 def row_max(a: np.ndarray) -> np.ndarray:
     """``a.max(axis=1)`` of a 2-D array with at least one column."""
-    out = _fold(np.maximum, a)
-    return a.max(axis=1) if out is None else out
+    return _fold(np.maximum, a)
 
 
 def row_any(a: np.ndarray) -> np.ndarray:
     """``a.any(axis=1)`` of a 2-D boolean array."""
-    out = _fold(np.logical_or, a)
-    return a.any(axis=1) if out is None else out
+    return _fold(np.logical_or, a)
 
 
 def row_all(a: np.ndarray) -> np.ndarray:
     """``a.all(axis=1)`` of a 2-D boolean array."""
-    out = _fold(np.logical_and, a)
-    return a.all(axis=1) if out is None else out
+    return _fold(np.logical_and, a)
+
+
+def counter_dtype(most: int) -> Any:
+    """The smallest cheap integer type for counts up to ``most`` (uint8, else int64): counts
+    added column by column in a narrow type cost less memory traffic."""
+    return np.uint8 if most < 256 else np.int64
 
 
 def column_sums(a: np.ndarray) -> np.ndarray:
     """The sum of each column of a 2-D array, each NumPy's pairwise sum of that column.
 
-    Not ``a.sum(axis=0)`` bit for bit: NumPy adds a narrow array row after row (one rounding
-    per row, and slowly); a column's pairwise sum is both faster and more accurate.
+    Integers and booleans: ``a.sum(axis=0)`` exactly. Floats: not ``a.sum(axis=0)`` bit for
+    bit: NumPy adds a narrow array row after row (one rounding per row, and slowly); a column's
+    pairwise sum is both faster and more accurate.
     """
     if a.shape[1] > NARROW or not len(a):
         return a.sum(axis=0)
     return np.array([a[:, j].sum() for j in range(a.shape[1])], dtype=np.add.reduce(a[:0, 0]).dtype)
-
-
-def column_totals(a: np.ndarray) -> np.ndarray:
-    """``a.sum(axis=0)`` of a 2-D array of integers or booleans (exact in any order)."""
-    if a.dtype.kind not in "biu" or not 1 <= a.shape[1] <= NARROW:
-        return a.sum(axis=0)
-    return np.array([a[:, j].sum() for j in range(a.shape[1])])

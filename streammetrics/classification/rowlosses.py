@@ -110,7 +110,7 @@ class TopKAccuracy(_ClassRows):
         true = s.ravel()[np.arange(n) * c + idx]
         # the true class's rank: the classes scored above it, and those tied with it after it;
         # one column at a time (a broadcast over short rows pays per row), small integer counts
-        small = np.uint8 if c < 256 else np.int64
+        small = N.counter_dtype(c)
         rank, equal = np.zeros(n, small), np.zeros(n, small)
         for j in range(c):
             np.add(rank, np.greater(s[:, j], true), out=rank)

@@ -68,7 +68,7 @@ def widened(col: Column) -> Column:
     # the grand total first: a flat sum is fast, a sum along the short rows is not
     if counts.dtype.kind != "i" or not counts.size or int(counts.sum()) < WIDEN_AT:
         return col
-    if int(counts.sum(axis=0).max()) < WIDEN_AT:
+    if int(N.column_sums(counts).max()) < WIDEN_AT:
         return col
     return col._replace(counts=counts.astype(np.float64), sums=col.sums.astype(np.float64))
 
@@ -455,13 +455,10 @@ def _union(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...]) -> tuple[np.nda
     starts = np.flatnonzero(run_starts(ids))
     # each id is in each side at most once: a run is one bin of a, one of b, or one of each
     first, last = order[starts], order[_run_ends(starts, len(ids))]
-    paired = (first != last)[:, None]
     ct, st = _promote(a[1], b[1]), _promote(a[2], b[2])
 
     def reduce(op: Any, x: np.ndarray, y: np.ndarray, dtype: Any) -> np.ndarray:
-        both = np.concatenate([x, y]).astype(dtype, copy=False)
-        lo, hi = N.take_rows(both, first), N.take_rows(both, last)
-        return np.where(paired, op(lo, hi), lo) if op is np.add else op(lo, hi)
+        return _pair_reduce(op, np.concatenate([x, y]).astype(dtype, copy=False), first, last)
 
     return (
         ids[starts],
@@ -470,6 +467,16 @@ def _union(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...]) -> tuple[np.nda
         reduce(np.minimum, a[3], b[3], np.uint64),
         reduce(np.maximum, a[4], b[4], np.uint64),
     )
+
+
+def _pair_reduce(op: Any, x: np.ndarray, first: np.ndarray, last: np.ndarray) -> np.ndarray:
+    """``op.reduceat`` of the rows of ``x`` over runs of one or two rows, the run ``i`` being rows
+    ``first[i]`` and ``last[i]`` (equal for a run of one): two row gathers, in ``reduceat``'s
+    order (``x[first] op x[last]``)."""
+    lo, hi = N.take_rows(x, first), N.take_rows(x, last)
+    if op is not np.add:  # min, max: a run of one reduces with itself
+        return op(lo, hi)
+    return np.where((first != last)[:, None], lo + hi, lo)
 
 
 def _run_ends(starts: np.ndarray, n: int) -> np.ndarray:
@@ -512,18 +519,12 @@ def _coarsen(res_from: int, res_to: int, ids, counts, sums, kmin, kmax) -> tuple
         )
     # one level: a new bin joins at most two old ones (two row gathers, not a reduceat)
     last = _run_ends(starts, len(ids))
-    paired = (last != starts)[:, None]
-
-    def reduce(op: Any, x: np.ndarray) -> np.ndarray:
-        lo, hi = N.take_rows(x, starts), N.take_rows(x, last)
-        return np.where(paired, op(lo, hi), lo) if op is np.add else op(lo, hi)
-
     return (
         new_ids[starts],
-        reduce(np.add, counts),
-        reduce(np.add, new_sums),
-        reduce(np.minimum, kmin),
-        reduce(np.maximum, kmax),
+        _pair_reduce(np.add, counts, starts, last),
+        _pair_reduce(np.add, new_sums, starts, last),
+        _pair_reduce(np.minimum, kmin, starts, last),
+        _pair_reduce(np.maximum, kmax, starts, last),
     )
 
 

@@ -100,7 +100,7 @@ def pairwise_ranks(relevant: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.
     ties given the largest) and the number of relevant labels among them; ``(n, m)`` each, as
     :func:`label_ranks` gives them in score order, here in label order."""
     n, m = s.shape
-    small = np.uint8 if m < 256 else np.int64
+    small = N.counter_dtype(m)
     relevant, s = np.ascontiguousarray(relevant.T), np.ascontiguousarray(s.T)  # one row per label
     rank, relevant_at_least = np.zeros((m, n), small), np.zeros((m, n), small)
     at_least = np.empty(n, bool)
@@ -166,7 +166,7 @@ class CoverageError(_RowRanking):
         lowest = np.full(n, np.inf)  # the lowest relevant score, one label at a time
         for j in range(m):
             np.minimum(lowest, np.where(y[j], s[j], np.inf), out=lowest)
-        covered = np.zeros(n, np.uint8 if m < 256 else np.int64)
+        covered = np.zeros(n, N.counter_dtype(m))
         for j in range(m):
             np.add(covered, s[j] >= lowest, out=covered)
         return covered.astype(np.float64)
@@ -287,7 +287,7 @@ def _dcg_pairwise(gains: np.ndarray, s: np.ndarray, discount: np.ndarray) -> np.
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_discount = (cum[ends] - cum[p_grid]) / t_grid
     st = np.ascontiguousarray(s.T)
-    small = np.uint8 if m < 256 else np.int64
+    small = N.counter_dtype(m)
     total = np.zeros(n)
     above, tied = np.empty(n, small), np.empty(n, small)
     for j in range(m):

@@ -778,9 +778,13 @@ def _check_column(col: Column, g: int, where: str) -> None:
     _LIVE.check(dict(zip(("ids", "counts", "sums", "kmin", "kmax"), col.arrays, strict=True)), n_groups=g)
     if not COARSEST <= col.res <= EXACT:
         raise StateError(f"{where}: resolution {col.res} outside [{COARSEST}, {EXACT}]")
-    if col.ids.size and not col.counts.any(axis=1).all():
+    if col.ids.size and not N.row_any(col.counts != 0).all():
         raise StateError(f"{where}: empty bins are not stored")
-    if col.counts.dtype.kind == "i" and col.counts.size and int(col.counts.sum(axis=0).max()) >= C.WIDEN_AT:
+    if (
+        col.counts.dtype.kind == "i"
+        and col.counts.size
+        and int(N.column_sums(col.counts).max()) >= C.WIDEN_AT
+    ):
         raise StateError(
             f"{where}: integer counts of {C.WIDEN_AT} or more in a group (kept as float64 beyond)"
         )

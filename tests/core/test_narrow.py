@@ -30,7 +30,7 @@ def test_row_sum_is_numpys_sum_bit_for_bit(width: int) -> None:
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_row_reductions_and_column_totals(width: int) -> None:
+def test_row_reductions_and_column_sums(width: int) -> None:
     rng = np.random.default_rng(100 + width)
     a = _floats(rng, 500, width)
     u = rng.integers(0, 2**63, (500, width), dtype=np.int64).view(np.uint64)
@@ -39,8 +39,8 @@ def test_row_reductions_and_column_totals(width: int) -> None:
     assert np.array_equal(N.row_min(u), u.min(axis=1)) and np.array_equal(N.row_max(u), u.max(axis=1))
     assert np.array_equal(N.row_any(b), b.any(axis=1)) and np.array_equal(N.row_all(b), b.all(axis=1))
     ints = rng.integers(-5, 5, (500, width))
-    assert np.array_equal(N.column_totals(ints), ints.sum(axis=0))
-    assert np.array_equal(N.column_totals(b), b.sum(axis=0))
+    assert np.array_equal(N.column_sums(ints), ints.sum(axis=0))
+    assert np.array_equal(N.column_sums(b), b.sum(axis=0))
 
 
 @pytest.mark.parametrize("width", WIDTHS)
