@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..ranking.formulas import mcclish
-from .state import QueryDocs, positions, ranked
+from .order import SortedDocs, positions
+from .state import QueryDocs
 
 
 class Ranked:
@@ -20,11 +21,9 @@ class Ranked:
 
     def __init__(self, state: QueryDocs) -> None:
         n = state.n_queries
-        order = ranked(state.query, state.scores, state.relevance)
         self.n = n
-        self.q = state.query[order]
-        self.s = state.scores[order]
-        self.r = state.relevance[order]
+        self._docs = SortedDocs(state.parts, n)
+        self.q, self.r = self._docs.q, self._docs.r
         self.hit = self.r > 0
         self.starts, self.pos = positions(self.q, n)
         #: Relevant documents at or above each document's rank, within its query.
@@ -33,6 +32,12 @@ class Ranked:
         self.hits_through = cum - before[self.q]
         self.n_docs = state.n_docs
         self.n_rel = state.n_relevant
+
+    @property
+    def ties(self) -> np.ndarray:
+        """Equal between two documents exactly where their scores are (read only by the metrics
+        that share a gain or a rank among tied scores)."""
+        return self._docs.ties
 
     def per_query(self, values: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
         """Sum of per-document ``values`` per query (over the documents ``where``)."""
@@ -96,7 +101,9 @@ def average_precision(d: Ranked, k: int | None) -> np.ndarray:
     return _divide(total, d.per_query(np.ones(len(d.q)), where))
 
 
-def _dcg(q: np.ndarray, s: np.ndarray, r: np.ndarray, pos: np.ndarray, k: int | None, n: int) -> np.ndarray:
+def _dcg(
+    q: np.ndarray, ties: np.ndarray, r: np.ndarray, pos: np.ndarray, k: int | None, n: int
+) -> np.ndarray:
     """DCG at ``k`` of rows sorted per query (best first), tied scores sharing their mean gain
     (torchmetrics' and scikit-learn's tie rule)."""
     discount = 1.0 / np.log2(pos + 2.0)
@@ -105,7 +112,7 @@ def _dcg(q: np.ndarray, s: np.ndarray, r: np.ndarray, pos: np.ndarray, k: int | 
     if not len(q):
         return np.zeros(n)
     new = np.ones(len(q), bool)
-    new[1:] = (q[1:] != q[:-1]) | (s[1:] != s[:-1])
+    new[1:] = (q[1:] != q[:-1]) | (ties[1:] != ties[:-1])
     tie = np.cumsum(new) - 1
     size = np.bincount(tie)
     gain = np.bincount(tie, weights=r) / size
@@ -116,13 +123,12 @@ def _dcg(q: np.ndarray, s: np.ndarray, r: np.ndarray, pos: np.ndarray, k: int | 
 
 def ndcg(d: Ranked, state: QueryDocs, k: int | None) -> np.ndarray:
     """DCG over the ideal DCG at ``k`` (0 where the ideal is 0)."""
-    dcg = _dcg(d.q, d.s, d.r, d.pos, k, d.n)
-    if state.top_k is not None:
-        iq, ir = state.ideal_query, state.ideal_relevance
+    dcg = _dcg(d.q, d.ties, d.r, d.pos, k, d.n)
+    if state.top_k is not None:  # each query's k largest relevances, as documents scored by them
+        best = SortedDocs(state.ideal_parts, d.n)
     else:
-        iq, ir = state.query, state.relevance
-    order = np.lexsort((-ir, iq))
-    iq, ir = iq[order], ir[order]
+        best = SortedDocs([(d.q, d.r.astype(np.float64), np.zeros(len(d.r)))], d.n)
+    iq, ir = best.q, best.scores()
     _, ipos = positions(iq, d.n)
     discount = 1.0 / np.log2(ipos + 2.0)
     if k is not None:
@@ -135,7 +141,7 @@ def auroc(d: Ranked, k: int | None) -> np.ndarray:
     """Area under the ROC curve of each query's ``k`` best documents (tied scores share their
     mean rank); 0 where they hold no relevant or no irrelevant document."""
     top = d.in_top(k)
-    q, s, hit, pos = d.q[top], d.s[top], d.hit[top], d.pos[top]
+    q, s, hit, pos = d.q[top], d.ties[top], d.hit[top], d.pos[top]
     size = np.bincount(q, minlength=d.n)
     rank = (size[q] - pos).astype(np.float64)  # ascending rank, 1-based
     if len(q):
@@ -155,7 +161,7 @@ def partial_auroc(d: Ranked, k: int | None, max_fpr: float) -> np.ndarray:
     diagonal step, the curve cut at ``max_fpr`` by linear interpolation); 0 where the ``k`` best
     documents hold no relevant or no irrelevant one."""
     top = d.in_top(k)
-    q, s, hit = d.q[top], d.s[top], d.hit[top]
+    q, s, hit = d.q[top], d.ties[top], d.hit[top]
     if not len(q):
         return np.zeros(d.n)
     pos_n = np.bincount(q, weights=hit, minlength=d.n)

@@ -8,9 +8,10 @@ same way whatever the order of arrival), the number of documents and of relevant
 for NDCG, the ``top_k`` largest relevances (the ideal ranking): exactly what a metric at
 ``k`` reads, so its value is exact while memory stays ``O(queries x k)``.
 
-Memory: 24 bytes per kept document (an int64 query slot, a float64 score and a float64
-relevance) plus 16 bytes per query (document and relevant counts); NDCG with ``top_k`` adds 16
-bytes per kept ideal relevance.
+Memory, per kept document: 8 bytes with ``top_k`` where the documents fit a packed key (float32
+scores, whole relevances below 2**16: :mod:`~streammetrics.retrieval.order`), else 24 (an int64
+query slot, a float64 score and a float64 relevance); 16 bytes per query (document and relevant
+counts); NDCG with ``top_k`` keeps each query's ``top_k`` largest relevances the same way.
 """
 
 from __future__ import annotations
@@ -22,61 +23,10 @@ import numpy as np
 from .._core.state import State, require_keys
 from ..errors import StateError
 from ..keyed.keys import KeyTable
+from .order import Docs, Part, as_docs, joined, top_added
 
 _EMPTY_I = np.empty(0, np.int64)
 _EMPTY_F = np.empty(0, np.float64)
-
-
-def ranked(q: np.ndarray, s: np.ndarray, r: np.ndarray) -> np.ndarray:
-    """The order putting each query's documents best score first; tied scores put the less
-    relevant first (a pessimistic, order-independent tie rule).
-
-    One sort by score, then a stable sort by query (half the work of a three-key ``lexsort``);
-    runs of tied scores within a query (common with float32 scores) are then ordered by
-    relevance, touching only their rows."""
-    by_score = np.argsort(-s)
-    qo = q[by_score]
-    if len(q) and q.max() < 2**31:
-        qo = qo.astype(np.int32)
-    order = by_score[np.argsort(qo, kind="stable")]
-    if len(order) < 2:
-        return order
-    qs, ss = q[order], s[order]
-    same = (qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])
-    if not same.any():
-        return order
-    in_run = np.zeros(len(order), bool)
-    in_run[1:] |= same
-    in_run[:-1] |= same
-    rows = np.flatnonzero(in_run)
-    starts = np.ones(len(rows), bool)
-    starts[1:] = ~same[rows[1:] - 1]
-    run = np.cumsum(starts)
-    sub = order[rows]
-    order[rows] = sub[np.lexsort((r[sub], run))]
-    return order
-
-
-def positions(q_sorted: np.ndarray, n_queries: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(start of each query, 0-based rank of each row within its query)`` of sorted rows."""
-    counts = np.bincount(q_sorted, minlength=n_queries)
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
-    return starts, np.arange(len(q_sorted), dtype=np.int64) - starts[q_sorted]
-
-
-def _top(q: np.ndarray, s: np.ndarray, r: np.ndarray, k: int, n_queries: int) -> np.ndarray:
-    """Indices of the rows kept by a ``top_k`` bound: rank < k, or tied with the k-th score."""
-    order = ranked(q, s, r)
-    qs, ss = q[order], s[order]
-    starts, pos = positions(qs, n_queries)
-    keep = pos < k
-    sizes = np.bincount(qs, minlength=n_queries)
-    full = sizes > k
-    if full.any():
-        kth = np.full(n_queries, np.inf)
-        kth[full] = ss[starts[full] + k - 1]
-        keep |= ss == kth[qs]
-    return order[keep]
 
 
 class QueryDocs(State):
@@ -100,13 +50,10 @@ class QueryDocs(State):
     def reset(self) -> None:
         self._commit(
             keys=KeyTable(),
-            query=_EMPTY_I,
-            scores=_EMPTY_F,
-            relevance=_EMPTY_F,
+            _parts=(),
             n_docs=_EMPTY_I,
             n_relevant=_EMPTY_I,
-            ideal_query=_EMPTY_I,
-            ideal_relevance=_EMPTY_F,
+            _ideal=(),
         )
 
     @property
@@ -117,31 +64,84 @@ class QueryDocs(State):
     def n_queries(self) -> int:
         return len(self.keys)
 
-    def _bounded(self, q: np.ndarray, s: np.ndarray, r: np.ndarray, iq: np.ndarray, ir: np.ndarray,
-                 n: int) -> dict[str, np.ndarray]:  # fmt: skip
-        if self.top_k is not None:
-            keep = _top(q, s, r, self.top_k, n)
-            q, s, r = q[keep], s[keep], r[keep]
-            if self.ideal:
-                keep = _top(iq, ir, np.zeros(len(ir)), self.top_k, n)
-                iq, ir = iq[keep], ir[keep]
-        return {"query": q, "scores": s, "relevance": r, "ideal_query": iq, "ideal_relevance": ir}
+    def docs(self) -> Docs:
+        """The kept documents: ``(query slot, score, relevance)``.
+
+        Without a ``top_k`` bound, batches are kept as they come, in parts, and joined only
+        when read: appending each batch to one array would copy every document at every batch
+        (quadratic in the stream). With a bound, the kept documents are one part, in rank order,
+        packed (:mod:`~streammetrics.retrieval.order`) where they fit."""
+        parts = self._parts
+        if len(parts) == 1:
+            return as_docs(parts[0])
+        docs = joined(parts)
+        self.__dict__.update(_parts=(docs,) if parts else ())  # the same documents: not a change
+        return docs
+
+    @property
+    def parts(self) -> tuple[Part, ...]:
+        """The kept documents as :meth:`docs`, in the parts they are kept in."""
+        return self._parts
+
+    @property
+    def ideal_parts(self) -> tuple[Part, ...]:
+        """NDCG with ``top_k``: each query's ``top_k`` largest relevances, as documents whose
+        score is the relevance (and whose relevance is 0)."""
+        return self._ideal
+
+    @property
+    def query(self) -> np.ndarray:
+        return self.docs()[0]
+
+    @property
+    def scores(self) -> np.ndarray:
+        return self.docs()[1]
+
+    @property
+    def relevance(self) -> np.ndarray:
+        return self.docs()[2]
+
+    @property
+    def ideal_query(self) -> np.ndarray:
+        return as_docs(self._ideal[0])[0] if self._ideal else _EMPTY_I
+
+    @property
+    def ideal_relevance(self) -> np.ndarray:
+        return as_docs(self._ideal[0])[1] if self._ideal else _EMPTY_F
+
+    def _appended(self, new: Docs) -> tuple[Docs, ...]:
+        parts = [*self._parts, new]
+        # small parts join (a binary counter: each document copied O(log) times, and a stream of
+        # single documents keeps few parts); parts of 65,536 documents and more stay apart
+        while len(parts) >= 2 and len(parts[-2][0]) <= min(2 * len(parts[-1][0]), 2**16):
+            parts[-2:] = [joined(parts[-2:])]
+        return tuple(parts)
+
+    def _with(self, new: Docs, new_ideal: tuple[np.ndarray, np.ndarray], n: int) -> dict[str, Any]:
+        """The kept documents after ``new`` ones (and, for NDCG with ``top_k``, ``new_ideal``
+        relevances as ``(query slots, relevances)``) are added, query slots among ``n``."""
+        if self.top_k is None:
+            return {"_parts": self._appended(new)}
+        out = {"_parts": (top_added(self._parts, new, self.top_k, n),)}
+        if self.ideal:
+            iq, ir = new_ideal
+            ideal = top_added(self._ideal, (iq, ir, np.zeros(len(ir))), self.top_k, n, with_ties=False)
+            out["_ideal"] = (ideal,)
+        return out
 
     def add(self, scores: np.ndarray, relevance: np.ndarray, key_columns: list[np.ndarray]) -> None:
         """Add a validated batch of documents (float64 scores and relevances, query ids)."""
+        scores = scores + 0.0  # -0.0 becomes 0.0: equal scores, one bit pattern whatever the path
         slots, table = self.keys.encode(key_columns, "query")
         n = len(table)
-        q = np.concatenate([self.query, slots])
-        s = np.concatenate([self.scores, scores])
-        r = np.concatenate([self.relevance, relevance])
-        iq, ir = self.ideal_query, self.ideal_relevance
-        if self.top_k is not None and self.ideal:
-            iq, ir = np.concatenate([iq, slots]), np.concatenate([ir, relevance])
         n_docs = _grown(self.n_docs, n) + np.bincount(slots, minlength=n)
         n_rel = _grown(self.n_relevant, n) + np.bincount(slots, weights=relevance > 0, minlength=n).astype(
             np.int64
         )
-        self._commit(keys=table, n_docs=n_docs, n_relevant=n_rel, **self._bounded(q, s, r, iq, ir, n))
+        # relevance may be the caller's own array: an unbounded state keeps a copy
+        new = (slots, scores, relevance if self.top_k is not None else relevance.copy())
+        kept = self._with(new, (slots, relevance), n)
+        self._commit(keys=table, n_docs=n_docs, n_relevant=n_rel, **kept)
 
     def merge(self, other: State) -> None:
         self.check_mergeable(other)
@@ -150,15 +150,12 @@ class QueryDocs(State):
             return
         pos, table = self.keys.encode(other.keys.key_columns(), "query")
         n = len(table)
-        q = np.concatenate([self.query, pos[other.query]])
-        s = np.concatenate([self.scores, other.scores])
-        r = np.concatenate([self.relevance, other.relevance])
-        iq = np.concatenate([self.ideal_query, pos[other.ideal_query]])
-        ir = np.concatenate([self.ideal_relevance, other.ideal_relevance])
         n_docs, n_rel = _grown(self.n_docs, n), _grown(self.n_relevant, n)
         n_docs[pos] += other.n_docs
         n_rel[pos] += other.n_relevant
-        self._commit(keys=table, n_docs=n_docs, n_relevant=n_rel, **self._bounded(q, s, r, iq, ir, n))
+        oq, os_, or_ = other.docs()
+        kept = self._with((pos[oq], os_, or_), (pos[other.ideal_query], other.ideal_relevance), n)
+        self._commit(keys=table, n_docs=n_docs, n_relevant=n_rel, **kept)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -187,7 +184,12 @@ class QueryDocs(State):
                 raise StateError(
                     f"{where}: {name} must be a 1-D {'integer' if kind == 'i' else 'float'} array"
                 )
-            arrays[name] = a.astype(np.int64 if kind == "i" else np.float64)
+            # scores: -0.0 as 0.0, as batches are added
+            arrays[name] = a.astype(np.int64) if kind == "i" else a.astype(np.float64) + 0.0
+        docs = (arrays.pop("query"), arrays.pop("scores"), arrays.pop("relevance"))
+        ideal = (arrays.pop("ideal_query"), arrays.pop("ideal_relevance"))
+        arrays["_parts"] = (docs,) if len(docs[0]) else ()
+        arrays["_ideal"] = ((*ideal, np.zeros(len(ideal[1]))),) if len(ideal[0]) else ()
         trial = QueryDocs(self.top_k, self.ideal)
         trial.__dict__.update(keys=table, **arrays)
         trial.check()

@@ -125,7 +125,7 @@ def test_values_equal_torchmetrics_modules(name, kw):
 
 
 def test_ranking_with_ties_equals_a_three_key_lexsort():
-    from streammetrics.retrieval.state import ranked
+    from streammetrics.retrieval.order import ranked
 
     rng = np.random.default_rng(9)
     q, s, r = rng.integers(0, 30, 2000), np.round(rng.random(2000), 1), rng.integers(0, 3, 2000).astype(float)

@@ -1,0 +1,268 @@
+"""Each query's documents in rank order: packed keys, one sort, and the ``top_k`` cut.
+
+A document is ``(query slot, score, relevance)``. Its rank order is: by query, best score first,
+tied scores less relevant first (a pessimistic rule that gives the same order whatever the
+order of arrival). Where every document fits, each becomes one ``uint64`` key (:func:`packed`)
+whose ascending order is that rank order, so one ``np.sort`` ranks every query at once: NumPy
+sorts 64-bit integers with vectorized instructions, several times faster than an ``argsort``
+of the scores followed by a stable one of the queries, and the sorted keys hold the documents
+themselves (8 bytes each instead of 24). Documents that do not fit (float64 scores that are not
+float32 values, relevances that are not small whole numbers, more than about two billion
+queries) are ranked by :func:`ranked`, with the same result.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple
+
+import numpy as np
+
+#: Bits of a packed document's score: a float32's bit pattern.
+SCORE_BITS = 32
+_LOW32 = np.uint64(0xFFFFFFFF)
+_EMPTY_I = np.empty(0, np.int64)
+_EMPTY_F = np.empty(0, np.float64)
+
+#: Documents as three arrays: query slots (int64), scores and relevances (float64).
+Docs = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def ranked(q: np.ndarray, s: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """The rank order of documents as indices (for those :func:`packed` cannot hold).
+
+    One sort by score, then a stable sort by query (half the work of a three-key ``lexsort``);
+    runs of tied scores within a query are then ordered by relevance, touching only their rows."""
+    by_score = np.argsort(-s)
+    qo = q[by_score]
+    if len(q) and q.max() < 2**31:
+        qo = qo.astype(np.int32)
+    order = by_score[np.argsort(qo, kind="stable")]
+    if len(order) < 2:
+        return order
+    qs, ss = q[order], s[order]
+    same = (qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])
+    if not same.any():
+        return order
+    in_run = np.zeros(len(order), bool)
+    in_run[1:] |= same
+    in_run[:-1] |= same
+    rows = np.flatnonzero(in_run)
+    starts = np.ones(len(rows), bool)
+    starts[1:] = ~same[rows[1:] - 1]
+    run = np.cumsum(starts)
+    sub = order[rows]
+    order[rows] = sub[np.lexsort((r[sub], run))]
+    return order
+
+
+def relevance_bits(s: np.ndarray, r: np.ndarray) -> int | None:
+    """The bits that hold every relevance as an unsigned integer (at least 1), or ``None`` when
+    the documents cannot be packed: a score that is not a float32, or a relevance that is not a
+    whole number below 2**16."""
+    if not len(s):
+        return 1
+    top = float(r.max())
+    with np.errstate(over="ignore"):  # a float64 beyond float32's range is simply not one
+        exact = np.array_equal(s.astype(np.float32), s)
+    if top >= 2**16 or not exact or not (r == np.floor(r)).all():
+        return None
+    return max(1, int(top).bit_length())
+
+
+def fits(n_queries: int, r_bits: int) -> bool:
+    """Whether query slots below ``n_queries``, a score and ``r_bits`` of relevance fit 64 bits."""
+    return max(1, (n_queries - 1).bit_length()) + SCORE_BITS + r_bits <= 64
+
+
+def packed(q: np.ndarray, s: np.ndarray, r: np.ndarray, r_bits: int) -> np.ndarray:
+    """Each document as one ``uint64``: its query slot, then its score descending, then its
+    relevance (``r_bits`` wide); the documents must fit (:func:`relevance_bits`, :func:`fits`)."""
+    u = (s.astype(np.float32) + np.float32(0.0)).view(np.uint32)  # -0.0 and 0.0 tie: one pattern
+    # float32 bit patterns in increasing order of value: negatives flipped, positives above them
+    # (the sign bit set); then inverted, for a descending score
+    descending = np.where(u >= 0x80000000, u, ~u & np.uint32(0x7FFFFFFF)).astype(np.uint64)
+    keys = q.astype(np.uint64) << np.uint64(SCORE_BITS + r_bits)
+    keys |= descending << np.uint64(r_bits)
+    keys |= r.astype(np.uint64)
+    return keys
+
+
+def _scores_of(keys: np.ndarray, r_bits: int) -> np.ndarray:
+    """The scores (float64) of :func:`packed` keys."""
+    descending = ((keys >> np.uint64(r_bits)) & _LOW32).astype(np.uint32)
+    u = np.where(descending >= 0x80000000, descending, ~descending & np.uint32(0x7FFFFFFF))
+    return u.view(np.float32).astype(np.float64)
+
+
+class Packed(NamedTuple):
+    """Documents as :func:`packed` keys in ascending order (their rank order)."""
+
+    keys: np.ndarray
+    r_bits: int
+
+    @property
+    def shift(self) -> np.uint64:
+        """Where the query slot starts."""
+        return np.uint64(SCORE_BITS + self.r_bits)
+
+    def docs(self) -> Docs:
+        q = (self.keys >> self.shift).astype(np.int64)
+        r = (self.keys & np.uint64((1 << self.r_bits) - 1)).astype(np.float64)
+        return q, _scores_of(self.keys, self.r_bits), r
+
+    def widened(self, r_bits: int) -> Packed:
+        """The same documents with ``r_bits`` of relevance (at least the current width)."""
+        extra = np.uint64(r_bits - self.r_bits)
+        if not extra:
+            return self
+        low = self.keys & np.uint64((1 << self.r_bits) - 1)
+        return Packed(((self.keys >> np.uint64(self.r_bits)) << np.uint64(r_bits)) | low, r_bits)
+
+
+Part = Docs | Packed
+
+
+def as_docs(part: Part) -> Docs:
+    return part.docs() if isinstance(part, Packed) else part
+
+
+def joined(parts: list[Docs] | tuple[Docs, ...]) -> Docs:
+    """The documents of several parts as one."""
+    if len(parts) == 1:
+        return parts[0]
+    if not parts:
+        return _EMPTY_I, _EMPTY_F, _EMPTY_F
+    q, s, r = zip(*parts, strict=True)
+    return np.concatenate(q), np.concatenate(s), np.concatenate(r)
+
+
+def positions(q_sorted: np.ndarray, n_queries: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(start of each query, 0-based rank of each row within its query)`` of sorted rows."""
+    counts = np.bincount(q_sorted, minlength=n_queries)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+    return starts, np.arange(len(q_sorted), dtype=np.int64) - starts[q_sorted]
+
+
+class SortedDocs:
+    """The documents of ``parts`` in rank order: by one sort of :func:`packed` keys where every
+    document fits, else by :func:`ranked`.
+
+    ``q`` (query slots) and ``r`` (relevances; integers when packed) are arrays; ``ties`` is
+    equal between two documents exactly where their scores are equal (the scores, or their
+    packed codes, cheaper to read from the keys); :meth:`scores` gives the scores of some rows;
+    ``keys`` are the sorted keys (``None`` when not packed).
+    """
+
+    def __init__(self, parts: list[Part] | tuple[Part, ...], n_queries: int) -> None:
+        parts = [part for part in parts if len(part[0])]
+        widths = [
+            part.r_bits if isinstance(part, Packed) else relevance_bits(part[1], part[2]) for part in parts
+        ]
+        self.keys: np.ndarray | None = None
+        r_bits = max([1, *widths]) if None not in widths else 0
+        if parts and r_bits and fits(n_queries, r_bits):
+            if len(parts) == 1 and isinstance(parts[0], Packed):
+                keys = parts[0].widened(r_bits).keys  # sorted already
+            else:
+                each = [
+                    part.widened(r_bits).keys if isinstance(part, Packed) else packed(*part, r_bits)
+                    for part in parts
+                ]
+                keys = each[0] if len(each) == 1 else np.concatenate(each)
+                keys.sort()
+            self.keys, self.r_bits = keys, r_bits
+            # query slots below 2**31: the same values read as int64
+            self.q = (keys >> np.uint64(SCORE_BITS + r_bits)).view(np.int64)
+            self.r = keys & np.uint64((1 << r_bits) - 1)
+            return
+        q, s, r = joined([as_docs(part) for part in parts])
+        order = ranked(q, s, r)
+        self.q, self._s, self.r = q[order], s[order], r[order]
+
+    @functools.cached_property
+    def ties(self) -> np.ndarray:
+        if self.keys is None:
+            return self._s
+        return (self.keys >> np.uint64(self.r_bits)) & _LOW32
+
+    def scores(self, where: np.ndarray | slice = slice(None)) -> np.ndarray:
+        """The scores (float64) of the rows ``where``."""
+        if self.keys is None:
+            return self._s[where]
+        return _scores_of(self.keys[where], self.r_bits)
+
+
+def _kept(q: np.ndarray, ties: np.ndarray, k: int, n_queries: int, with_ties: bool) -> np.ndarray:
+    """The rows a ``top_k`` bound keeps of rank-ordered documents: rank below ``k``, and
+    (``with_ties``) those whose score ties the k-th, so that the kept documents do not depend on
+    the order of arrival."""
+    starts, pos = positions(q, n_queries)
+    keep = pos < k
+    full = np.bincount(q, minlength=n_queries) > k
+    if with_ties and full.any():
+        kth = np.zeros(n_queries, ties.dtype)
+        kth[full] = ties[starts[full] + k - 1]
+        keep |= full[q] & (ties == kth[q])
+    return keep
+
+
+def top(parts: list[Part], k: int, n_queries: int, with_ties: bool = True) -> Part:
+    """The documents of ``parts`` that a ``top_k`` bound keeps, in rank order (packed if they
+    fit). ``with_ties=False`` keeps exactly ``k`` a query: enough where only the k best
+    *values* matter (the ideal ranking of NDCG), not which documents hold them."""
+    d = SortedDocs(parts, n_queries)
+    keep = _kept(d.q, d.ties, k, n_queries, with_ties)
+    if d.keys is not None:
+        return Packed(d.keys[keep], d.r_bits)
+    return d.q[keep], d.scores(keep), d.r[keep]
+
+
+def top_added(kept: tuple[Part, ...], new: Docs, k: int, n_queries: int, with_ties: bool = True) -> Part:
+    """:func:`top` of ``kept`` (what the bound kept so far) and ``new`` documents.
+
+    Where the kept documents are packed and the new ones fit, a new document below its query's
+    k-th kept one is dropped at once: it cannot enter that query's ``k`` best (more documents
+    only raise the k-th), so most of a long stream is never sorted; the others are sorted and
+    merged into the kept keys, which are in order already."""
+    if len(kept) == 1 and isinstance(kept[0], Packed) and len(new[0]):
+        bits = relevance_bits(new[1], new[2])
+        r_bits = max(kept[0].r_bits, bits or 0)
+        if bits is not None and fits(n_queries, r_bits):
+            old = kept[0].widened(r_bits)
+            keys = packed(*new, r_bits)
+            keys = keys[_below_bars(old, keys, new[0], k, n_queries, with_ties)]
+            return top([Packed(_merged(old.keys, keys), r_bits)], k, n_queries, with_ties)
+    return top([*kept, new], k, n_queries, with_ties)
+
+
+def _below_bars(
+    kept: Packed, keys: np.ndarray, q: np.ndarray, k: int, n_queries: int, with_ties: bool
+) -> np.ndarray:
+    """Which new ``keys`` (of query slots ``q``) may still be among their query's ``k`` best:
+    those of a query with fewer than ``k`` kept documents, those ranked above the k-th kept
+    one, and (``with_ties``) those tied with its score, whatever their relevance."""
+    kq = (kept.keys >> kept.shift).view(np.int64)
+    counts = np.bincount(kq, minlength=n_queries)
+    full = counts >= k
+    kth = kept.keys[(np.cumsum(counts) - counts)[full] + (k - 1)]
+    bars = np.full(n_queries, np.iinfo(np.uint64).max, np.uint64)
+    if with_ties:  # the k-th key with every relevance bit set: any relevance at that score
+        bars[full] = kth | np.uint64((1 << kept.r_bits) - 1)
+        return keys <= bars[q]
+    bars[full] = kth  # strictly above the k-th: a tie adds no new value
+    return (keys < bars[q]) | ~full[q]
+
+
+def _merged(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Sorted ``a`` and ``b`` (sorted here) as one sorted array, without sorting ``a`` again."""
+    if not len(b):
+        return a
+    b.sort()
+    at = np.searchsorted(a, b, side="right") + np.arange(len(b))
+    out = np.empty(len(a) + len(b), a.dtype)
+    taken = np.zeros(len(out), bool)
+    taken[at] = True
+    out[at] = b
+    out[~taken] = a
+    return out

@@ -1,0 +1,113 @@
+"""The rank order of retrieval documents: packed keys, the fallback, and the ``top_k`` cut,
+each against a three-key ``lexsort`` of the same documents."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import streammetrics as sm
+from streammetrics.retrieval import order
+from streammetrics.retrieval.order import Packed, SortedDocs, top, top_added
+
+
+def _docs(seed: int, n: int = 3000, n_queries: int = 40, kind: str = "float32", graded: bool = False):
+    rng = np.random.default_rng(seed)
+    q = rng.integers(0, n_queries, n)
+    s = rng.standard_normal(n)
+    if kind == "float32":  # ties, negatives, both zeros, tiny and huge float32 values
+        s = np.round(s, 1).astype(np.float32).astype(np.float64)
+        s[rng.random(n) < 0.05] = -0.0
+        s[rng.random(n) < 0.02] = np.float32(1e-40)  # a subnormal
+        s[rng.random(n) < 0.02] = -np.float32(3e38)
+    r = rng.integers(0, 4 if graded else 2, n).astype(np.float64)
+    return q, s, r
+
+
+def _reference(q, s, r):
+    """The rank order by definition: query, score descending, relevance ascending."""
+    i = np.lexsort((r, -s, q))
+    return q[i], s[i], r[i]
+
+
+@pytest.mark.parametrize("kind", ["float32", "float64"])
+@pytest.mark.parametrize("graded", [False, True])
+def test_sorted_docs_equal_a_lexsort(kind, graded):
+    q, s, r = _docs(1, kind=kind, graded=graded)
+    d = SortedDocs([(q[:1000], s[:1000], r[:1000]), (q[1000:], s[1000:], r[1000:])], 40)
+    assert (d.keys is not None) == (kind == "float32")  # float64 scores: the fallback
+    rq, rs, rr = _reference(q, s, r)
+    np.testing.assert_array_equal(d.q, rq)
+    np.testing.assert_array_equal(d.scores(), rs)
+    np.testing.assert_array_equal(d.r.astype(float), rr)
+    # ties: equal exactly where the scores are
+    np.testing.assert_array_equal(d.ties[1:] == d.ties[:-1], rs[1:] == rs[:-1])
+
+
+def test_packed_keys_round_trip_and_widen():
+    q, s, r = _docs(2, graded=True)
+    keys = np.sort(order.packed(q, s, r, 2))
+    part = Packed(keys, 2)
+    wide = part.widened(5)
+    for got in (part.docs(), wide.docs()):
+        for a, b in zip(got, _reference(q, s, r), strict=True):
+            np.testing.assert_array_equal(a, b)
+    assert np.all(wide.keys[1:] >= wide.keys[:-1])  # still in rank order
+
+
+def test_what_does_not_fit_is_not_packed():
+    _, s, r = _docs(3)
+    assert order.relevance_bits(s, r) == 1
+    assert order.relevance_bits(s + 1e-9, r) is None  # not float32 values
+    assert order.relevance_bits(s, r + 0.5) is None  # not whole relevances
+    assert order.relevance_bits(s, r * 2**16) is None
+    assert order.relevance_bits(np.array([1e300]), np.array([0.0])) is None  # beyond float32
+    assert order.fits(2**31, 1) and not order.fits(2**31 + 1, 1)
+
+
+@pytest.mark.parametrize("k", [1, 3, 10])
+@pytest.mark.parametrize("kind", ["float32", "float64"])
+def test_top_added_equals_top_of_everything(k, kind):
+    """Documents dropped early, below a query's k-th kept score, are those the bound drops."""
+    q, s, r = _docs(4, n=6000, kind=kind, graded=True)
+    kept = ()
+    for part in np.array_split(np.arange(len(q)), 7):
+        kept = (top_added(kept, (q[part], s[part], r[part]), k, 40),)
+    whole = order.as_docs(top([(q, s, r)], k, 40))
+    got = order.as_docs(kept[0])
+    for a, b in zip(got, whole, strict=True):
+        np.testing.assert_array_equal(a, b)
+    # by definition: rank below k, or tied with the k-th score
+    rq, rs, _ = _reference(q, s, r)
+    _, pos = order.positions(rq, 40)
+    kth = {int(qq): ss for qq, ss, p in zip(rq, rs, pos, strict=True) if p == k - 1}
+    expected = (pos < k) | np.array([kth.get(int(qq)) == ss for qq, ss in zip(rq, rs, strict=True)])
+    assert len(got[0]) == expected.sum()
+
+
+def test_bounded_state_is_packed_and_small():
+    rng = np.random.default_rng(5)
+    n = 20_000
+    q, s, rel = rng.integers(0, 500, n), rng.random(n).astype(np.float32), rng.random(n) < 0.1
+    m = sm.RetrievalPrecision(top_k=5)
+    for part in np.array_split(np.arange(n), 5):
+        m.update(rel[part], s[part], q[part])
+    (part,) = m.state.parts
+    assert isinstance(part, Packed) and part.keys.nbytes == 8 * len(part.keys) <= 8 * 5 * 500 * 1.1
+    # the same value with float64 scores (not packed)
+    slow = sm.RetrievalPrecision(top_k=5).update(rel, s.astype(np.float64) + 1e-12, q)
+    assert not isinstance(slow.state.parts[0], Packed)
+    assert m.compute() == slow.compute()
+
+
+@pytest.mark.parametrize("kind", ["float32", "float64"])
+def test_top_without_ties_keeps_the_k_largest_values(kind):
+    """NDCG's ideal ranking: exactly k values a query, the k largest, whatever the order."""
+    q, s, r = _docs(6, n=5000, kind=kind, graded=True)
+    k, kept = 4, ()
+    for part in np.array_split(np.arange(len(q)), 5):
+        kept = (top_added(kept, (q[part], s[part], r[part]), k, 40, with_ties=False),)
+    got_q, got_s, _ = order.as_docs(kept[0])
+    for query in range(40):
+        expected = np.sort(s[q == query])[::-1][:k]
+        np.testing.assert_array_equal(got_s[got_q == query], expected)
