@@ -29,7 +29,8 @@ class Ranked:
         #: Relevant documents at or above each document's rank, within its query.
         cum = np.cumsum(self.hit)
         before = np.concatenate([[0], cum])[self.starts]
-        self.hits_through = cum - before[self.q]
+        cum -= before[self.q]
+        self.hits_through = cum
         self.n_docs = state.n_docs
         self.n_rel = state.n_relevant
 
@@ -47,6 +48,10 @@ class Ranked:
 
     def in_top(self, k: int | None) -> np.ndarray:
         return np.ones(len(self.q), bool) if k is None else self.pos < k
+
+    def top_rows(self, k: int | None) -> np.ndarray | slice:
+        """An index of the rows among each query's ``k`` best (every row: a slice, no copy)."""
+        return slice(None) if k is None else self.pos < k
 
     def hits_at(self, k: int | None) -> np.ndarray:
         """Relevant documents among each query's ``k`` best."""
@@ -140,7 +145,7 @@ def ndcg(d: Ranked, state: QueryDocs, k: int | None) -> np.ndarray:
 def auroc(d: Ranked, k: int | None) -> np.ndarray:
     """Area under the ROC curve of each query's ``k`` best documents (tied scores share their
     mean rank); 0 where they hold no relevant or no irrelevant document."""
-    top = d.in_top(k)
+    top = d.top_rows(k)
     q, s, hit, pos = d.q[top], d.ties[top], d.hit[top], d.pos[top]
     size = np.bincount(q, minlength=d.n)
     rank = (size[q] - pos).astype(np.float64)  # ascending rank, 1-based
@@ -160,7 +165,7 @@ def partial_auroc(d: Ranked, k: int | None, max_fpr: float) -> np.ndarray:
     scikit-learn's ``roc_auc_score(max_fpr=...)``: one point per distinct score, tied scores one
     diagonal step, the curve cut at ``max_fpr`` by linear interpolation); 0 where the ``k`` best
     documents hold no relevant or no irrelevant one."""
-    top = d.in_top(k)
+    top = d.top_rows(k)
     q, s, hit = d.q[top], d.ties[top], d.hit[top]
     if not len(q):
         return np.zeros(d.n)

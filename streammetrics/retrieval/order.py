@@ -137,11 +137,31 @@ def joined(parts: list[Docs] | tuple[Docs, ...]) -> Docs:
     return np.concatenate(q), np.concatenate(s), np.concatenate(r)
 
 
+def as_part(docs: Docs, n_queries: int) -> Part:
+    """``docs`` as a part: packed and sorted (8 bytes a document) where they fit, else as they are."""
+    bits = relevance_bits(docs[1], docs[2])
+    if bits is None or not len(docs[0]) or not fits(n_queries, bits):
+        return docs
+    keys = packed(*docs, bits)
+    keys.sort()
+    return Packed(keys, bits)
+
+
+def joined_part(a: Part, b: Part) -> Part:
+    """Two parts as one: packed if both are (merged in rank order), else three arrays."""
+    if isinstance(a, Packed) and isinstance(b, Packed):
+        r_bits = max(a.r_bits, b.r_bits)
+        return Packed(_merged(a.widened(r_bits).keys, b.widened(r_bits).keys.copy()), r_bits)
+    return joined([as_docs(a), as_docs(b)])
+
+
 def positions(q_sorted: np.ndarray, n_queries: int) -> tuple[np.ndarray, np.ndarray]:
     """``(start of each query, 0-based rank of each row within its query)`` of sorted rows."""
     counts = np.bincount(q_sorted, minlength=n_queries)
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
-    return starts, np.arange(len(q_sorted), dtype=np.int64) - starts[q_sorted]
+    rank = np.arange(len(q_sorted), dtype=np.int64)
+    rank -= starts[q_sorted]  # in place: one array of the documents' size less at the peak
+    return starts, rank
 
 
 class SortedDocs:

@@ -23,7 +23,7 @@ import numpy as np
 from .._core.state import State, require_keys
 from ..errors import StateError
 from ..keyed.keys import KeyTable
-from .order import Docs, Part, as_docs, joined, top_added
+from .order import Docs, Packed, Part, as_docs, as_part, joined, joined_part, top_added
 
 _EMPTY_I = np.empty(0, np.int64)
 _EMPTY_F = np.empty(0, np.float64)
@@ -67,15 +67,17 @@ class QueryDocs(State):
     def docs(self) -> Docs:
         """The kept documents: ``(query slot, score, relevance)``.
 
-        Without a ``top_k`` bound, batches are kept as they come, in parts, and joined only
-        when read: appending each batch to one array would copy every document at every batch
-        (quadratic in the stream). With a bound, the kept documents are one part, in rank order,
-        packed (:mod:`~streammetrics.retrieval.order`) where they fit."""
+        The documents are kept in parts, packed (:mod:`~streammetrics.retrieval.order`: 8
+        bytes a document) where they fit. Without a ``top_k`` bound, a part is a batch or a few
+        joined, and all are joined only when read (appending each batch to one array would copy
+        every document at every batch: quadratic in the stream); with a bound, the kept
+        documents are one part."""
         parts = self._parts
         if len(parts) == 1:
             return as_docs(parts[0])
-        docs = joined(parts)
-        self.__dict__.update(_parts=(docs,) if parts else ())  # the same documents: not a change
+        docs = joined([as_docs(part) for part in parts])
+        if not any(isinstance(part, Packed) for part in parts):  # the same documents: not a change
+            self.__dict__.update(_parts=(docs,) if parts else ())
         return docs
 
     @property
@@ -109,19 +111,19 @@ class QueryDocs(State):
     def ideal_relevance(self) -> np.ndarray:
         return as_docs(self._ideal[0])[1] if self._ideal else _EMPTY_F
 
-    def _appended(self, new: Docs) -> tuple[Docs, ...]:
-        parts = [*self._parts, new]
+    def _appended(self, new: Docs, n: int) -> tuple[Part, ...]:
+        parts = [*self._parts, as_part(new, n)]
         # small parts join (a binary counter: each document copied O(log) times, and a stream of
         # single documents keeps few parts); parts of 65,536 documents and more stay apart
         while len(parts) >= 2 and len(parts[-2][0]) <= min(2 * len(parts[-1][0]), 2**16):
-            parts[-2:] = [joined(parts[-2:])]
+            parts[-2:] = [joined_part(*parts[-2:])]
         return tuple(parts)
 
     def _with(self, new: Docs, new_ideal: tuple[np.ndarray, np.ndarray], n: int) -> dict[str, Any]:
         """The kept documents after ``new`` ones (and, for NDCG with ``top_k``, ``new_ideal``
         relevances as ``(query slots, relevances)``) are added, query slots among ``n``."""
         if self.top_k is None:
-            return {"_parts": self._appended(new)}
+            return {"_parts": self._appended(new, n)}
         out = {"_parts": (top_added(self._parts, new, self.top_k, n),)}
         if self.ideal:
             iq, ir = new_ideal
@@ -138,8 +140,8 @@ class QueryDocs(State):
         n_rel = _grown(self.n_relevant, n) + np.bincount(slots, weights=relevance > 0, minlength=n).astype(
             np.int64
         )
-        # relevance may be the caller's own array: an unbounded state keeps a copy
-        new = (slots, scores, relevance if self.top_k is not None else relevance.copy())
+        # relevance may be the caller's own array: kept as a copy where not packed
+        new = (slots, scores, relevance.copy())
         kept = self._with(new, (slots, relevance), n)
         self._commit(keys=table, n_docs=n_docs, n_relevant=n_rel, **kept)
 
