@@ -82,10 +82,11 @@ def packed(q: np.ndarray, s: np.ndarray, r: np.ndarray, r_bits: int) -> np.ndarr
     # float32 bit patterns in increasing order of value: negatives flipped, positives above them
     # (the sign bit set); then inverted, for a descending score
     descending = np.where(u >= 0x80000000, u, ~u & np.uint32(0x7FFFFFFF)).astype(np.uint64)
-    keys = q.astype(np.uint64) << np.uint64(SCORE_BITS + r_bits)
-    keys |= descending << np.uint64(r_bits)
-    keys |= r.astype(np.uint64)
-    return keys
+    descending <<= np.uint64(r_bits)  # in place, as below: no temporary of 8 bytes a document
+    keys = q.astype(np.uint64)
+    keys <<= np.uint64(SCORE_BITS + r_bits)
+    keys |= descending
+    return np.bitwise_or(keys, r, out=keys, dtype=np.uint64, casting="unsafe")
 
 
 def _scores_of(keys: np.ndarray, r_bits: int) -> np.ndarray:
@@ -141,7 +142,8 @@ def as_part(docs: Docs, n_queries: int) -> Part:
     """``docs`` as a part: packed and sorted (8 bytes a document) where they fit, else as they are."""
     bits = relevance_bits(docs[1], docs[2])
     if bits is None or not len(docs[0]) or not fits(n_queries, bits):
-        return docs
+        q, s, r = docs  # kept as arrays: copies (an input may be the caller's own array)
+        return q.copy(), s + 0.0, r.copy()  # -0.0 as 0.0, as in packed keys
     keys = packed(*docs, bits)
     keys.sort()
     return Packed(keys, bits)
@@ -158,8 +160,9 @@ def joined_part(a: Part, b: Part) -> Part:
 def positions(q_sorted: np.ndarray, n_queries: int) -> tuple[np.ndarray, np.ndarray]:
     """``(start of each query, 0-based rank of each row within its query)`` of sorted rows."""
     counts = np.bincount(q_sorted, minlength=n_queries)
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
-    rank = np.arange(len(q_sorted), dtype=np.int64)
+    index = np.int32 if len(q_sorted) < 2**31 else np.int64  # half the bytes where they fit
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(index)
+    rank = np.arange(len(q_sorted), dtype=index)
     rank -= starts[q_sorted]  # in place: one array of the documents' size less at the peak
     return starts, rank
 
@@ -192,25 +195,42 @@ class SortedDocs:
                 keys = each[0] if len(each) == 1 else np.concatenate(each)
                 keys.sort()
             self.keys, self.r_bits = keys, r_bits
-            # query slots below 2**31: the same values read as int64
-            self.q = (keys >> np.uint64(SCORE_BITS + r_bits)).view(np.int64)
-            self.r = keys & np.uint64((1 << r_bits) - 1)
+            # fields read straight into narrow arrays (the cast is done in small buffers): query
+            # slots fit 31 bits, scores' codes 32, relevances 16
+            self.q = _field(keys, SCORE_BITS + r_bits, np.int32)
             return
         q, s, r = joined([as_docs(part) for part in parts])
+        s = s + 0.0  # -0.0 as 0.0, as in packed keys: tied scores, one bit pattern
         order = ranked(q, s, r)
-        self.q, self._s, self.r = q[order], s[order], r[order]
+        self.q, self._s, self._r = q[order], s[order], r[order]
+
+    @functools.cached_property
+    def r(self) -> np.ndarray:
+        if self.keys is None:
+            return self._r
+        return np.bitwise_and(
+            self.keys,
+            np.uint64((1 << self.r_bits) - 1),
+            out=np.empty(len(self.keys), np.uint16),
+            casting="unsafe",
+        )
 
     @functools.cached_property
     def ties(self) -> np.ndarray:
         if self.keys is None:
             return self._s
-        return (self.keys >> np.uint64(self.r_bits)) & _LOW32
+        return _field(self.keys, self.r_bits, np.uint32)  # the low 32 bits: the score's code
 
     def scores(self, where: np.ndarray | slice = slice(None)) -> np.ndarray:
         """The scores (float64) of the rows ``where``."""
         if self.keys is None:
             return self._s[where]
         return _scores_of(self.keys[where], self.r_bits)
+
+
+def _field(keys: np.ndarray, shift: int, dtype: type) -> np.ndarray:
+    """``keys >> shift`` cast to ``dtype`` (keeping its low bits) without a uint64 temporary."""
+    return np.right_shift(keys, np.uint64(shift), out=np.empty(len(keys), dtype), casting="unsafe")
 
 
 def _kept(q: np.ndarray, ties: np.ndarray, k: int, n_queries: int, with_ties: bool) -> np.ndarray:

@@ -133,15 +133,13 @@ class QueryDocs(State):
 
     def add(self, scores: np.ndarray, relevance: np.ndarray, key_columns: list[np.ndarray]) -> None:
         """Add a validated batch of documents (float64 scores and relevances, query ids)."""
-        scores = scores + 0.0  # -0.0 becomes 0.0: equal scores, one bit pattern whatever the path
         slots, table = self.keys.encode(key_columns, "query")
         n = len(table)
         n_docs = _grown(self.n_docs, n) + np.bincount(slots, minlength=n)
         n_rel = _grown(self.n_relevant, n) + np.bincount(slots, weights=relevance > 0, minlength=n).astype(
             np.int64
         )
-        # relevance may be the caller's own array: kept as a copy where not packed
-        new = (slots, scores, relevance.copy())
+        new = (slots, scores, relevance)  # read, never kept: kept documents are copies
         kept = self._with(new, (slots, relevance), n)
         self._commit(keys=table, n_docs=n_docs, n_relevant=n_rel, **kept)
 
