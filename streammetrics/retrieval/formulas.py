@@ -27,7 +27,7 @@ class Ranked:
         self.hit = self.r > 0
         self.starts, self.pos = positions(self.q, n)
         #: Relevant documents at or above each document's rank, within its query.
-        cum = np.cumsum(self.hit)
+        cum = np.cumsum(self.hit, dtype=np.int32 if len(self.q) < 2**31 else np.int64)
         before = np.concatenate([[0], cum])[self.starts]
         cum -= before[self.q]
         self.hits_through = cum
@@ -95,15 +95,16 @@ def r_precision(d: Ranked) -> np.ndarray:
 
 def reciprocal_rank(d: Ranked, k: int | None) -> np.ndarray:
     """``1 / rank`` of the best-ranked relevant document among the ``k`` best (0 if none)."""
-    first = d.hit & (d.hits_through == 1) & d.in_top(k)
-    return d.per_query(1.0 / (d.pos + 1.0), first)
+    first = np.flatnonzero(d.hit & (d.hits_through == 1) & d.in_top(k))
+    return np.bincount(d.q[first], weights=1.0 / (d.pos[first] + 1.0), minlength=d.n)
 
 
 def average_precision(d: Ranked, k: int | None) -> np.ndarray:
     """Mean, over the relevant documents among the ``k`` best, of the precision at their rank."""
-    where = d.hit & d.in_top(k)
-    total = d.per_query(d.hits_through / (d.pos + 1.0), where)
-    return _divide(total, d.per_query(np.ones(len(d.q)), where))
+    rows = np.flatnonzero(d.hit & d.in_top(k))  # the formula read at these rows only
+    q = d.q[rows]
+    total = np.bincount(q, weights=d.hits_through[rows] / (d.pos[rows] + 1.0), minlength=d.n)
+    return _divide(total, np.bincount(q, minlength=d.n).astype(np.float64))
 
 
 def _dcg(
