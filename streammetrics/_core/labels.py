@@ -189,7 +189,7 @@ class LabelSet:
         self._code_table: CodeTable | bool | None = None
         if arr.dtype.kind == "i" and arr.size and not self._is_range:
             lo, hi = int(arr.min()), int(arr.max())
-            if hi - lo < _LUT_MAX_SPAN:
+            if hi - lo < max(_LUT_MAX_SPAN, 4 * len(arr)):  # at most 32 bytes a label
                 self._lut = np.full(hi - lo + 1, -1, dtype=np.int64)
                 self._lut[arr - lo] = np.arange(len(arr))
                 self._lut_lo = lo

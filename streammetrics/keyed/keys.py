@@ -67,8 +67,17 @@ class _Column:
             low, high = int(arr.min()), int(arr.max())
             if low >= lo and high < lo + len(table):
                 slots = table[arr - lo]
-                if slots.min() >= 0:  # every key known: one gather
+                unknown = np.flatnonzero(slots < 0)
+                if not len(unknown):  # every key known: one gather
                     return slots, None
+                if len(unknown) <= len(arr) // 8:  # a few new keys: only their rows searched
+                    slots[unknown], column = self._searched(arr[unknown], name)
+                    return slots, column
+        return self._searched(arr, name)
+
+    def _searched(self, arr: np.ndarray, name: str) -> tuple[np.ndarray, _Column | None]:
+        """:meth:`encode` by a search of the sorted labels (new labels: the next slots, in the
+        order of their first row)."""
         idx, grown = self.labels.encode(arr, name)
         if grown is None:
             return (idx if self.identity else self.slot_of[idx]), None
