@@ -124,11 +124,10 @@ class QueryDocs(State):
         relevances as ``(query slots, relevances)``) are added, query slots among ``n``."""
         if self.top_k is None:
             return {"_parts": self._appended(new, n)}
-        out = {"_parts": (top_added(self._parts, new, self.top_k, n),)}
+        out = {"_parts": _bounded(self._parts, new, self.top_k, n, True)}
         if self.ideal:
             iq, ir = new_ideal
-            ideal = top_added(self._ideal, (iq, ir, np.zeros(len(ir))), self.top_k, n, with_ties=False)
-            out["_ideal"] = (ideal,)
+            out["_ideal"] = _bounded(self._ideal, (iq, ir, np.zeros(len(ir))), self.top_k, n, False)
         return out
 
     def add(self, scores: np.ndarray, relevance: np.ndarray, key_columns: list[np.ndarray]) -> None:
@@ -224,6 +223,24 @@ class QueryDocs(State):
             not np.array_equal(kept, self.n_docs) or not np.array_equal(rel, self.n_relevant)
         ):
             raise StateError(f"{where}: document counts differ from the documents kept (no top_k bound)")
+
+
+#: A bounded state takes a large batch in chunks of at least this many documents (and at least
+#: as many as it keeps): the temporaries of ranking stay those of a chunk, and a chunk costs
+#: about what the documents already kept do.
+CHUNK_DOCS = 1 << 18
+
+
+def _bounded(kept: tuple[Part, ...], new: Docs, k: int, n: int, with_ties: bool) -> tuple[Part, ...]:
+    """:func:`~streammetrics.retrieval.order.top_added` of ``new`` documents, chunk by chunk."""
+    start = 0
+    while True:
+        step = max(CHUNK_DOCS, len(kept[0][0]) if kept else 0)
+        chunk = tuple(a[start : start + step] for a in new)
+        kept = (top_added(kept, chunk, k, n, with_ties),)  # type: ignore[arg-type]
+        start += step
+        if start >= len(new[0]):
+            return kept
 
 
 def _grown(counts: np.ndarray, n: int) -> np.ndarray:

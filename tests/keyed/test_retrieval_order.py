@@ -111,3 +111,19 @@ def test_top_without_ties_keeps_the_k_largest_values(kind):
     for query in range(40):
         expected = np.sort(s[q == query])[::-1][:k]
         np.testing.assert_array_equal(got_s[got_q == query], expected)
+
+
+def test_a_large_batch_taken_in_chunks_equals_one_cut(monkeypatch):
+    """A bounded state takes a large batch chunk by chunk: the same kept documents."""
+    from streammetrics.retrieval import state
+
+    q, s, r = _docs(7, n=5000, graded=True)
+    rel = (r > 0).astype(float)
+    whole = sm.RetrievalNDCG(top_k=3).update(r, s, q)
+    monkeypatch.setattr(state, "CHUNK_DOCS", 64)
+    chunked = sm.RetrievalNDCG(top_k=3).update(r, s, q)
+    assert chunked.to_bytes() == whole.to_bytes()
+    assert chunked.compute() == whole.compute()
+    precision = sm.RetrievalPrecision(top_k=3).update(rel, s, q)
+    monkeypatch.setattr(state, "CHUNK_DOCS", 1 << 18)
+    assert precision.to_bytes() == sm.RetrievalPrecision(top_k=3).update(rel, s, q).to_bytes()
