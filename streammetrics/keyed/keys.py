@@ -66,7 +66,7 @@ class _Column:
             lo, table = lut
             low, high = int(arr.min()), int(arr.max())
             if low >= lo and high < lo + len(table):
-                slots = table[arr - lo]
+                slots = table[arr - lo if lo else arr]  # (no shifted copy of the keys from 0)
                 unknown = np.flatnonzero(slots < 0)
                 if not len(unknown):  # every key known: one gather
                     return slots, None

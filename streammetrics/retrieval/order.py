@@ -290,8 +290,7 @@ def _below_bars(
     """Which new ``keys`` (of query slots ``q``) may still be among their query's ``k`` best:
     those of a query with fewer than ``k`` kept documents, those ranked above the k-th kept
     one, and (``with_ties``) those tied with its score, whatever their relevance."""
-    kq = (kept.keys >> kept.shift).view(np.int64)
-    counts = np.bincount(kq, minlength=n_queries)
+    counts = np.bincount(_field(kept.keys, SCORE_BITS + kept.r_bits, np.int32), minlength=n_queries)
     full = counts >= k
     kth = kept.keys[(np.cumsum(counts) - counts)[full] + (k - 1)]
     bars = np.full(n_queries, np.iinfo(np.uint64).max, np.uint64)

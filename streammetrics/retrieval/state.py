@@ -135,9 +135,7 @@ class QueryDocs(State):
         slots, table = self.keys.encode(key_columns, "query")
         n = len(table)
         n_docs = _grown(self.n_docs, n) + np.bincount(slots, minlength=n)
-        n_rel = _grown(self.n_relevant, n) + np.bincount(slots, weights=relevance > 0, minlength=n).astype(
-            np.int64
-        )
+        n_rel = _grown(self.n_relevant, n) + np.bincount(slots[relevance > 0], minlength=n)
         new = (slots, scores, relevance)  # read, never kept: kept documents are copies
         kept = self._with(new, (slots, relevance), n)
         self._commit(keys=table, n_docs=n_docs, n_relevant=n_rel, **kept)
