@@ -65,7 +65,8 @@ def relevance_bits(s: np.ndarray, r: np.ndarray) -> int | None:
     top = float(r.max())
     with np.errstate(over="ignore"):  # a float64 beyond float32's range is simply not one
         exact = np.array_equal(s.astype(np.float32), s)
-    if top >= 2**16 or not exact or not (r == np.floor(r)).all():
+    whole = r.dtype.kind in "bui" or bool((r == np.floor(r)).all())
+    if top >= 2**16 or not exact or not whole:
         return None
     return max(1, int(top).bit_length())
 
@@ -245,13 +246,14 @@ def _kept(d: SortedDocs, k: int, n_queries: int, with_ties: bool) -> np.ndarray:
     the order of arrival."""
     starts, rank = positions(d.q, n_queries)
     keep = rank < k
+    del rank  # (every array of the documents' size counts at the peak)
     if with_ties:
-        below = np.flatnonzero(~keep)  # ranked k-th or lower: only in queries of more than k
-        if len(below):
-            q = d.q[below]
-            kth = np.zeros(n_queries, np.float64 if d.keys is None else np.uint32)
-            kth[q] = d.ties_at(starts[q] + (k - 1))  # read only where a query has more than k
-            keep[below] = d.ties_at(below) == kth[q]
+        full = np.diff(starts, append=len(d.q)) > k
+        if full.any():
+            ties = d.ties  # 4 bytes a document where packed
+            kth = np.zeros(n_queries, ties.dtype)
+            kth[full] = ties[starts[full] + (k - 1)]
+            keep |= ties == kth[d.q]
     return keep
 
 
@@ -280,7 +282,9 @@ def top_added(kept: tuple[Part, ...], new: Docs, k: int, n_queries: int, with_ti
             old = kept[0].widened(r_bits)
             keys = packed(*new, r_bits)
             keys = keys[_below_bars(old, keys, new[0], k, n_queries, with_ties)]
-            return top([Packed(_merged(old.keys, keys), r_bits)], k, n_queries, with_ties)
+            merged = Packed(_merged(old.keys, keys), r_bits)
+            del keys  # not held while the cut runs
+            return top([merged], k, n_queries, with_ties)
     return top([*kept, new], k, n_queries, with_ties)
 
 
@@ -307,4 +311,6 @@ def _merged(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if not len(b):
         return a
     b.sort()
-    return np.sort(np.concatenate([a, b]), kind="stable")
+    both = np.concatenate([a, b])
+    both.sort(kind="stable")  # in place: no second copy
+    return both

@@ -127,7 +127,8 @@ class QueryDocs(State):
         out = {"_parts": _bounded(self._parts, new, self.top_k, n, True)}
         if self.ideal:
             iq, ir = new_ideal
-            out["_ideal"] = _bounded(self._ideal, (iq, ir, np.zeros(len(ir))), self.top_k, n, False)
+            # the ideal ranking's documents: scored by their relevance, their own relevance 0
+            out["_ideal"] = _bounded(self._ideal, (iq, ir, np.zeros(len(ir), np.uint8)), self.top_k, n, False)
         return out
 
     def add(self, scores: np.ndarray, relevance: np.ndarray, key_columns: list[np.ndarray]) -> None:
