@@ -40,12 +40,6 @@ class Ranked:
         that share a gain or a rank among tied scores)."""
         return self._docs.ties
 
-    def per_query(self, values: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
-        """Sum of per-document ``values`` per query (over the documents ``where``)."""
-        if where is not None:
-            return np.bincount(self.q[where], weights=values[where], minlength=self.n)
-        return np.bincount(self.q, weights=values, minlength=self.n)
-
     def in_top(self, k: int | None) -> np.ndarray:
         return np.ones(len(self.q), bool) if k is None else self.pos < k
 
@@ -53,9 +47,13 @@ class Ranked:
         """An index of the rows among each query's ``k`` best (every row: a slice, no copy)."""
         return slice(None) if k is None else self.pos < k
 
+    def count(self, rows: np.ndarray) -> np.ndarray:
+        """How many of the documents ``rows`` (a mask) each query has, as floats."""
+        return np.bincount(self.q[rows], minlength=self.n).astype(np.float64)
+
     def hits_at(self, k: int | None) -> np.ndarray:
         """Relevant documents among each query's ``k`` best."""
-        return self.per_query(self.hit.astype(np.float64), self.in_top(k))
+        return self.count(self.hit if k is None else self.hit & (self.pos < k))
 
 
 def _divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -83,14 +81,13 @@ def hit_rate(d: Ranked, k: int | None) -> np.ndarray:
 
 def fall_out(d: Ranked, k: int | None) -> np.ndarray:
     """Irrelevant among the ``k`` best, over all irrelevant."""
-    misses = d.per_query((~d.hit).astype(np.float64), d.in_top(k))
+    misses = d.count(~d.hit if k is None else ~d.hit & (d.pos < k))
     return _divide(misses, (d.n_docs - d.n_rel).astype(np.float64))
 
 
 def r_precision(d: Ranked) -> np.ndarray:
     """Relevant among the ``R`` best, over ``R`` (``R``: the query's relevant documents)."""
-    within = d.pos < d.n_rel[d.q]
-    return _divide(d.per_query(d.hit.astype(np.float64), within), d.n_rel.astype(np.float64))
+    return _divide(d.count(d.hit & (d.pos < d.n_rel[d.q])), d.n_rel.astype(np.float64))
 
 
 def reciprocal_rank(d: Ranked, k: int | None) -> np.ndarray:
