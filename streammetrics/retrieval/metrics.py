@@ -31,6 +31,26 @@ def _check_k(name: str, value: Any) -> int | None:
     return int(value)
 
 
+def _as_given(raw: Any) -> bool:
+    """Whether a 1-D array is read as it is: bools, integers or finite float32 values, which
+    ranking packs as they are (a float64 copy of a large batch would cost 8 bytes a document)."""
+    if type(raw) is not np.ndarray or raw.ndim != 1:
+        return False
+    return raw.dtype.kind in "bui" or (raw.dtype == np.float32 and bool(np.isfinite(raw).all()))
+
+
+def _relevances(inputs: Inputs) -> np.ndarray:
+    """``y_true``: as given (:func:`_as_given`), else as finite float64 values."""
+    raw = inputs.args[0]
+    return raw if _as_given(raw) else inputs.floats(0, "y_true", (1,))
+
+
+def _scores(inputs: Inputs) -> np.ndarray:
+    """``y_score``: as given when float32 (a model's usual output), else as finite float64 values."""
+    raw = inputs.args[1]
+    return raw if _as_given(raw) and raw.dtype == np.float32 else inputs.floats(1, "y_score", (1,))
+
+
 class RetrievalMetric(Metric[QueryDocs], base=True):
     """A per-query value averaged over queries (torchmetrics' retrieval metrics, streaming).
 
@@ -96,8 +116,7 @@ class RetrievalMetric(Metric[QueryDocs], base=True):
             raise InputError(
                 "sample_weight: expected None (retrieval metrics take no weights), found weights"
             )
-        rel = inputs.floats(0, "y_true", (1,))
-        score = inputs.floats(1, "y_score", (1,))
+        rel, score = _relevances(inputs), _scores(inputs)
         v.check_length(score, len(rel), "y_score")
         if self.graded:
             if rel.size and rel.min() < 0:

@@ -64,7 +64,7 @@ def relevance_bits(s: np.ndarray, r: np.ndarray) -> int | None:
         return 1
     top = float(r.max())
     with np.errstate(over="ignore"):  # a float64 beyond float32's range is simply not one
-        exact = np.array_equal(s.astype(np.float32), s)
+        exact = s.dtype == np.float32 or np.array_equal(s.astype(np.float32), s)
     whole = r.dtype.kind in "bui" or bool((r == np.floor(r)).all())
     if top >= 2**16 or not exact or not whole:
         return None
@@ -143,8 +143,8 @@ def as_part(docs: Docs, n_queries: int) -> Part:
     """``docs`` as a part: packed and sorted (8 bytes a document) where they fit, else as they are."""
     bits = relevance_bits(docs[1], docs[2])
     if bits is None or not len(docs[0]) or not fits(n_queries, bits):
-        q, s, r = docs  # kept as arrays: copies (an input may be the caller's own array)
-        return q.copy(), s + 0.0, r.copy()  # -0.0 as 0.0, as in packed keys
+        q, s, r = docs  # kept as arrays: float64 copies (an input may be the caller's own array)
+        return q.copy(), np.add(s, 0.0, dtype=np.float64), r.astype(np.float64)  # -0.0 as 0.0
     keys = packed(*docs, bits)
     keys.sort()
     return Packed(keys, bits)
@@ -201,7 +201,9 @@ class SortedDocs:
             self.q = _field(keys, SCORE_BITS + r_bits, np.int32)
             return
         q, s, r = joined([as_docs(part) for part in parts])
-        s = s + 0.0  # -0.0 as 0.0, as in packed keys: tied scores, one bit pattern
+        # float64 (inputs may be float32 scores, integer relevances); -0.0 as 0.0, as in packed
+        # keys: tied scores, one bit pattern
+        s, r = np.add(s, 0.0, dtype=np.float64), r.astype(np.float64, copy=False)
         order = ranked(q, s, r)
         self.q, self._s, self._r = q[order], s[order], r[order]
 

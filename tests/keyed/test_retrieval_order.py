@@ -127,3 +127,28 @@ def test_a_large_batch_taken_in_chunks_equals_one_cut(monkeypatch):
     precision = sm.RetrievalPrecision(top_k=3).update(rel, s, q)
     monkeypatch.setattr(state, "CHUNK_DOCS", 1 << 18)
     assert precision.to_bytes() == sm.RetrievalPrecision(top_k=3).update(rel, s, q).to_bytes()
+
+
+@pytest.mark.parametrize("name", ["RetrievalPrecision", "RetrievalNDCG", "RetrievalMAP"])
+def test_float32_scores_and_integer_relevances_as_given_equal_float64(name):
+    """Inputs read as they are (float32 scores, bool/int/float32 relevances) give the states
+    float64 inputs give; bad ones are still refused, the state unchanged."""
+    rng = np.random.default_rng(8)
+    q = rng.integers(0, 30, 2000)
+    s32 = rng.random(2000).astype(np.float32)
+    graded = name == "RetrievalNDCG"
+    r = rng.integers(0, 4 if graded else 2, 2000)
+    kw = {"top_k": 3} if name != "RetrievalMAP" else {}
+    reference = getattr(sm, name)(**kw).update(r.astype(float), s32.astype(float), q)
+    for rel in (r, r.astype(np.int8), r.astype(np.float32)) + ((r.astype(bool),) if not graded else ()):
+        m = getattr(sm, name)(**kw).update(rel, s32, q)
+        assert m.to_bytes() == reference.to_bytes() and m.compute() == reference.compute()
+    before = m.to_bytes()
+    bad_scores = s32.copy()
+    bad_scores[5] = np.nan
+    bad_rel = r.copy()
+    bad_rel[3] = -1 if graded else 2
+    for args in ((r, bad_scores, q), (bad_rel, s32, q)):
+        with pytest.raises(sm.InputError):
+            m.update(*args)
+        assert m.to_bytes() == before
