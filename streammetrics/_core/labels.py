@@ -189,10 +189,31 @@ class LabelSet:
         self._code_table: CodeTable | bool | None = None
         if arr.dtype.kind == "i" and arr.size and not self._is_range:
             lo, hi = int(arr.min()), int(arr.max())
-            if hi - lo < max(_LUT_MAX_SPAN, 4 * len(arr)):  # at most 32 bytes a label
-                self._lut = np.full(hi - lo + 1, -1, dtype=np.int64)
-                self._lut[arr - lo] = np.arange(len(arr))
-                self._lut_lo = lo
+            if hi - lo < _LUT_MAX_SPAN:
+                self._build_lut(lo, hi)
+
+    def _build_lut(self, lo: int, hi: int) -> None:
+        self._lut = np.full(hi - lo + 1, -1, dtype=np.int64)
+        self._lut[self.values - lo] = np.arange(len(self.values))
+        self._lut_lo = lo
+
+    def _wide_lut(self, rows: int) -> None:
+        """Build the look-up table of a wider span of integer labels (up to four times their
+        number: at most 32 bytes a label) for a batch of at least an eighth of that span rows,
+        which pays for it; built once, on the first such batch."""
+        values = self.values
+        if (
+            self._lut is not None
+            or self._is_range
+            or not self._sorted
+            or values.dtype.kind != "i"
+            or not values.size
+        ):
+            return
+        lo, hi = int(values[0]), int(values[-1])  # sorted: O(1), whatever the number of labels
+        span = hi - lo + 1
+        if span <= 4 * len(values) and 8 * rows >= span:
+            self._build_lut(lo, hi)
 
     def __len__(self) -> int:
         return len(self.values)
@@ -254,6 +275,7 @@ class LabelSet:
             lo, hi = int(arr.min()), int(arr.max())
             if self._is_range and lo >= 0 and hi < len(self.values):
                 return arr, None
+            self._wide_lut(arr.size)
             if self._lut is not None and lo >= self._lut_lo and hi < self._lut_lo + len(self._lut):
                 idx = self._lut[arr - self._lut_lo]
                 if idx.min() >= 0:
