@@ -9,6 +9,8 @@ the fall-out, no irrelevant one) is reported by :func:`empty_targets` and handle
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..ranking.formulas import mcclish
@@ -26,13 +28,17 @@ class Ranked:
         self.q, self.r = self._docs.q, self._docs.r
         self.hit = self.r > 0
         self.starts, self.pos = positions(self.q, n)
-        #: Relevant documents at or above each document's rank, within its query.
+        self.n_docs = state.n_docs
+        self.n_rel = state.n_relevant
+
+    @functools.cached_property
+    def hits_through(self) -> np.ndarray:
+        """Relevant documents at or above each document's rank, within its query (read by
+        average precision, reciprocal rank and the partial AUROC only)."""
         cum = np.cumsum(self.hit, dtype=np.int32 if len(self.q) < 2**31 else np.int64)
         before = np.concatenate([[0], cum])[self.starts]
         cum -= before[self.q]
-        self.hits_through = cum
-        self.n_docs = state.n_docs
-        self.n_rel = state.n_relevant
+        return cum
 
     @property
     def ties(self) -> np.ndarray:

@@ -132,7 +132,8 @@ class QueryDocs(State):
         return out
 
     def add(self, scores: np.ndarray, relevance: np.ndarray, key_columns: list[np.ndarray]) -> None:
-        """Add a validated batch of documents (float64 scores and relevances, query ids)."""
+        """Add a validated batch of documents: finite scores (float32 or float64), relevances
+        (non-negative: bools, integers or floats) and query id columns."""
         slots, table = self.keys.encode(key_columns, "query")
         n = len(table)
         n_docs = _grown(self.n_docs, n) + np.bincount(slots, minlength=n)
