@@ -93,7 +93,8 @@ def fall_out(d: Ranked, k: int | None) -> np.ndarray:
 
 def r_precision(d: Ranked) -> np.ndarray:
     """Relevant among the ``R`` best, over ``R`` (``R``: the query's relevant documents)."""
-    return _divide(d.count(d.hit & (d.pos < d.n_rel[d.q])), d.n_rel.astype(np.float64))
+    r = d.n_rel.astype(d.pos.dtype)  # (gathered per document: as narrow as the ranks)
+    return _divide(d.count(d.hit & (d.pos < r[d.q])), d.n_rel.astype(np.float64))
 
 
 def reciprocal_rank(d: Ranked, k: int | None) -> np.ndarray:
