@@ -111,24 +111,40 @@ def average_precision(d: Ranked, k: int | None) -> np.ndarray:
     return _divide(total, np.bincount(q, minlength=d.n).astype(np.float64))
 
 
+def _discounts(pos: np.ndarray, k: int | None) -> np.ndarray:
+    """``1 / log2(rank + 1)`` of 0-based positions ``pos`` (0 from position ``k`` on), built in
+    one array (the same operations as the formula written out, so the same values)."""
+    discount = pos + 2.0
+    np.log2(discount, out=discount)
+    np.divide(1.0, discount, out=discount)
+    if k is not None:
+        discount[pos >= k] = 0.0
+    return discount
+
+
 def _dcg(
     q: np.ndarray, ties: np.ndarray, r: np.ndarray, pos: np.ndarray, k: int | None, n: int
 ) -> np.ndarray:
     """DCG at ``k`` of rows sorted per query (best first), tied scores sharing their mean gain
     (torchmetrics' and scikit-learn's tie rule)."""
-    discount = 1.0 / np.log2(pos + 2.0)
-    if k is not None:
-        discount = np.where(pos < k, discount, 0.0)
-    if not len(q):
-        return np.zeros(n)
-    new = np.ones(len(q), bool)
-    new[1:] = (q[1:] != q[:-1]) | (ties[1:] != ties[:-1])
-    tie = np.cumsum(new) - 1
-    size = np.bincount(tie)
-    gain = np.bincount(tie, weights=r) / size
-    disc = np.bincount(tie, weights=discount)
-    tie_query = q[new]
-    return np.bincount(tie_query, weights=gain * disc, minlength=n)
+    discount = _discounts(pos, k)
+    same = (q[1:] == q[:-1]) & (ties[1:] == ties[:-1])  # row i + 1 tied with row i
+    if not same.any():  # no tie (the common case with float scores): gain times discount
+        discount *= r
+        return np.bincount(q, weights=discount, minlength=n)
+    in_run = np.zeros(len(q), bool)
+    in_run[1:] |= same
+    in_run[:-1] |= same
+    alone = np.flatnonzero(~in_run)
+    dcg = np.bincount(q[alone], weights=discount[alone] * r[alone], minlength=n)
+    rows = np.flatnonzero(in_run)  # runs of tied scores: their mean gain times their discounts
+    opens = np.ones(len(rows), bool)
+    opens[1:] = ~same[rows[1:] - 1]
+    tie = np.cumsum(opens)
+    tie -= 1
+    gain = np.bincount(tie, weights=r[rows]) / np.bincount(tie)
+    dcg += np.bincount(q[rows][opens], weights=gain * np.bincount(tie, weights=discount[rows]), minlength=n)
+    return dcg
 
 
 def ndcg(d: Ranked, state: QueryDocs, k: int | None) -> np.ndarray:
@@ -139,11 +155,9 @@ def ndcg(d: Ranked, state: QueryDocs, k: int | None) -> np.ndarray:
     else:
         best = SortedDocs([(d.q, d.r.astype(np.float64), np.zeros(len(d.r)))], d.n)
     iq, ir = best.q, best.scores()
-    _, ipos = positions(iq, d.n)
-    discount = 1.0 / np.log2(ipos + 2.0)
-    if k is not None:
-        discount = np.where(ipos < k, discount, 0.0)
-    ideal = np.bincount(iq, weights=ir * discount, minlength=d.n)
+    discount = _discounts(positions(iq, d.n)[1], k)
+    discount *= ir
+    ideal = np.bincount(iq, weights=discount, minlength=d.n)
     return _divide(dcg, ideal)
 
 
