@@ -127,6 +127,8 @@ def _dcg(
 ) -> np.ndarray:
     """DCG at ``k`` of rows sorted per query (best first), tied scores sharing their mean gain
     (torchmetrics' and scikit-learn's tie rule)."""
+    if not len(q):
+        return np.zeros(n)
     discount = _discounts(pos, k)
     same = (q[1:] == q[:-1]) & (ties[1:] == ties[:-1])  # row i + 1 tied with row i
     if not same.any():  # no tie (the common case with float scores): gain times discount
@@ -143,8 +145,10 @@ def _dcg(
     tie = np.cumsum(opens)
     tie -= 1
     gain = np.bincount(tie, weights=r[rows]) / np.bincount(tie)
-    dcg += np.bincount(q[rows][opens], weights=gain * np.bincount(tie, weights=discount[rows]), minlength=n)
-    return dcg
+    # (not in place: a bincount of no row, every row tied, is of integers)
+    return dcg + np.bincount(
+        q[rows][opens], weights=gain * np.bincount(tie, weights=discount[rows]), minlength=n
+    )
 
 
 def ndcg(d: Ranked, state: QueryDocs, k: int | None) -> np.ndarray:
