@@ -46,8 +46,9 @@ class Ranked:
         that share a gain or a rank among tied scores)."""
         return self._docs.ties
 
-    def in_top(self, k: int | None) -> np.ndarray:
-        return np.ones(len(self.q), bool) if k is None else self.pos < k
+    def in_top(self, rows: np.ndarray, k: int | None) -> np.ndarray:
+        """The documents ``rows`` (a mask) among each query's ``k`` best."""
+        return rows if k is None else rows & (self.pos < k)
 
     def top_rows(self, k: int | None) -> np.ndarray | slice:
         """An index of the rows among each query's ``k`` best (every row: a slice, no copy)."""
@@ -59,7 +60,7 @@ class Ranked:
 
     def hits_at(self, k: int | None) -> np.ndarray:
         """Relevant documents among each query's ``k`` best."""
-        return self.count(self.hit if k is None else self.hit & (self.pos < k))
+        return self.count(self.in_top(self.hit, k))
 
 
 def _divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -87,7 +88,7 @@ def hit_rate(d: Ranked, k: int | None) -> np.ndarray:
 
 def fall_out(d: Ranked, k: int | None) -> np.ndarray:
     """Irrelevant among the ``k`` best, over all irrelevant."""
-    misses = d.count(~d.hit if k is None else ~d.hit & (d.pos < k))
+    misses = d.count(d.in_top(~d.hit, k))
     return _divide(misses, (d.n_docs - d.n_rel).astype(np.float64))
 
 
@@ -99,13 +100,13 @@ def r_precision(d: Ranked) -> np.ndarray:
 
 def reciprocal_rank(d: Ranked, k: int | None) -> np.ndarray:
     """``1 / rank`` of the best-ranked relevant document among the ``k`` best (0 if none)."""
-    first = np.flatnonzero(d.hit & (d.hits_through == 1) & d.in_top(k))
+    first = np.flatnonzero(d.in_top(d.hit & (d.hits_through == 1), k))
     return np.bincount(d.q[first], weights=1.0 / (d.pos[first] + 1.0), minlength=d.n)
 
 
 def average_precision(d: Ranked, k: int | None) -> np.ndarray:
     """Mean, over the relevant documents among the ``k`` best, of the precision at their rank."""
-    rows = np.flatnonzero(d.hit & d.in_top(k))  # the formula read at these rows only
+    rows = np.flatnonzero(d.in_top(d.hit, k))  # the formula read at these rows only
     q = d.q[rows]
     total = np.bincount(q, weights=d.hits_through[rows] / (d.pos[rows] + 1.0), minlength=d.n)
     return _divide(total, np.bincount(q, minlength=d.n).astype(np.float64))

@@ -20,7 +20,6 @@ import numpy as np
 
 #: Bits of a packed document's score: a float32's bit pattern.
 SCORE_BITS = 32
-_LOW32 = np.uint64(0xFFFFFFFF)
 _EMPTY_I = np.empty(0, np.int64)
 _EMPTY_F = np.empty(0, np.float64)
 
@@ -80,9 +79,7 @@ def packed(q: np.ndarray, s: np.ndarray, r: np.ndarray, r_bits: int) -> np.ndarr
     """Each document as one ``uint64``: its query slot, then its score descending, then its
     relevance (``r_bits`` wide); the documents must fit (:func:`relevance_bits`, :func:`fits`)."""
     u = (s.astype(np.float32) + np.float32(0.0)).view(np.uint32)  # -0.0 and 0.0 tie: one pattern
-    # float32 bit patterns in increasing order of value: negatives flipped, positives above them
-    # (the sign bit set); then inverted, for a descending score
-    descending = np.where(u >= 0x80000000, u, ~u & np.uint32(0x7FFFFFFF)).astype(np.uint64)
+    descending = _descending(u).astype(np.uint64)
     descending <<= np.uint64(r_bits)  # in place, as below: no temporary of 8 bytes a document
     keys = q.astype(np.uint64)
     keys <<= np.uint64(SCORE_BITS + r_bits)
@@ -90,11 +87,16 @@ def packed(q: np.ndarray, s: np.ndarray, r: np.ndarray, r_bits: int) -> np.ndarr
     return np.bitwise_or(keys, r, out=keys, dtype=np.uint64, casting="unsafe")
 
 
+def _descending(u: np.ndarray) -> np.ndarray:
+    """Float32 bit patterns (uint32) as codes in decreasing order of value, and back: the map is
+    its own inverse. Ascending order of values is negatives flipped, positives above them (the
+    sign bit set); inverted, negatives stay as they are and positives lose their sign bit."""
+    return np.where(u >= 0x80000000, u, ~u & np.uint32(0x7FFFFFFF))
+
+
 def _scores_of(keys: np.ndarray, r_bits: int) -> np.ndarray:
     """The scores (float64) of :func:`packed` keys."""
-    descending = ((keys >> np.uint64(r_bits)) & _LOW32).astype(np.uint32)
-    u = np.where(descending >= 0x80000000, descending, ~descending & np.uint32(0x7FFFFFFF))
-    return u.view(np.float32).astype(np.float64)
+    return _descending(_field(keys, r_bits, np.uint32)).view(np.float32).astype(np.float64)
 
 
 class Packed(NamedTuple):
@@ -103,13 +105,8 @@ class Packed(NamedTuple):
     keys: np.ndarray
     r_bits: int
 
-    @property
-    def shift(self) -> np.uint64:
-        """Where the query slot starts."""
-        return np.uint64(SCORE_BITS + self.r_bits)
-
     def docs(self) -> Docs:
-        q = (self.keys >> self.shift).astype(np.int64)
+        q = _field(self.keys, SCORE_BITS + self.r_bits, np.int64)
         r = (self.keys & np.uint64((1 << self.r_bits) - 1)).astype(np.float64)
         return q, _scores_of(self.keys, self.r_bits), r
 
