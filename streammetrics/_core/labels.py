@@ -3,8 +3,8 @@
 A discovered label set is kept sorted (as scikit-learn's ``unique_labels``); a fixed one keeps
 the user's order. Integer labels that are exactly ``0..K-1`` are mapped without any work, and
 other small integer ranges through a lookup table, so the hot path is a couple of reductions.
-Short ASCII strings (up to 9 characters, the common label and key names) are packed into one
-int64 each, order kept, so that a batch of known labels is an integer search, not a sort of strings.
+Short strings (up to 8 characters below 256, the common label and key names) are packed into one
+uint64 each, so that a batch of known labels is a hash probe of integers, not a sort of strings.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ import numpy as np
 from ..errors import InputError, StateError
 
 _LUT_MAX_SPAN = 1 << 16
-_PACKED_CHARS = 9  # 7-bit ASCII characters per int64 (63 bits)
-_PACKED_MIN_ROWS = 512  # below, the packing's dozen NumPy calls cost more than a search of strings
+_PACKED_CHARS = 8  # one byte a character (below 256) in a uint64
+_U64 = np.uint64
+PACKED_MIN_ROWS = 512  # below, the packing's dozen NumPy calls cost more than a search of strings
 
 
 def sorted_distinct(arr: np.ndarray) -> np.ndarray:
@@ -49,81 +50,102 @@ def run_starts(sorted_values: np.ndarray) -> np.ndarray:
 
 
 def packed_strings(arr: np.ndarray) -> np.ndarray | None:
-    """One int64 per string of a NumPy unicode array, or ``None`` unless every string is ASCII of
-    at most 9 characters: the characters 7 bits each, the first one highest and NUL padding at
-    the end, so that the codes are distinct for distinct strings and sort as the strings do.
+    """One uint64 per string of a 1-D NumPy unicode array, or ``None`` unless every string has at
+    most 8 characters, each below 256 (ASCII and Latin-1), whatever the array's width: the
+    characters' bytes, the first one lowest, NUL padding at the end. Distinct strings get distinct codes whatever the array's
+    width (NumPy strips trailing NULs), so codes of two arrays compare as their strings do for
+    equality (not for order).
+
+    Each character is narrowed to a byte by one contiguous cast, and the codes are read from that
+    buffer by an overlapping strided view (a code every ``width`` bytes, 8 bytes long), masked
+    to the string's bytes: three passes, whatever the width.
 
     Examples:
         >>> codes = packed_strings(np.array(["b", "ab", "a", ""]))
-        >>> np.argsort(codes).tolist() == np.argsort(np.array(["b", "ab", "a", ""])).tolist()
-        True
-        >>> packed_strings(np.array(["é"])) is None, packed_strings(np.array(["ten chars!"])) is None
+        >>> [hex(c) for c in codes.tolist()]
+        ['0x62', '0x6261', '0x61', '0x0']
+        >>> packed_strings(np.array(["€"])) is None, packed_strings(np.array(["nine char"])) is None
         (True, True)
     """
-    width = arr.dtype.itemsize // 4
-    if arr.dtype.kind != "U" or width > _PACKED_CHARS:
+    if arr.dtype.kind != "U":
         return None
-    chars = np.ascontiguousarray(arr).view(np.uint32).reshape(len(arr), width)
-    if chars.size and chars.max() >= 128:
+    width, n = arr.dtype.itemsize // 4, len(arr)
+    if not width:
+        return np.zeros(n, np.uint64)
+    chars = np.ascontiguousarray(arr).view(np.uint32).reshape(n, width)
+    if width > _PACKED_CHARS:  # a wide array of short strings: every character past the 8th is NUL
+        if chars[:, _PACKED_CHARS:].any():
+            return None
+        chars, width = chars[:, :_PACKED_CHARS], _PACKED_CHARS
+    if chars.size and chars.max() >= 256:
         return None
-    codes = np.zeros(len(arr), dtype=np.int64)
-    for j in range(width):
-        codes <<= 7
-        codes |= chars[:, j]
-    codes <<= 7 * (_PACKED_CHARS - width)  # align widths: every code has 9 character slots
-    return codes
+    buffer = np.empty(n * width + 8, np.uint8)
+    np.copyto(buffer[: n * width].reshape(n, width), chars, casting="unsafe")
+    buffer[n * width :] = 0  # (the last code's read goes 8 - width bytes past its string)
+    reads = np.ndarray((n,), np.uint64, buffer, 0, (width,))
+    return reads & _U64((1 << (8 * width)) - 1)
 
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # multiplicative hashing (Knuth): odd, bits well mixed
 
 
 class CodeTable:
-    """Open addressing over distinct int64 codes, vectorized: ``lookup`` maps a batch of codes to
-    their positions (-1 where absent) with a few gathers, where a binary search of unsorted
-    codes costs about ten dependent steps per code. At most an eighth of the slots are used, so
-    nearly every code is found at its first probe.
+    """Open addressing over distinct uint64 codes, vectorized: ``lookup`` maps a batch of codes
+    to the values stored with them (-1 where absent) with a few gathers, where a binary search
+    costs about ten dependent steps per code. At most an eighth of the slots are used, so nearly
+    every code is found at its first probe. Each slot holds its code and its value side by side
+    (two independent gathers; no gather of a gather).
 
     Examples:
-        >>> t = CodeTable(np.array([10, 20, 30]))
-        >>> t.lookup(np.array([30, 10, 99, 20])).tolist()
-        [2, 0, -1, 1]
+        >>> t = CodeTable(np.array([10, 20, 30], np.uint64), np.array([7, 8, 9]))
+        >>> t.lookup(np.array([30, 10, 99, 20], np.uint64)).tolist()
+        [9, 7, -1, 8]
     """
 
-    __slots__ = ("_codes", "_probes", "_shift", "_table")
+    __slots__ = ("_codes", "_probes", "_shift", "_values")
 
-    def __init__(self, codes: np.ndarray) -> None:
+    def __init__(self, codes: np.ndarray, values: np.ndarray | None = None) -> None:
+        """``codes``: distinct uint64; ``values``: one non-negative int64 per code (by default
+        its position)."""
+        values = np.arange(len(codes)) if values is None else np.asarray(values, np.int64)
         bits = max(4, (8 * len(codes)).bit_length())
-        self._codes, self._shift = codes, np.uint64(64 - bits)
-        self._table = np.full(1 << bits, -1, dtype=np.int64)
+        self._shift = np.uint64(64 - bits)
+        # an empty slot holds code 0 and value -1: a code 0 that lands there reads "absent" at
+        # once, which is right, since a stored code has no empty slot on its probe path
+        self._codes = np.zeros(1 << bits, np.uint64)
+        self._values = np.full(1 << bits, -1, np.int64)
         home, mask = self._home(codes), (1 << bits) - 1
         pending, probe = np.arange(len(codes)), 0
         while pending.size:  # each round places, per free slot, the first code probing it
             slots = (home[pending] + probe) & mask
-            free = np.flatnonzero(self._table[slots] < 0)
+            free = np.flatnonzero(self._values[slots] < 0)
             taken, first = np.unique(slots[free], return_index=True)
-            self._table[taken] = pending[free[first]]
-            placed = np.zeros(len(pending), bool)
-            placed[free[first]] = True
-            pending, probe = pending[~placed], probe + 1
+            placed = pending[free[first]]
+            self._codes[taken], self._values[taken] = codes[placed], values[placed]
+            done = np.zeros(len(pending), bool)
+            done[free[first]] = True
+            pending, probe = pending[~done], probe + 1
         self._probes = probe
 
     def _home(self, codes: np.ndarray) -> np.ndarray:
-        return ((codes.view(np.uint64) * _GOLDEN) >> self._shift).view(np.int64)  # < the table's size
+        home = codes * _GOLDEN
+        home >>= self._shift
+        return home.view(np.int64)  # < the table's size
 
     def lookup(self, codes: np.ndarray) -> np.ndarray:
-        # first probe for every code at once; a found -1 (an empty slot) means absent, and reads
-        # the last code, which cannot match there (a stored code has no empty slot on its path)
-        found = self._table[self._home(codes)]
-        hit = self._codes[found] == codes
-        if hit.all():
-            return found
-        out = np.where(hit, found, -1)
-        rows = np.flatnonzero(~hit)  # displaced by a collision (a few percent), or absent
-        home, codes, mask = self._home(codes[rows]), codes[rows], len(self._table) - 1
+        """The value stored with each code (uint64), -1 where the code is absent."""
+        home = self._home(codes)
+        out = self._values[home]
+        rows = np.flatnonzero(self._codes[home] != codes)
+        if not len(rows):
+            return out
+        # displaced by a collision (a few percent of the codes), or absent
+        out[rows] = -1
+        home, codes, mask = home[rows], codes[rows], len(self._values) - 1
         for probe in range(1, self._probes):
-            found = self._table[(home + probe) & mask]
-            hit = self._codes[found] == codes
-            out[rows[hit]] = found[hit]
+            slots = (home + probe) & mask
+            hit = self._codes[slots] == codes
+            out[rows[hit]] = self._values[slots[hit]]
             rows, home, codes = rows[~hit], home[~hit], codes[~hit]
         return out
 
@@ -183,9 +205,8 @@ class LabelSet:
         )
         self._lut = None
         self._lut_lo = 0
-        #: The packed codes of the sorted string labels (see :func:`packed_strings`), or ``None``.
-        #: The hash table of the sorted labels' packed codes (see :func:`packed_strings`): built on
-        #: the first large batch of strings, ``False`` when the labels do not pack.
+        #: The hash table of the string labels' packed codes (see :func:`packed_strings`), giving
+        #: each its index: built on the first large batch of strings, ``False`` when they do not pack.
         self._code_table: CodeTable | bool | None = None
         if arr.dtype.kind == "i" and arr.size and not self._is_range:
             lo, hi = int(arr.min()), int(arr.max())
@@ -253,7 +274,7 @@ class LabelSet:
 
     def _packed_table(self) -> CodeTable | None:
         if self._code_table is None:
-            codes = packed_strings(self.values[self._sorter]) if self.kind == "str" else None
+            codes = packed_strings(self.values) if self.kind == "str" else None
             self._code_table = False if codes is None else CodeTable(codes)
         return self._code_table or None
 
@@ -280,13 +301,13 @@ class LabelSet:
                 idx = self._lut[arr - self._lut_lo]
                 if idx.min() >= 0:
                     return idx, None
-        table = self._packed_table() if arr_kind == "str" and arr.size >= _PACKED_MIN_ROWS else None
-        if table is not None:  # short ASCII strings: a hash probe
+        table = self._packed_table() if arr_kind == "str" and arr.size >= PACKED_MIN_ROWS else None
+        if table is not None:  # short strings: a hash probe
             codes = packed_strings(arr.ravel())
             if codes is not None:
-                pos = table.lookup(codes)
-                if pos.min() >= 0:  # every label known
-                    return self._sorter[pos].reshape(arr.shape), None
+                idx = table.lookup(codes)
+                if idx.min() >= 0:  # every label known
+                    return idx.reshape(arr.shape), None
         uniques = sorted_distinct(arr)
         new = uniques[self._lookup(uniques) < 0]
         if not new.size:

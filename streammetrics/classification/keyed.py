@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.labels import LabelSet
+from .._core.labels import LabelSet, sorted_distinct
 from .._core.state import State
 from ..errors import InputError, StateError
 from ..keyed.kernels import GenericKernel, Rows
@@ -124,7 +124,10 @@ class ConfusionKernel(GenericKernel):
             idx_t, _ = labels.encode(yt, "y_true")
             idx_p, _ = labels.encode(yp, "y_pred")
         k = len(labels)
-        flat = (slots * k + idx_t) * k + idx_p
+        flat = slots * k  # (then in place: no temporary per operation)
+        flat += idx_t
+        flat *= k
+        flat += idx_p
         counts = np.bincount(flat, weights=w, minlength=n_keys * k * k).reshape(n_keys, k, k)
         if n_delta is None:  # unweighted: every row is counted once
             n_delta = counts.sum(axis=(1, 2))
@@ -147,9 +150,18 @@ class ConfusionKernel(GenericKernel):
         if not len(touched) or not len(labels):
             return
         part = matrix[touched] if len(touched) < len(matrix) else matrix
-        alive = part.any(axis=2) | part.any(axis=1)
-        if alive.shape[1] <= 62:
-            bits = alive @ (np.int64(1) << np.arange(alive.shape[1], dtype=np.int64))
+        k = part.shape[1]
+        if k <= 16:  # a few labels: their patterns as bits, cell by cell (no reduction along short axes)
+            bits = np.zeros(len(part), np.int64)
+            for i in range(k):
+                for j in range(k):  # a count in cell (i, j): labels i and j were seen
+                    np.bitwise_or(bits, (1 << i) | (1 << j), out=bits, where=part[:, i, j] != 0)
+            accepted = self._accepted.setdefault(tuple(labels.values.tolist()), set())
+            codes = sorted_distinct(bits)
+            todo = [(c, (c >> np.arange(k)) & 1 == 1) for c in codes.tolist() if c not in accepted]
+        elif k <= 62:
+            alive = part.any(axis=2) | part.any(axis=1)
+            bits = alive @ (np.int64(1) << np.arange(k, dtype=np.int64))
             accepted = self._accepted.setdefault(tuple(labels.values.tolist()), set())
             codes, first = np.unique(bits, return_index=True)
             todo = [
@@ -158,6 +170,7 @@ class ConfusionKernel(GenericKernel):
                 if c not in accepted
             ]
         else:
+            alive = part.any(axis=2) | part.any(axis=1)
             accepted, todo = set(), [(None, row) for row in np.unique(alive, axis=0)]
         for code, pattern in todo:
             self.metric._check_labels(LabelSet(labels.values[pattern]))  # type: ignore[attr-defined]

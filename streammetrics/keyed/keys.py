@@ -5,7 +5,8 @@ A key is one label (an int, a bool or a string: what class labels accept) per ke
 ``0, 1, 2, ...`` in the order keys were first seen; slots never move, so the per-key states of
 a keyed accumulator are arrays (or lists) indexed by slot, and growing the table only appends.
 Encoding a batch is vectorized with the label machinery (:class:`~streammetrics._core.labels.LabelSet`):
-integer keys ``0..K-1`` cost two reductions and one gather.
+integer keys ``0..K-1`` cost two reductions and one gather, other integers a look-up table,
+short strings a hash probe of their packed codes.
 
 A table is immutable: :meth:`KeyTable.encode` returns the slots and the grown table (or
 ``None``), and the caller commits it with the per-key states, at once.
@@ -18,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .._core import validation as v
-from .._core.labels import LabelSet
+from .._core.labels import PACKED_MIN_ROWS, CodeTable, LabelSet, packed_strings
 from ..errors import InputError, StateError
 
 #: Crossed keys combine per-column slots into one int64: each column gets ``62 // d`` bits.
@@ -28,7 +29,7 @@ _BITS = 62
 class _Column:
     """One key column: a sorted :class:`LabelSet` for lookups and the slot of each of its labels."""
 
-    __slots__ = ("_cache", "identity", "labels", "slot_of", "values")
+    __slots__ = ("_cache", "_strings", "identity", "labels", "slot_of", "values")
 
     def __init__(self, labels: LabelSet, slot_of: np.ndarray, values: np.ndarray) -> None:
         self.labels = labels  # sorted, for vectorized lookup
@@ -60,19 +61,41 @@ class _Column:
     def __len__(self) -> int:
         return len(self.slot_of)
 
+    def _string_table(self) -> CodeTable | None:
+        """The hash table of the string keys' packed codes, giving each its slot (built once;
+        ``None`` when the keys are not strings or do not pack)."""
+        cached = getattr(self, "_strings", None)
+        if cached is None:
+            codes = packed_strings(self.values) if self.values.dtype.kind == "U" and len(self) else None
+            cached = False if codes is None else CodeTable(codes, np.arange(len(self)))
+            object.__setattr__(self, "_strings", cached)
+        return cached or None
+
+    def _looked_up(self, arr: np.ndarray) -> np.ndarray | None:
+        """The slot of each key by a table (-1 where unknown): integer keys through the look-up
+        table, short strings through the hash of their packed codes; ``None`` where neither applies."""
+        if arr.dtype.kind == "i":
+            lut = self._lut()
+            if lut is not None and len(arr):
+                lo, table = lut
+                if int(arr.min()) >= lo and int(arr.max()) < lo + len(table):
+                    return table[arr - lo if lo else arr]  # (no shifted copy of the keys from 0)
+        elif arr.dtype.kind == "U" and len(arr) >= PACKED_MIN_ROWS:
+            strings = self._string_table()
+            codes = None if strings is None else packed_strings(arr)
+            if codes is not None:
+                return strings.lookup(codes)  # type: ignore[union-attr]
+        return None
+
     def encode(self, arr: np.ndarray, name: str) -> tuple[np.ndarray, _Column | None]:
-        lut = self._lut()
-        if lut is not None and arr.dtype.kind == "i" and len(arr):
-            lo, table = lut
-            low, high = int(arr.min()), int(arr.max())
-            if low >= lo and high < lo + len(table):
-                slots = table[arr - lo if lo else arr]  # (no shifted copy of the keys from 0)
-                unknown = np.flatnonzero(slots < 0)
-                if not len(unknown):  # every key known: one gather
-                    return slots, None
-                if len(unknown) <= len(arr) // 8:  # a few new keys: only their rows searched
-                    slots[unknown], column = self._searched(arr[unknown], name)
-                    return slots, column
+        slots = self._looked_up(arr)
+        if slots is not None:  # (a fresh array)
+            unknown = np.flatnonzero(slots < 0)
+            if not len(unknown):  # every key known
+                return slots, None
+            if len(unknown) <= len(arr) // 8:  # a few new keys: only their rows searched
+                slots[unknown], column = self._searched(arr[unknown], name)
+                return slots, column
         return self._searched(arr, name)
 
     def _searched(self, arr: np.ndarray, name: str) -> tuple[np.ndarray, _Column | None]:
