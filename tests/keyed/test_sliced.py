@@ -160,3 +160,36 @@ def test_many_keys_one_batch_and_empty_batches():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert sm.Sliced(sm.Accuracy()).update([1], [1], ["a"]).compute() == {"a": 1.0}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_each_key_accepts_the_labels_its_metric_accepts_on_its_own_rows(seed):
+    # binary F1 takes at most two labels: a key whose rows hold a third is refused, as F1 alone
+    # refuses those rows, and the state is left unchanged (the labels of other keys do not matter)
+    rng = np.random.default_rng(seed)
+    n = 600
+    keys = rng.integers(0, 5, n)
+    y = rng.integers(0, 2, n)
+    p = rng.integers(0, 2, n)
+    third = rng.integers(0, 5)  # one key also sees label 2, in y_true or in y_pred
+    rows = np.flatnonzero(keys == third)[: rng.integers(0, 3)]
+    (y if seed % 2 else p)[rows] = 2
+    s = sm.Sliced(sm.F1()).update([0, 1], [1, 1], [0, 1])
+    before = s.to_bytes()
+    y_all, p_all, k_all = np.r_[0, 1, y], np.r_[1, 1, p], np.r_[0, 1, keys]
+    alone_fails = []
+    for key in range(5):
+        try:
+            sm.F1().update(y_all[k_all == key], p_all[k_all == key])
+            alone_fails.append(False)
+        except sm.InputError:
+            alone_fails.append(True)
+    if any(alone_fails):
+        with pytest.raises(sm.InputError, match="at most 2 labels"):
+            s.update(y, p, keys)
+        assert s.to_bytes() == before
+    else:
+        s.update(y, p, keys)
+        for key, value in s.compute().items():
+            sel = k_all == key
+            assert value == pytest.approx(skm.f1_score(y_all[sel], p_all[sel], zero_division=0), abs=1e-12)
