@@ -1,7 +1,8 @@
 """Per-query retrieval values, vectorized over every query at once (no Python loop per query).
 
-Each function takes a :class:`~streammetrics.retrieval.state.QueryDocs` and returns one value per
-query slot, as torchmetrics' functions of the same name compute it on that query's documents
+Each function takes the :class:`Ranked` documents of a :class:`~streammetrics.retrieval.state.QueryDocs`
+(or of a block of its queries, :meth:`~streammetrics.retrieval.state.QueryDocs.blocks`) and
+returns one value per query slot, as torchmetrics' functions of the same name compute it on that query's documents
 (documents ranked by score, best first). A query "without target" (no relevant document; for
 the fall-out, no irrelevant one) is reported by :func:`empty_targets` and handled by the metric's
 ``empty_target_action``.
@@ -15,13 +16,14 @@ import numpy as np
 
 from ..ranking.formulas import mcclish
 from .order import SortedDocs, positions
-from .state import QueryDocs
+from .state import QueryBlock, QueryDocs
 
 
 class Ranked:
-    """A state's documents sorted per query (best score first) with each one's rank."""
+    """A state's documents (or a block of its queries') sorted per query (best score first) with
+    each one's rank."""
 
-    def __init__(self, state: QueryDocs) -> None:
+    def __init__(self, state: QueryDocs | QueryBlock) -> None:
         n = state.n_queries
         self.n = n
         self._docs = SortedDocs(state.parts, n)
@@ -152,7 +154,7 @@ def _dcg(
     )
 
 
-def ndcg(d: Ranked, state: QueryDocs, k: int | None) -> np.ndarray:
+def ndcg(d: Ranked, state: QueryDocs | QueryBlock, k: int | None) -> np.ndarray:
     """DCG over the ideal DCG at ``k`` (0 where the ideal is 0)."""
     dcg = _dcg(d.q, d.ties, d.r, d.pos, k, d.n)
     if state.top_k is not None:  # each query's k largest relevances, as documents scored by them
@@ -218,8 +220,8 @@ def partial_auroc(d: Ranked, k: int | None, max_fpr: float) -> np.ndarray:
     return np.where(defined, mcclish(partial, max_fpr), 0.0)
 
 
-def empty_targets(d: Ranked, negatives: bool = False) -> np.ndarray:
+def empty_targets(state: QueryDocs, negatives: bool = False) -> np.ndarray:
     """Queries without a relevant document (``negatives``: without an irrelevant one)."""
     if negatives:
-        return d.n_docs - d.n_rel == 0
-    return d.n_rel == 0
+        return state.n_docs - state.n_relevant == 0
+    return state.n_relevant == 0

@@ -15,7 +15,7 @@ from .._core.params import check_number, check_option
 from ..errors import InputError, UndefinedMetricWarning
 from ..keyed.keys import key_columns
 from . import formulas as f
-from .state import QueryDocs
+from .state import QueryBlock, QueryDocs
 
 EMPTY_TARGET_ACTIONS = ("neg", "pos", "skip", "error")
 AGGREGATIONS = ("mean", "median", "min", "max")
@@ -136,15 +136,15 @@ class RetrievalMetric(Metric[QueryDocs], base=True):
         """One document: its relevance, score and query id."""
         return self.update(y_true, y_score, query, sample_weight=sample_weight)  # type: ignore[return-value]
 
-    def _values(self, d: f.Ranked, state: QueryDocs) -> np.ndarray:
+    def _values(self, d: f.Ranked, state: QueryDocs | QueryBlock) -> np.ndarray:
         raise NotImplementedError
 
     def _per_query(self, state: QueryDocs) -> tuple[np.ndarray, np.ndarray]:
         """``(values, counted)``: every query's value after ``empty_target_action``, and whether
         it counts (``"skip"`` leaves empty queries out)."""
-        d = f.Ranked(state)
-        values = self._values(d, state)
-        empty = f.empty_targets(d, self.empty_is_negatives)
+        # block by block: the formulas' temporaries are a block's, not every document's
+        values = np.concatenate([self._values(f.Ranked(block), block) for block in state.blocks()])
+        empty = f.empty_targets(state, self.empty_is_negatives)
         counted = np.ones(len(values), bool)
         if empty.any():
             action = self.empty_target_action
@@ -201,7 +201,7 @@ class RetrievalMAP(RetrievalMetric):
         0.6666666666666666
     """
 
-    def _values(self, d: f.Ranked, state: QueryDocs) -> np.ndarray:
+    def _values(self, d: f.Ranked, state: QueryDocs | QueryBlock) -> np.ndarray:
         return f.average_precision(d, self.top_k)
 
 
@@ -220,7 +220,7 @@ class RetrievalMRR(RetrievalMetric):
         0.5
     """
 
-    def _values(self, d: f.Ranked, state: QueryDocs) -> np.ndarray:
+    def _values(self, d: f.Ranked, state: QueryDocs | QueryBlock) -> np.ndarray:
         return f.reciprocal_rank(d, self.top_k)
 
 
@@ -241,7 +241,7 @@ class RetrievalNDCG(RetrievalMetric):
 
     graded: ClassVar[bool] = True
 
-    def _values(self, d: f.Ranked, state: QueryDocs) -> np.ndarray:
+    def _values(self, d: f.Ranked, state: QueryDocs | QueryBlock) -> np.ndarray:
         return f.ndcg(d, state, self.top_k)
 
 
@@ -276,7 +276,7 @@ class RetrievalPrecision(RetrievalMetric):
     def get_config(self) -> dict[str, Any]:
         return {**super().get_config(), "adaptive_k": self.adaptive_k}
 
-    def _values(self, d: f.Ranked, state: QueryDocs) -> np.ndarray:
+    def _values(self, d: f.Ranked, state: QueryDocs | QueryBlock) -> np.ndarray:
         return f.precision(d, self.top_k, self.adaptive_k)
 
 
@@ -294,7 +294,7 @@ class RetrievalRecall(RetrievalMetric):
         0.75
     """
 
-    def _values(self, d: f.Ranked, state: QueryDocs) -> np.ndarray:
+    def _values(self, d: f.Ranked, state: QueryDocs | QueryBlock) -> np.ndarray:
         return f.recall(d, self.top_k)
 
 
@@ -312,7 +312,7 @@ class RetrievalHitRate(RetrievalMetric):
         0.0
     """
 
-    def _values(self, d: f.Ranked, state: QueryDocs) -> np.ndarray:
+    def _values(self, d: f.Ranked, state: QueryDocs | QueryBlock) -> np.ndarray:
         return f.hit_rate(d, self.top_k)
 
 
@@ -340,7 +340,7 @@ class RetrievalFallOut(RetrievalMetric):
     ) -> None:
         super().__init__(top_k, empty_target_action, aggregation)
 
-    def _values(self, d: f.Ranked, state: QueryDocs) -> np.ndarray:
+    def _values(self, d: f.Ranked, state: QueryDocs | QueryBlock) -> np.ndarray:
         return f.fall_out(d, self.top_k)
 
 
@@ -366,7 +366,7 @@ class RetrievalRPrecision(RetrievalMetric):
     def get_config(self) -> dict[str, Any]:
         return {"empty_target_action": self.empty_target_action, "aggregation": self.aggregation}
 
-    def _values(self, d: f.Ranked, state: QueryDocs) -> np.ndarray:
+    def _values(self, d: f.Ranked, state: QueryDocs | QueryBlock) -> np.ndarray:
         return f.r_precision(d)
 
 
@@ -407,7 +407,7 @@ class RetrievalAUROC(RetrievalMetric):
     def get_config(self) -> dict[str, Any]:
         return {**super().get_config(), "max_fpr": self.max_fpr}
 
-    def _values(self, d: f.Ranked, state: QueryDocs) -> np.ndarray:
+    def _values(self, d: f.Ranked, state: QueryDocs | QueryBlock) -> np.ndarray:
         if self.max_fpr is None:
             return f.auroc(d, self.top_k)
         return f.partial_auroc(d, self.top_k, self.max_fpr)

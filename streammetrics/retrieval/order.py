@@ -122,6 +122,18 @@ class Packed(NamedTuple):
 Part = Docs | Packed
 
 
+def query_range(part: Packed, lo: int, hi: int, n_queries: int) -> Packed:
+    """The documents of query slots ``lo <= q < hi`` (of ``n_queries``), slots less ``lo``:
+    a slice of the sorted keys, found by two binary searches."""
+    shift = np.uint64(SCORE_BITS + part.r_bits)
+    keys = part.keys
+    # (the end of the last query is the end of the keys: hi << shift may not fit 64 bits)
+    begin = int(np.searchsorted(keys, np.uint64(lo) << shift)) if lo else 0
+    end = int(np.searchsorted(keys, np.uint64(hi) << shift)) if hi < n_queries else len(keys)
+    keys = keys[begin:end]
+    return Packed(keys - (np.uint64(lo) << shift) if lo else keys, part.r_bits)
+
+
 def as_docs(part: Part) -> Docs:
     return part.docs() if isinstance(part, Packed) else part
 

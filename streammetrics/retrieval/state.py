@@ -16,17 +16,35 @@ counts); NDCG with ``top_k`` keeps each query's ``top_k`` largest relevances the
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from .._core.state import State, require_keys
 from ..errors import StateError
 from ..keyed.keys import KeyTable
-from .order import Docs, Packed, Part, as_docs, as_part, joined, joined_part, top_added
+from .order import Docs, Packed, Part, as_docs, as_part, joined, joined_part, query_range, top_added
 
 _EMPTY_I = np.empty(0, np.int64)
 _EMPTY_F = np.empty(0, np.float64)
+
+
+#: The formulas read the kept documents in blocks of whole queries of about this many documents:
+#: their temporaries (tens of bytes a document) are those of a block, not of every document.
+BLOCK_DOCS = 1 << 18
+
+
+class QueryBlock(NamedTuple):
+    """The kept documents of a range of query slots, the first slot as 0 (see
+    :meth:`QueryDocs.blocks`): what the formulas read of a state."""
+
+    n_queries: int
+    parts: tuple[Part, ...]
+    ideal_parts: tuple[Part, ...]
+    n_docs: np.ndarray
+    n_relevant: np.ndarray
+    top_k: int | None
 
 
 class QueryDocs(State):
@@ -110,6 +128,32 @@ class QueryDocs(State):
     @property
     def ideal_relevance(self) -> np.ndarray:
         return as_docs(self._ideal[0])[1] if self._ideal else _EMPTY_F
+
+    def blocks(self, max_docs: int | None = None) -> Iterator[QueryDocs | QueryBlock]:
+        """The state in blocks of consecutive query slots, each of about ``max_docs`` kept
+        documents (default :data:`BLOCK_DOCS`; one query's documents are never split), in slot
+        order; the whole state as one block where it holds no more, or where some documents are
+        not packed."""
+        max_docs = BLOCK_DOCS if max_docs is None else max_docs
+        parts, ideal = self._parts, self._ideal
+        kept = sum(len(part[0]) for part in parts)
+        n = self.n_queries
+        if kept <= max_docs or n < 2 or not all(isinstance(p, Packed) for p in (*parts, *ideal)):
+            yield self
+            return
+        # each query's kept documents, bounded states: about its top_k (ties may keep a few more)
+        per_query = self.n_docs if self.top_k is None else np.minimum(self.n_docs, self.top_k)
+        cuts = np.searchsorted(np.cumsum(per_query), np.arange(max_docs, kept, max_docs), side="right")
+        edges = np.unique(np.concatenate([[0], cuts, [n]]))
+        for lo, hi in zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True):
+            yield QueryBlock(
+                hi - lo,
+                tuple(query_range(p, lo, hi, n) for p in parts),  # type: ignore[arg-type]
+                tuple(query_range(p, lo, hi, n) for p in ideal),  # type: ignore[arg-type]
+                self.n_docs[lo:hi],
+                self.n_relevant[lo:hi],
+                self.top_k,
+            )
 
     def _appended(self, new: Docs, n: int) -> tuple[Part, ...]:
         parts = [*self._parts, as_part(new, n)]

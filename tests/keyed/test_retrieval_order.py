@@ -152,3 +152,31 @@ def test_float32_scores_and_integer_relevances_as_given_equal_float64(name):
         with pytest.raises(sm.InputError):
             m.update(*args)
         assert m.to_bytes() == before
+
+
+RETRIEVAL = [
+    ("RetrievalMAP", {}), ("RetrievalMAP", {"top_k": 3}), ("RetrievalMRR", {}), ("RetrievalNDCG", {}),
+    ("RetrievalNDCG", {"top_k": 3}), ("RetrievalPrecision", {"top_k": 3, "adaptive_k": True}),
+    ("RetrievalRecall", {"top_k": 3}), ("RetrievalHitRate", {"top_k": 2}), ("RetrievalFallOut", {"top_k": 3}),
+    ("RetrievalRPrecision", {}), ("RetrievalAUROC", {}), ("RetrievalAUROC", {"top_k": 4, "max_fpr": 0.5}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("max_docs", [1, 7, 50])
+@pytest.mark.parametrize(("name", "kw"), RETRIEVAL, ids=[f"{n}{kw}" for n, kw in RETRIEVAL])
+def test_formulas_read_block_by_block_as_all_at_once(name, kw, max_docs, monkeypatch):
+    """compute() reads the kept documents in blocks of whole queries: every query's value is the
+    one read from all documents at once, bit for bit, for blocks down to one query each."""
+    from streammetrics.retrieval import state
+
+    q, s, r = _docs(9, n=4000, n_queries=60, graded=name == "RetrievalNDCG")
+    if name != "RetrievalNDCG":
+        r = (r > 0).astype(float)
+    m = getattr(sm, name)(**kw)
+    for part in np.array_split(np.arange(len(q)), 5):  # several parts, as a stream keeps them
+        m.update(r[part], s[part], q[part])
+    whole = m.per_query(), m.compute()
+    monkeypatch.setattr(state, "BLOCK_DOCS", max_docs)
+    blocks = list(m.state.blocks())
+    assert len(blocks) > 1 and sum(b.n_queries for b in blocks) == 60
+    assert m.per_query() == whole[0] and m.compute() == whole[1]
