@@ -20,6 +20,8 @@ import numpy as np
 
 #: Bits of a packed document's score: a float32's bit pattern.
 SCORE_BITS = 32
+#: Documents per slice where a per-query value is gathered for every document.
+_SLICE = 1 << 16
 _EMPTY_I = np.empty(0, np.int64)
 _EMPTY_F = np.empty(0, np.float64)
 
@@ -78,25 +80,32 @@ def fits(n_queries: int, r_bits: int) -> bool:
 def packed(q: np.ndarray, s: np.ndarray, r: np.ndarray, r_bits: int) -> np.ndarray:
     """Each document as one ``uint64``: its query slot, then its score descending, then its
     relevance (``r_bits`` wide); the documents must fit (:func:`relevance_bits`, :func:`fits`)."""
-    u = (s.astype(np.float32) + np.float32(0.0)).view(np.uint32)  # -0.0 and 0.0 tie: one pattern
-    descending = _descending(u).astype(np.uint64)
-    descending <<= np.uint64(r_bits)  # in place, as below: no temporary of 8 bytes a document
+    code = (s.astype(np.float32) + np.float32(0.0)).view(np.uint32)  # -0.0 and 0.0 tie: one pattern
+    _descending(code, out=code)
+    # built in place, field after field: the keys are the only array of 8 bytes a document
     keys = q.astype(np.uint64)
-    keys <<= np.uint64(SCORE_BITS + r_bits)
-    keys |= descending
+    keys <<= np.uint64(SCORE_BITS)
+    keys |= code  # (the uint32 codes widened in the ufunc's buffers: no temporary)
+    keys <<= np.uint64(r_bits)
     return np.bitwise_or(keys, r, out=keys, dtype=np.uint64, casting="unsafe")
 
 
-def _descending(u: np.ndarray) -> np.ndarray:
+def _descending(u: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """Float32 bit patterns (uint32) as codes in decreasing order of value, and back: the map is
     its own inverse. Ascending order of values is negatives flipped, positives above them (the
-    sign bit set); inverted, negatives stay as they are and positives lose their sign bit."""
-    return np.where(u >= 0x80000000, u, ~u & np.uint32(0x7FFFFFFF))
+    sign bit set); inverted, negatives stay as they are and positives lose their sign bit
+    (``~u & 0x7FFFFFFF`` is ``0x7FFFFFFF - u`` there). ``out`` may be ``u``."""
+    if out is None:
+        out = u.copy()
+    elif out is not u:
+        out[...] = u
+    return np.subtract(np.uint32(0x7FFFFFFF), out, out=out, where=out < np.uint32(0x80000000))
 
 
 def _scores_of(keys: np.ndarray, r_bits: int) -> np.ndarray:
     """The scores (float64) of :func:`packed` keys."""
-    return _descending(_field(keys, r_bits, np.uint32)).view(np.float32).astype(np.float64)
+    code = _field(keys, r_bits, np.uint32)
+    return _descending(code, out=code).view(np.float32).astype(np.float64)
 
 
 class Packed(NamedTuple):
@@ -311,9 +320,14 @@ def _below_bars(
     bars = np.full(n_queries, np.iinfo(np.uint64).max, np.uint64)
     if with_ties:  # the k-th key with every relevance bit set: any relevance at that score
         bars[full] = kth | np.uint64((1 << kept.r_bits) - 1)
-        return keys <= bars[q]
-    bars[full] = kth  # strictly above the k-th: a tie adds no new value
-    return (keys < bars[q]) | ~full[q]
+    else:  # strictly above the k-th (a tie adds no new value), or in a query not full
+        bars[full] = kth - np.uint64(1)  # (no key is 0: its score bits would be a NaN's)
+    # gathered and compared in slices: each query's bar is not copied to every document at once
+    keep = np.empty(len(keys), bool)
+    for start in range(0, len(keys), _SLICE):
+        part = slice(start, start + _SLICE)
+        np.less_equal(keys[part], bars[q[part]], out=keep[part])
+    return keep
 
 
 def _merged(a: np.ndarray, b: np.ndarray) -> np.ndarray:
