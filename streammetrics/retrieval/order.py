@@ -182,7 +182,9 @@ def positions(q_sorted: np.ndarray, n_queries: int) -> tuple[np.ndarray, np.ndar
     # the rows are sorted: each query's start is one binary search (no pass over every row)
     starts = np.searchsorted(q_sorted, np.arange(n_queries, dtype=q_sorted.dtype)).astype(index)
     rank = np.arange(len(q_sorted), dtype=index)
-    rank -= starts[q_sorted]  # in place: one array of the documents' size less at the peak
+    # each row's query start, repeated over the query's rows (a gather by int32 query slots
+    # would first widen them to an index array of 8 bytes a document)
+    rank -= np.repeat(starts, np.diff(starts, append=len(q_sorted)))
     return starts, rank
 
 
@@ -268,12 +270,13 @@ def _kept(d: SortedDocs, k: int, n_queries: int, with_ties: bool) -> np.ndarray:
     keep = rank < k
     del rank  # (every array of the documents' size counts at the peak)
     if with_ties:
-        full = np.diff(starts, append=len(d.q)) > k
+        sizes = np.diff(starts, append=len(d.q))
+        full = sizes > k
         if full.any():
             ties = d.ties  # 4 bytes a document where packed
             kth = np.zeros(n_queries, ties.dtype)
             kth[full] = ties[starts[full] + (k - 1)]
-            keep |= ties == kth[d.q]
+            keep |= ties == np.repeat(kth, sizes)  # (each query's k-th over its rows)
     return keep
 
 
@@ -314,9 +317,13 @@ def _below_bars(
     """Which new ``keys`` (of query slots ``q``) may still be among their query's ``k`` best:
     those of a query with fewer than ``k`` kept documents, those ranked above the k-th kept
     one, and (``with_ties``) those tied with its score, whatever their relevance."""
-    counts = np.bincount(_field(kept.keys, SCORE_BITS + kept.r_bits, np.int32), minlength=n_queries)
+    # each query's first kept key: a binary search of its slot's first possible key (a bincount
+    # of the slots would widen them to 8 bytes a document first)
+    shift = np.uint64(SCORE_BITS + kept.r_bits)
+    starts = np.searchsorted(kept.keys, np.arange(n_queries, dtype=np.uint64) << shift)
+    counts = np.diff(starts, append=len(kept.keys))
     full = counts >= k
-    kth = kept.keys[(np.cumsum(counts) - counts)[full] + (k - 1)]
+    kth = kept.keys[starts[full] + (k - 1)]
     bars = np.full(n_queries, np.iinfo(np.uint64).max, np.uint64)
     if with_ties:  # the k-th key with every relevance bit set: any relevance at that score
         bars[full] = kth | np.uint64((1 << kept.r_bits) - 1)
