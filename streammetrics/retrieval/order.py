@@ -216,16 +216,21 @@ class SortedDocs:
                 keys = each[0] if len(each) == 1 else np.concatenate(each)
                 keys.sort()
             self.keys, self.r_bits = keys, r_bits
-            # fields read straight into narrow arrays (the cast is done in small buffers): query
-            # slots fit 31 bits, scores' codes 32, relevances 16
-            self.q = _field(keys, SCORE_BITS + r_bits, np.int32)
             return
         q, s, r = joined([as_docs(part) for part in parts])
         # float64 (inputs may be float32 scores, integer relevances); -0.0 as 0.0, as in packed
         # keys: tied scores, one bit pattern
         s, r = np.add(s, 0.0, dtype=np.float64), r.astype(np.float64, copy=False)
         order = ranked(q, s, r)
-        self.q, self._s, self._r = q[order], s[order], r[order]
+        self._q, self._s, self._r = q[order], s[order], r[order]
+
+    @functools.cached_property
+    def q(self) -> np.ndarray:
+        if self.keys is None:
+            return self._q
+        # fields read straight into narrow arrays (the cast is done in small buffers): query
+        # slots fit 31 bits, scores' codes 32, relevances 16
+        return _field(self.keys, SCORE_BITS + self.r_bits, np.int32)
 
     @functools.cached_property
     def r(self) -> np.ndarray:
@@ -285,10 +290,37 @@ def top(parts: list[Part], k: int, n_queries: int, with_ties: bool = True) -> Pa
     fit). ``with_ties=False`` keeps exactly ``k`` a query: enough where only the k best
     *values* matter (the ideal ranking of NDCG), not which documents hold them."""
     d = SortedDocs(parts, n_queries)
-    keep = _kept(d, k, n_queries, with_ties)
     if d.keys is not None:
-        return Packed(d.keys[keep], d.r_bits)
+        return Packed(d.keys[_kept_keys(d.keys, d.r_bits, k, n_queries, with_ties)], d.r_bits)
+    keep = _kept(d, k, n_queries, with_ties)
     return d.q[keep], d.scores(keep), d.r[keep]
+
+
+def _kept_keys(keys: np.ndarray, r_bits: int, k: int, n_queries: int, with_ties: bool) -> np.ndarray:
+    """:func:`_kept` of sorted packed keys, read from the keys themselves: each query's rows
+    by binary search, the first ``k`` of each marked by a running sum of +1/-1 at their ends,
+    and only the rows past the k-th of a query compared with its k-th score (no array of query
+    slots, ranks or scores of every row)."""
+    n = len(keys)
+    shift = np.uint64(SCORE_BITS + r_bits)
+    starts = np.searchsorted(keys, np.arange(n_queries, dtype=np.uint64) << shift)
+    ends = np.append(starts[1:], n)
+    cut = np.minimum(starts + k, ends)
+    # +1 where a query's rows start, -1 where its k best end: the running sum is 1 on the k best
+    edges = np.zeros(n + 1, np.int8)
+    np.add.at(edges, starts, 1)
+    np.add.at(edges, cut, -1)
+    keep = np.cumsum(edges[:n], dtype=np.int8).view(bool)
+    full = ends - starts > k
+    if with_ties and full.any():  # rows past the k-th tied with it are kept too
+        first, last = cut[full], ends[full]
+        kth = _field(keys[first - 1], r_bits, np.uint32)  # each full query's k-th score code
+        # the rows past the k-th, by query: a run of length last - first from each first
+        lengths = last - first
+        rows = np.repeat(first - np.cumsum(lengths) + lengths, lengths) + np.arange(int(lengths.sum()))
+        tied = _field(keys[rows], r_bits, np.uint32) == np.repeat(kth, lengths)
+        keep[rows[tied]] = True
+    return keep
 
 
 def top_added(kept: tuple[Part, ...], new: Docs, k: int, n_queries: int, with_ties: bool = True) -> Part:

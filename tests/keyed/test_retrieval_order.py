@@ -65,24 +65,26 @@ def test_what_does_not_fit_is_not_packed():
     assert order.fits(2**31, 1) and not order.fits(2**31 + 1, 1)
 
 
+@pytest.mark.parametrize("n_queries", [40, 2500])  # full queries; and many short or empty ones
 @pytest.mark.parametrize("k", [1, 3, 10])
 @pytest.mark.parametrize("kind", ["float32", "float64"])
-def test_top_added_equals_top_of_everything(k, kind):
-    """Documents dropped early, below a query's k-th kept score, are those the bound drops."""
-    q, s, r = _docs(4, n=6000, kind=kind, graded=True)
+def test_top_added_equals_top_of_everything(k, kind, n_queries):
+    """Documents dropped early, below a query's k-th kept score, are those the bound drops, and
+    the bound keeps by definition: rank below k, or a score tied with the k-th."""
+    q, s, r = _docs(4, n=6000, n_queries=n_queries, kind=kind, graded=True)
     kept = ()
     for part in np.array_split(np.arange(len(q)), 7):
-        kept = (top_added(kept, (q[part], s[part], r[part]), k, 40),)
-    whole = order.as_docs(top([(q, s, r)], k, 40))
+        kept = (top_added(kept, (q[part], s[part], r[part]), k, n_queries),)
+    whole = order.as_docs(top([(q, s, r)], k, n_queries))
     got = order.as_docs(kept[0])
     for a, b in zip(got, whole, strict=True):
         np.testing.assert_array_equal(a, b)
-    # by definition: rank below k, or tied with the k-th score
-    rq, rs, _ = _reference(q, s, r)
-    _, pos = order.positions(rq, 40)
+    rq, rs, rr = _reference(q, s, r)
+    pos = np.array([np.sum(rq[:i] == rq[i]) for i in range(len(rq))])  # rank within the query
     kth = {int(qq): ss for qq, ss, p in zip(rq, rs, pos, strict=True) if p == k - 1}
     expected = (pos < k) | np.array([kth.get(int(qq)) == ss for qq, ss in zip(rq, rs, strict=True)])
-    assert len(got[0]) == expected.sum()
+    for a, b in zip(got, (rq[expected], rs[expected], rr[expected]), strict=True):
+        np.testing.assert_array_equal(a, b)
 
 
 def test_bounded_state_is_packed_and_small():
