@@ -128,23 +128,99 @@ class Packed(NamedTuple):
         return Packed(((self.keys >> np.uint64(self.r_bits)) << np.uint64(r_bits)) | low, r_bits)
 
 
-Part = Docs | Packed
+class Grouped(NamedTuple):
+    """:class:`Packed` documents without their query slots: each query's number of documents
+    (``counts``, over slots ``0..len(counts) - 1``, in the narrowest unsigned type) and, in key
+    order, each document's score code (``uint32``) and relevance (bits packed 8 to a byte where
+    ``r_bits`` is 1, else one ``uint8``/``uint16`` each): about 4 bytes a document instead of 8.
+    The keys are rebuilt for a range of queries at a time (:func:`query_range`)."""
+
+    counts: np.ndarray
+    codes: np.ndarray
+    rel: np.ndarray
+    r_bits: int
+
+    def keys(self, lo: int, hi: int, begin: int, end: int) -> np.ndarray:
+        """The keys of query slots ``lo <= q < hi`` (documents ``begin:end``), slots less ``lo``."""
+        counts = self.counts[lo:hi]  # (slots past the counts, added later, have no document here)
+        keys = np.repeat(np.arange(len(counts), dtype=np.uint64), counts)
+        keys <<= np.uint64(SCORE_BITS)
+        keys |= self.codes[begin:end]
+        keys <<= np.uint64(self.r_bits)
+        if self.r_bits == 1:
+            first = begin // 8
+            bits = np.unpackbits(self.rel[first : -(-end // 8)])[begin - 8 * first :][: end - begin]
+            keys |= bits
+        else:
+            keys |= self.rel[begin:end]
+        return keys
+
+    def packed(self) -> Packed:
+        return Packed(self.keys(0, len(self.counts), 0, len(self.codes)), self.r_bits)
+
+    def docs(self) -> Docs:
+        return self.packed().docs()
 
 
-def query_range(part: Packed, lo: int, hi: int, n_queries: int) -> Packed:
-    """The documents of query slots ``lo <= q < hi`` (of ``n_queries``), slots less ``lo``:
-    a slice of the sorted keys, found by two binary searches."""
+def grouped(part: Packed, n_queries: int) -> Part:
+    """``part`` as :class:`Grouped` where that is smaller: where its documents are at least twice
+    as many as the bytes of one count per query (else the counts would cost more than the
+    query slots they replace)."""
+    keys, r_bits = part.keys, part.r_bits
+    if len(keys) < 2 * n_queries:
+        return part
+    counts = np.bincount(_field(keys, SCORE_BITS + r_bits, np.int64), minlength=n_queries)
+    width = np.uint8 if counts.max() < 1 << 8 else np.uint16 if counts.max() < 1 << 16 else np.uint32
+    if len(keys) < 2 * n_queries * np.dtype(width).itemsize:
+        return part
+    low = np.bitwise_and(
+        keys,
+        np.uint64((1 << r_bits) - 1),
+        out=np.empty(len(keys), np.uint8 if r_bits <= 8 else np.uint16),
+        casting="unsafe",
+    )
+    rel = np.packbits(low.view(bool)) if r_bits == 1 else low
+    return Grouped(counts.astype(width), _field(keys, r_bits, np.uint32), rel, r_bits)
+
+
+Part = Docs | Packed | Grouped
+
+
+def size(part: Part) -> int:
+    """The number of documents of a part."""
+    return len(part.codes) if isinstance(part, Grouped) else len(part[0])
+
+
+def unpacked(part: Part) -> Docs | Packed:
+    """A :class:`Grouped` part as :class:`Packed` keys (any other part as it is)."""
+    return part.packed() if isinstance(part, Grouped) else part
+
+
+def query_bounds(part: Packed | Grouped, edges: np.ndarray, n_queries: int) -> np.ndarray:
+    """The index of the first document of each query slot in ``edges`` (increasing, within
+    ``0..n_queries``), in a part sorted by query."""
+    if isinstance(part, Grouped):
+        ends = np.concatenate([[0], np.cumsum(part.counts, dtype=np.int64)])
+        return ends[np.minimum(edges, len(part.counts))]
     shift = np.uint64(SCORE_BITS + part.r_bits)
-    keys = part.keys
-    # (the end of the last query is the end of the keys: hi << shift may not fit 64 bits)
-    begin = int(np.searchsorted(keys, np.uint64(lo) << shift)) if lo else 0
-    end = int(np.searchsorted(keys, np.uint64(hi) << shift)) if hi < n_queries else len(keys)
-    keys = keys[begin:end]
-    return Packed(keys - (np.uint64(lo) << shift) if lo else keys, part.r_bits)
+    # (the end of the last query is the end of the keys: n_queries << shift may not fit 64 bits)
+    inner = np.asarray(edges)[np.asarray(edges) < n_queries].astype(np.uint64) << shift
+    out = np.full(len(edges), len(part.keys), np.int64)
+    out[: len(inner)] = np.searchsorted(part.keys, inner)
+    return out
+
+
+def query_range(part: Packed | Grouped, lo: int, hi: int, begin: int, end: int) -> Packed:
+    """The documents of query slots ``lo <= q < hi`` (documents ``begin:end`` of the part, see
+    :func:`query_bounds`), slots less ``lo``."""
+    if isinstance(part, Grouped):
+        return Packed(part.keys(lo, hi, begin, end), part.r_bits)
+    keys = part.keys[begin:end]
+    return Packed(keys - (np.uint64(lo) << np.uint64(SCORE_BITS + part.r_bits)) if lo else keys, part.r_bits)
 
 
 def as_docs(part: Part) -> Docs:
-    return part.docs() if isinstance(part, Packed) else part
+    return part.docs() if isinstance(part, (Packed, Grouped)) else part
 
 
 def joined(parts: list[Docs] | tuple[Docs, ...]) -> Docs:
@@ -170,6 +246,7 @@ def as_part(docs: Docs, n_queries: int) -> Part:
 
 def joined_part(a: Part, b: Part) -> Part:
     """Two parts as one: packed if both are (merged in rank order), else three arrays."""
+    a, b = unpacked(a), unpacked(b)
     if isinstance(a, Packed) and isinstance(b, Packed):
         r_bits = max(a.r_bits, b.r_bits)
         return Packed(_merged(a.widened(r_bits).keys, b.widened(r_bits).keys.copy()), r_bits)
@@ -199,7 +276,7 @@ class SortedDocs:
     """
 
     def __init__(self, parts: list[Part] | tuple[Part, ...], n_queries: int) -> None:
-        parts = [part for part in parts if len(part[0])]
+        parts = [unpacked(part) for part in parts if size(part)]
         widths = [
             part.r_bits if isinstance(part, Packed) else relevance_bits(part[1], part[2]) for part in parts
         ]
@@ -307,9 +384,10 @@ def _kept_keys(keys: np.ndarray, r_bits: int, k: int, n_queries: int, with_ties:
     ends = np.append(starts[1:], n)
     cut = np.minimum(starts + k, ends)
     # +1 where a query's rows start, -1 where its k best end: the running sum is 1 on the k best
+    held = cut > starts  # (a query without rows marks nothing)
     edges = np.zeros(n + 1, np.int8)
-    np.add.at(edges, starts, 1)
-    np.add.at(edges, cut, -1)
+    edges[starts[held]] = 1  # distinct rows: each query's first
+    edges[cut[held]] -= 1  # distinct rows too (a cut may be the next query's first: 0 there)
     keep = np.cumsum(edges[:n], dtype=np.int8).view(bool)
     full = ends - starts > k
     if with_ties and full.any():  # rows past the k-th tied with it are kept too

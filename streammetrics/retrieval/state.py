@@ -24,7 +24,21 @@ import numpy as np
 from .._core.state import State, require_keys
 from ..errors import StateError
 from ..keyed.keys import KeyTable
-from .order import Docs, Packed, Part, as_docs, as_part, joined, joined_part, query_range, top_added
+from .order import (
+    Docs,
+    Grouped,
+    Packed,
+    Part,
+    as_docs,
+    as_part,
+    grouped,
+    joined,
+    joined_part,
+    query_bounds,
+    query_range,
+    size,
+    top_added,
+)
 
 _EMPTY_I = np.empty(0, np.int64)
 _EMPTY_F = np.empty(0, np.float64)
@@ -32,7 +46,7 @@ _EMPTY_F = np.empty(0, np.float64)
 
 #: The formulas read the kept documents in blocks of whole queries of about this many documents:
 #: their temporaries (tens of bytes a document) are those of a block, not of every document.
-BLOCK_DOCS = 1 << 18
+BLOCK_DOCS = 1 << 17
 
 
 class QueryBlock(NamedTuple):
@@ -94,7 +108,7 @@ class QueryDocs(State):
         if len(parts) == 1:
             return as_docs(parts[0])
         docs = joined([as_docs(part) for part in parts])
-        if not any(isinstance(part, Packed) for part in parts):  # the same documents: not a change
+        if not any(isinstance(part, (Packed, Grouped)) for part in parts):  # the same documents: not a change
             self.__dict__.update(_parts=(docs,) if parts else ())
         return docs
 
@@ -136,38 +150,32 @@ class QueryDocs(State):
         not packed."""
         max_docs = BLOCK_DOCS if max_docs is None else max_docs
         parts, ideal = self._parts, self._ideal
-        kept = sum(len(part[0]) for part in parts)
+        kept = sum(size(part) for part in parts)
         n = self.n_queries
-        if kept <= max_docs or n < 2 or not all(isinstance(p, Packed) for p in (*parts, *ideal)):
+        if kept <= max_docs or n < 2 or not all(isinstance(p, (Packed, Grouped)) for p in (*parts, *ideal)):
             yield self
             return
         # each query's kept documents, bounded states: about its top_k (ties may keep a few more)
         per_query = self.n_docs if self.top_k is None else np.minimum(self.n_docs, self.top_k)
         cuts = np.searchsorted(np.cumsum(per_query), np.arange(max_docs, kept, max_docs), side="right")
         edges = np.unique(np.concatenate([[0], cuts, [n]]))
-        for lo, hi in zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True):
+        # each part's first document of each block: its documents are in query order
+        bounds = [query_bounds(p, edges, n) for p in parts]  # type: ignore[arg-type]
+        ideal_bounds = [query_bounds(p, edges, n) for p in ideal]  # type: ignore[arg-type]
+        for i, (lo, hi) in enumerate(zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True)):
             yield QueryBlock(
-                hi - lo,
-                tuple(query_range(p, lo, hi, n) for p in parts),  # type: ignore[arg-type]
-                tuple(query_range(p, lo, hi, n) for p in ideal),  # type: ignore[arg-type]
-                self.n_docs[lo:hi],
-                self.n_relevant[lo:hi],
-                self.top_k,
-            )
-
-    def _appended(self, new: Docs, n: int) -> tuple[Part, ...]:
-        parts = [*self._parts, as_part(new, n)]
-        # small parts join (a binary counter: each document copied O(log) times, and a stream of
-        # single documents keeps few parts); parts of 65,536 documents and more stay apart
-        while len(parts) >= 2 and len(parts[-2][0]) <= min(2 * len(parts[-1][0]), 2**16):
-            parts[-2:] = [joined_part(*parts[-2:])]
-        return tuple(parts)
+                hi - lo, _sliced(parts, bounds, i, lo, hi), _sliced(ideal, ideal_bounds, i, lo, hi),
+                self.n_docs[lo:hi], self.n_relevant[lo:hi], self.top_k,
+            )  # fmt: skip
 
     def _with(self, new: Docs, new_ideal: tuple[np.ndarray, np.ndarray], n: int) -> dict[str, Any]:
         """The kept documents after ``new`` ones (and, for NDCG with ``top_k``, ``new_ideal``
         relevances as ``(query slots, relevances)``) are added, query slots among ``n``."""
         if self.top_k is None:
-            return {"_parts": self._appended(new, n)}
+            parts = self._parts
+            for start in range(0, max(len(new[0]), 1), CHUNK_DOCS):  # (temporaries of a chunk)
+                parts = _appended(parts, tuple(a[start : start + CHUNK_DOCS] for a in new), n)  # type: ignore[arg-type]
+            return {"_parts": parts}
         out = {"_parts": _bounded(self._parts, new, self.top_k, n, True)}
         if self.ideal:
             iq, ir = new_ideal
@@ -285,6 +293,23 @@ def _bounded(kept: tuple[Part, ...], new: Docs, k: int, n: int, with_ties: bool)
         start += step
         if start >= len(new[0]):
             return kept
+
+
+def _sliced(parts: tuple[Part, ...], bounds: list[np.ndarray], i: int, lo: int, hi: int) -> tuple[Part, ...]:
+    """Block ``i`` (query slots ``lo..hi``) of each part, given each part's block bounds."""
+    return tuple(query_range(p, lo, hi, b[i], b[i + 1]) for p, b in zip(parts, bounds, strict=True))  # type: ignore[arg-type]
+
+
+def _appended(parts: tuple[Part, ...], new: Docs, n: int) -> tuple[Part, ...]:
+    """The parts of a state without ``top_k`` after ``new`` documents: one more part, sorted."""
+    out = [*parts, as_part(new, n)]
+    # small parts join (a binary counter: each document copied O(log) times, and a stream of
+    # single documents keeps few parts); parts of 65,536 documents and more stay apart
+    while len(out) >= 2 and size(out[-2]) <= min(2 * size(out[-1]), 2**16):
+        out[-2:] = [joined_part(*out[-2:])]
+    if isinstance(out[-1], Packed):  # kept without query slots where that is smaller
+        out[-1] = grouped(out[-1], n)
+    return tuple(out)
 
 
 def _grown(counts: np.ndarray, n: int) -> np.ndarray:
