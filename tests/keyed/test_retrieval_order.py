@@ -3,6 +3,8 @@ each against a three-key ``lexsort`` of the same documents."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -182,3 +184,58 @@ def test_formulas_read_block_by_block_as_all_at_once(name, kw, max_docs, monkeyp
     blocks = list(m.state.blocks())
     assert len(blocks) > 1 and sum(b.n_queries for b in blocks) == 60
     assert m.per_query() == whole[0] and m.compute() == whole[1]
+
+
+@pytest.mark.parametrize("graded_max", [1, 5, 300])  # relevance bits 1 (packed bits), 3, 9 (uint16)
+@pytest.mark.parametrize("per_query", [3, 400])  # counts in uint8, and past 255 (uint16)
+def test_grouped_parts_hold_the_packed_keys(graded_max, per_query):
+    """A part kept without query slots rebuilds the same keys, whole and by query range, with
+    queries added after it (slots past its counts) holding no document there."""
+    rng = np.random.default_rng(graded_max + per_query)
+    n_queries = 50
+    n = n_queries * per_query
+    q, s = rng.integers(0, n_queries - 5, n), rng.random(n).astype(np.float32)  # the last 5: none
+    r = rng.integers(0, graded_max + 1, n)
+    bits = order.relevance_bits(s, r)
+    part = Packed(np.sort(order.packed(q, s, r, bits)), bits)
+    g = order.grouped(Packed(part.keys[: len(part.keys)], bits), n_queries - 5)  # counts: 45 slots
+    assert isinstance(g, order.Grouped)
+    np.testing.assert_array_equal(g.packed().keys, part.keys)
+    edges = np.array([0, 7, 7, 20, 44, 48, n_queries])
+    ranges = list(itertools.pairwise(edges.tolist()))
+    q_sorted = part.docs()[0]
+    shift = np.uint64(32 + bits)
+    expected = [part.keys[(q_sorted >= lo) & (q_sorted < hi)] - (np.uint64(lo) << shift) for lo, hi in ranges]
+    for p in (part, g):
+        b = order.query_bounds(p, edges, n_queries)
+        got = [order.query_range(p, lo, hi, b[i], b[i + 1]).keys for i, (lo, hi) in enumerate(ranges)]
+        for a, e in zip(got, expected, strict=True):
+            np.testing.assert_array_equal(a, e)
+    # a part whose counts would cost more than the query slots they replace stays packed
+    assert isinstance(order.grouped(Packed(part.keys[:10], bits), n_queries), Packed)
+
+
+@pytest.mark.parametrize("name", ["RetrievalMAP", "RetrievalNDCG", "RetrievalAUROC"])
+def test_states_without_top_k_are_the_same_grouped_or_not(name, monkeypatch):
+    """Parts kept without query slots change the memory, not the state: the same bytes and
+    values as parts kept as keys, under updates, merges and a round trip."""
+    from streammetrics.retrieval import state
+
+    q, s, r = _docs(11, n=6000, n_queries=300, graded=name == "RetrievalNDCG")
+    if name != "RetrievalNDCG":
+        r = (r > 0).astype(float)
+
+    def stream():
+        a, b = getattr(sm, name)(), getattr(sm, name)()
+        for part in np.array_split(np.arange(len(q)), 6):
+            a.update(r[part[::2]], s[part[::2]], q[part[::2]])
+            b.update(r[part[1::2]], s[part[1::2]], q[part[1::2]])
+        return a.merge(b)
+
+    grouped = stream()
+    assert any(isinstance(p, order.Grouped) for p in grouped.state.parts)
+    monkeypatch.setattr(state, "grouped", lambda part, n: part)
+    keyed = stream()
+    assert not any(isinstance(p, order.Grouped) for p in keyed.state.parts)
+    assert grouped.to_bytes() == keyed.to_bytes() and grouped.compute() == keyed.compute()
+    assert type(grouped).from_bytes(grouped.to_bytes()).compute() == keyed.compute()
