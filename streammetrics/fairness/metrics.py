@@ -10,6 +10,7 @@ same name compute it on the same rows.
 
 from __future__ import annotations
 
+import math
 from typing import Any, ClassVar
 
 from .._core.params import check_option
@@ -208,8 +209,10 @@ class _EqualizedOdds(_GroupGap):
 
     def _compute(self, state: SlicedState) -> float:  # type: ignore[override]
         gaps = self._gaps(state)
-        if self.agg == "mean":
-            return float(sum(gaps) / len(gaps))
+        if self.agg == "mean":  # fairlearn: a pandas mean, which leaves out an undefined (NaN) gap
+            held = [gap for gap in gaps if not math.isnan(gap)]
+            return float(sum(held) / len(held)) if held else math.nan
+        # (Python's min and max over the gaps in order, as fairlearn: a NaN first is the result)
         return float(max(gaps) if self.kind == "difference" else min(gaps))
 
 
