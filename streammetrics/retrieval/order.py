@@ -6,9 +6,11 @@ order of arrival). Where every document fits, each becomes one ``uint64`` key (:
 whose ascending order is that rank order, so one ``np.sort`` ranks every query at once: NumPy
 sorts 64-bit integers with vectorized instructions, several times faster than an ``argsort``
 of the scores followed by a stable one of the queries, and the sorted keys hold the documents
-themselves (8 bytes each instead of 24). Documents that do not fit (float64 scores that are not
-float32 values, relevances that are not small whole numbers, more than about two billion
-queries) are ranked by :func:`ranked`, with the same result.
+themselves (8 bytes each instead of 24); a large part of them is kept without its query slots,
+as one count a query (:class:`Grouped`: about 4 bytes a document), and its keys rebuilt for a
+range of queries at a time. Documents that do not fit (float64 scores that are not float32
+values, relevances that are not small whole numbers, more than about two billion queries) are
+ranked by :func:`ranked`, with the same result.
 """
 
 from __future__ import annotations

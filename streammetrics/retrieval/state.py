@@ -8,10 +8,12 @@ same way whatever the order of arrival), the number of documents and of relevant
 for NDCG, the ``top_k`` largest relevances (the ideal ranking): exactly what a metric at
 ``k`` reads, so its value is exact while memory stays ``O(queries x k)``.
 
-Memory, per kept document: 8 bytes with ``top_k`` where the documents fit a packed key (float32
-scores, whole relevances below 2**16: :mod:`~streammetrics.retrieval.order`), else 24 (an int64
-query slot, a float64 score and a float64 relevance); 16 bytes per query (document and relevant
-counts); NDCG with ``top_k`` keeps each query's ``top_k`` largest relevances the same way.
+Memory, per kept document, where the documents fit a packed key (float32 scores, whole relevances
+below 2**16: :mod:`~streammetrics.retrieval.order`): 8 bytes with ``top_k``; without it, about 4
+(a part's query slots kept as one count a query: a score code and the relevance bits); else 24
+(an int64 query slot, a float64 score and a float64 relevance). 16 bytes per query (document
+and relevant counts); NDCG with ``top_k`` keeps each query's ``top_k`` largest relevances as
+packed keys too.
 """
 
 from __future__ import annotations
