@@ -240,7 +240,7 @@ def as_part(docs: Docs, n_queries: int) -> Part:
     bits = relevance_bits(docs[1], docs[2])
     if bits is None or not len(docs[0]) or not fits(n_queries, bits):
         q, s, r = docs  # kept as arrays: float64 copies (an input may be the caller's own array)
-        return q.copy(), np.add(s, 0.0, dtype=np.float64), r.astype(np.float64)  # -0.0 as 0.0
+        return q.astype(np.int64), np.add(s, 0.0, dtype=np.float64), r.astype(np.float64)  # -0.0 as 0.0
     keys = packed(*docs, bits)
     keys.sort()
     return Packed(keys, bits)
@@ -372,7 +372,7 @@ def top(parts: list[Part], k: int, n_queries: int, with_ties: bool = True) -> Pa
     if d.keys is not None:
         return Packed(d.keys[_kept_keys(d.keys, d.r_bits, k, n_queries, with_ties)], d.r_bits)
     keep = _kept(d, k, n_queries, with_ties)
-    return d.q[keep], d.scores(keep), d.r[keep]
+    return d.q[keep].astype(np.int64, copy=False), d.scores(keep), d.r[keep]
 
 
 def _kept_keys(keys: np.ndarray, r_bits: int, k: int, n_queries: int, with_ties: bool) -> np.ndarray:

@@ -192,6 +192,8 @@ class QueryDocs(State):
         n = len(table)
         n_docs = _grown(self.n_docs, n) + np.bincount(slots, minlength=n)
         n_rel = _grown(self.n_relevant, n) + np.bincount(slots[relevance > 0], minlength=n)
+        if n < 2**31:  # half the bytes while the documents are ranked (kept slots are int64)
+            slots = slots.astype(np.int32)
         new = (slots, scores, relevance)  # read, never kept: kept documents are copies
         kept = self._with(new, (slots, relevance), n)
         self._commit(keys=table, n_docs=n_docs, n_relevant=n_rel, **kept)
