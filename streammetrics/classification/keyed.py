@@ -151,23 +151,18 @@ class ConfusionKernel(GenericKernel):
             return
         part = matrix[touched] if len(touched) < len(matrix) else matrix
         k = part.shape[1]
-        if k <= 16:  # a few labels: their patterns as bits, cell by cell (no reduction along short axes)
-            bits = np.zeros(len(part), np.int64)
-            for i in range(k):
-                for j in range(k):  # a count in cell (i, j): labels i and j were seen
-                    np.bitwise_or(bits, (1 << i) | (1 << j), out=bits, where=part[:, i, j] != 0)
+        if k <= 62:  # each key's pattern as the bits of one int64
+            if k <= 16:  # a few labels: cell by cell (no reduction along short axes)
+                bits = np.zeros(len(part), np.int64)
+                for i in range(k):
+                    for j in range(k):  # a count in cell (i, j): labels i and j were seen
+                        np.bitwise_or(bits, (1 << i) | (1 << j), out=bits, where=part[:, i, j] != 0)
+            else:
+                alive = part.any(axis=2) | part.any(axis=1)
+                bits = alive @ (np.int64(1) << np.arange(k, dtype=np.int64))
             accepted = self._accepted.setdefault(tuple(labels.values.tolist()), set())
-            codes = sorted_distinct(bits)
-            todo = [(c, (c >> np.arange(k)) & 1 == 1) for c in codes.tolist() if c not in accepted]
-        elif k <= 62:
-            alive = part.any(axis=2) | part.any(axis=1)
-            bits = alive @ (np.int64(1) << np.arange(k, dtype=np.int64))
-            accepted = self._accepted.setdefault(tuple(labels.values.tolist()), set())
-            codes, first = np.unique(bits, return_index=True)
             todo = [
-                (int(c), alive[i])
-                for c, i in zip(codes.tolist(), first.tolist(), strict=True)
-                if c not in accepted
+                (c, (c >> np.arange(k)) & 1 == 1) for c in sorted_distinct(bits).tolist() if c not in accepted
             ]
         else:
             alive = part.any(axis=2) | part.any(axis=1)

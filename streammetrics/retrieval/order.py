@@ -171,6 +171,7 @@ def grouped(part: Packed, n_queries: int) -> Part:
     keys, r_bits = part.keys, part.r_bits
     if len(keys) < 2 * n_queries:
         return part
+    # (one pass over a part's slots: cheaper here than a binary search per query, measured)
     counts = np.bincount(_field(keys, SCORE_BITS + r_bits, np.int64), minlength=n_queries)
     width = np.uint8 if counts.max() < 1 << 8 else np.uint16 if counts.max() < 1 << 16 else np.uint32
     if len(keys) < 2 * n_queries * np.dtype(width).itemsize:
@@ -328,6 +329,16 @@ class SortedDocs:
             return self._s
         return _field(self.keys, self.r_bits, np.uint32)  # the low 32 bits: the score's code
 
+    @property
+    def n_rows(self) -> int:
+        return len(self.keys) if self.keys is not None else len(self._q)
+
+    def query_starts(self, n_queries: int) -> np.ndarray:
+        """Each query slot's first row (a binary search per slot, of the keys or the slots)."""
+        if self.keys is not None:
+            return query_starts(self.keys, self.r_bits, n_queries)
+        return np.searchsorted(self._q, np.arange(n_queries))
+
     def ties_at(self, rows: np.ndarray) -> np.ndarray:
         """:attr:`ties` of some rows only."""
         if self.keys is None:
@@ -341,27 +352,15 @@ class SortedDocs:
         return _scores_of(self.keys[where], self.r_bits)
 
 
+def query_starts(keys: np.ndarray, r_bits: int, n_queries: int) -> np.ndarray:
+    """The index of each query slot's first key in sorted :func:`packed` keys: a binary search of
+    the slot's first possible key (no array of every key's slot)."""
+    return np.searchsorted(keys, np.arange(n_queries, dtype=np.uint64) << np.uint64(SCORE_BITS + r_bits))
+
+
 def _field(keys: np.ndarray, shift: int, dtype: type) -> np.ndarray:
     """``keys >> shift`` cast to ``dtype`` (keeping its low bits) without a uint64 temporary."""
     return np.right_shift(keys, np.uint64(shift), out=np.empty(len(keys), dtype), casting="unsafe")
-
-
-def _kept(d: SortedDocs, k: int, n_queries: int, with_ties: bool) -> np.ndarray:
-    """The rows a ``top_k`` bound keeps of rank-ordered documents: rank below ``k``, and
-    (``with_ties``) those whose score ties the k-th, so that the kept documents do not depend on
-    the order of arrival."""
-    starts, rank = positions(d.q, n_queries)
-    keep = rank < k
-    del rank  # (every array of the documents' size counts at the peak)
-    if with_ties:
-        sizes = np.diff(starts, append=len(d.q))
-        full = sizes > k
-        if full.any():
-            ties = d.ties  # 4 bytes a document where packed
-            kth = np.zeros(n_queries, ties.dtype)
-            kth[full] = ties[starts[full] + (k - 1)]
-            keep |= ties == np.repeat(kth, sizes)  # (each query's k-th over its rows)
-    return keep
 
 
 def top(parts: list[Part], k: int, n_queries: int, with_ties: bool = True) -> Part:
@@ -369,20 +368,20 @@ def top(parts: list[Part], k: int, n_queries: int, with_ties: bool = True) -> Pa
     fit). ``with_ties=False`` keeps exactly ``k`` a query: enough where only the k best
     *values* matter (the ideal ranking of NDCG), not which documents hold them."""
     d = SortedDocs(parts, n_queries)
-    if d.keys is not None:
-        return Packed(d.keys[_kept_keys(d.keys, d.r_bits, k, n_queries, with_ties)], d.r_bits)
     keep = _kept(d, k, n_queries, with_ties)
+    if d.keys is not None:
+        return Packed(d.keys[keep], d.r_bits)
     return d.q[keep].astype(np.int64, copy=False), d.scores(keep), d.r[keep]
 
 
-def _kept_keys(keys: np.ndarray, r_bits: int, k: int, n_queries: int, with_ties: bool) -> np.ndarray:
-    """:func:`_kept` of sorted packed keys, read from the keys themselves: each query's rows
-    by binary search, the first ``k`` of each marked by a running sum of +1/-1 at their ends,
-    and only the rows past the k-th of a query compared with its k-th score (no array of query
-    slots, ranks or scores of every row)."""
-    n = len(keys)
-    shift = np.uint64(SCORE_BITS + r_bits)
-    starts = np.searchsorted(keys, np.arange(n_queries, dtype=np.uint64) << shift)
+def _kept(d: SortedDocs, k: int, n_queries: int, with_ties: bool) -> np.ndarray:
+    """The rows a ``top_k`` bound keeps of rank-ordered documents: rank below ``k``, and
+    (``with_ties``) those whose score ties the k-th, so that the kept documents do not depend on
+    the order of arrival. Each query's rows by binary search, the first ``k`` of each marked by
+    a running sum of +1/-1 at their ends, and only the rows past the k-th of a query compared
+    with its k-th score (no array of query slots, ranks or scores of every row)."""
+    n = d.n_rows
+    starts = d.query_starts(n_queries)
     ends = np.append(starts[1:], n)
     cut = np.minimum(starts + k, ends)
     # +1 where a query's rows start, -1 where its k best end: the running sum is 1 on the k best
@@ -394,12 +393,11 @@ def _kept_keys(keys: np.ndarray, r_bits: int, k: int, n_queries: int, with_ties:
     full = ends - starts > k
     if with_ties and full.any():  # rows past the k-th tied with it are kept too
         first, last = cut[full], ends[full]
-        kth = _field(keys[first - 1], r_bits, np.uint32)  # each full query's k-th score code
+        kth = d.ties_at(first - 1)  # each full query's k-th score
         # the rows past the k-th, by query: a run of length last - first from each first
         lengths = last - first
         rows = np.repeat(first - np.cumsum(lengths) + lengths, lengths) + np.arange(int(lengths.sum()))
-        tied = _field(keys[rows], r_bits, np.uint32) == np.repeat(kth, lengths)
-        keep[rows[tied]] = True
+        keep[rows[d.ties_at(rows) == np.repeat(kth, lengths)]] = True
     return keep
 
 
@@ -429,10 +427,7 @@ def _below_bars(
     """Which new ``keys`` (of query slots ``q``) may still be among their query's ``k`` best:
     those of a query with fewer than ``k`` kept documents, those ranked above the k-th kept
     one, and (``with_ties``) those tied with its score, whatever their relevance."""
-    # each query's first kept key: a binary search of its slot's first possible key (a bincount
-    # of the slots would widen them to 8 bytes a document first)
-    shift = np.uint64(SCORE_BITS + kept.r_bits)
-    starts = np.searchsorted(kept.keys, np.arange(n_queries, dtype=np.uint64) << shift)
+    starts = query_starts(kept.keys, kept.r_bits, n_queries)
     counts = np.diff(starts, append=len(kept.keys))
     full = counts >= k
     kth = kept.keys[starts[full] + (k - 1)]
