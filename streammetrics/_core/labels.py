@@ -17,8 +17,7 @@ from ..errors import InputError, StateError
 
 _LUT_MAX_SPAN = 1 << 16
 _PACKED_CHARS = 8  # one byte a character (below 256) in a uint64
-_U64 = np.uint64
-PACKED_MIN_ROWS = 512  # below, the packing's dozen NumPy calls cost more than a search of strings
+PACKED_MIN_ROWS = 512  # below, the packing's and probe's NumPy calls cost more than a search of strings
 
 
 def sorted_distinct(arr: np.ndarray) -> np.ndarray:
@@ -52,9 +51,9 @@ def run_starts(sorted_values: np.ndarray) -> np.ndarray:
 def packed_strings(arr: np.ndarray) -> np.ndarray | None:
     """One uint64 per string of a 1-D NumPy unicode array, or ``None`` unless every string has at
     most 8 characters, each below 256 (ASCII and Latin-1), whatever the array's width: the
-    characters' bytes, the first one lowest, NUL padding at the end. Distinct strings get distinct codes whatever the array's
-    width (NumPy strips trailing NULs), so codes of two arrays compare as their strings do for
-    equality (not for order).
+    characters' bytes, the first one lowest, NUL padding at the end. Distinct strings get
+    distinct codes and a string the same code in arrays of any width (NumPy strips trailing
+    NULs), so codes compare as their strings do for equality (not for order).
 
     Each character is narrowed to a byte by one contiguous cast, and the codes are read from that
     buffer by an overlapping strided view (a code every ``width`` bytes, 8 bytes long), masked
@@ -83,7 +82,7 @@ def packed_strings(arr: np.ndarray) -> np.ndarray | None:
     np.copyto(buffer[: n * width].reshape(n, width), chars, casting="unsafe")
     buffer[n * width :] = 0  # (the last code's read goes 8 - width bytes past its string)
     reads = np.ndarray((n,), np.uint64, buffer, 0, (width,))
-    return reads & _U64((1 << (8 * width)) - 1)
+    return reads & np.uint64((1 << (8 * width)) - 1)
 
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # multiplicative hashing (Knuth): odd, bits well mixed
