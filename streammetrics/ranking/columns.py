@@ -124,7 +124,7 @@ def varint_bytes(x: np.ndarray) -> int:
     total = x.size
     top = int(x.max()) if x.size else 0
     if 1 << 21 <= top < _EXACT_FLOAT:  # three or more bytes: one pass over exponents, not one per byte
-        return int(np.bincount(_exponents(x), minlength=2048) @ _VARINT_BY_EXPONENT)
+        return int(np.bincount(_exponents(x).ravel(), minlength=2048) @ _VARINT_BY_EXPONENT)
     for k in range(1, 10):
         if top >> (7 * k) == 0:
             break

@@ -158,3 +158,23 @@ def test_decayed_and_rolling_states_stay_within_their_byte_bound(wrapper):
         assert len(m.to_bytes()) <= bound
     again = sm.from_bytes(m.to_bytes())
     assert again.compute() == m.compute()
+
+
+@pytest.mark.parametrize("binned", [False, True])
+def test_cells_of_millions_of_rows(binned):
+    # a cell's integer count past 2**21 takes the budget rule's three-byte varint path (it raised
+    # ValueError on the 2-D count array before); hard 0/1-like predictions over a long stream
+    # reach it, integer weights stand in for those rows here
+    rng = np.random.default_rng(5)
+    n = 5_000 if binned else 3
+    y, p = rng.integers(0, 2, n), np.round(rng.random(n), 3 if binned else 1)
+    w = rng.integers(1, 3_000_000, n).astype(float)
+    m, ap = sm.ROCAUC(max_bytes=2**11), sm.AveragePrecision(max_bytes=2**11)
+    m.update(y, p, sample_weight=w)
+    ap.update(y, p, sample_weight=w)
+    assert m.state.is_exact != binned
+    want = skm.roc_auc_score(y, p, sample_weight=w)
+    lo, hi = m.bounds()
+    assert lo - 1e-12 <= want <= hi + 1e-12
+    assert ap.bounds()[0] - 1e-12 <= skm.average_precision_score(y, p, sample_weight=w) <= ap.bounds()[1] + 1e-12
+    assert len(m.to_bytes()) <= 2**11
