@@ -118,11 +118,13 @@ def varint_lengths(x: np.ndarray) -> np.ndarray:
     return out
 
 
-def varint_bytes(x: np.ndarray) -> int:
-    """The total of :func:`varint_lengths` (uint64 input), without the per-value array."""
+def varint_bytes(x: np.ndarray, top: int | None = None) -> int:
+    """The total of :func:`varint_lengths` (uint64 input), without the per-value array
+    (``top``: ``x``'s largest value, where the caller has it)."""
     x = np.asarray(x, dtype=np.uint64)
     total = x.size
-    top = int(x.max()) if x.size else 0
+    if top is None:
+        top = int(x.max()) if x.size else 0
     if 1 << 21 <= top < _EXACT_FLOAT:  # three or more bytes: one pass over exponents, not one per byte
         return int(np.bincount(_exponents(x).ravel(), minlength=2048) @ _VARINT_BY_EXPONENT)
     for k in range(1, 10):
@@ -144,7 +146,7 @@ def size_bound(col: Column) -> int:
     if not len(ids):
         return 0
     shift = MANTISSA_BITS - col.res
-    total = varint_bytes(_gaps(ids))
+    total = _gap_bytes(ids)
     occupied = counts > 0
     single = occupied & (kmin == kmax)
     multi = occupied & ~single
@@ -155,19 +157,40 @@ def size_bound(col: Column) -> int:
     if counts.dtype.kind == "f":
         total += 18 * counts.size + int(multi.sum()) * max(pair, 2)
     else:
-        total += varint_bytes(counts.view(np.uint64))  # (counts >= 0)
-        if multi.any():
-            env = 2 + varint_lengths(N.cells(counts, multi).astype(np.uint64)) + -(-offset_bits(col.res) // 7)
-            total += int(np.maximum(env, pair).sum())
+        top = int(counts.max())
+        total += varint_bytes(counts.view(np.uint64), top)  # (counts >= 0)
+        total += _envelope_bytes(counts, multi, top, 2 + -(-offset_bits(col.res) // 7), pair)
     return total
 
 
-def _gaps(ids: np.ndarray) -> np.ndarray:
-    """``np.diff(ids, prepend=0)`` of increasing ``uint64`` ids (what the state format writes)."""
-    gaps = np.empty_like(ids)
-    gaps[:1] = ids[:1]
-    np.subtract(ids[1:], ids[:-1], out=gaps[1:])
-    return gaps
+def _gap_bytes(ids: np.ndarray) -> int:
+    """The varint bytes of ``np.diff(ids, prepend=0)`` (what the state format writes for the
+    increasing ``uint64`` ids of a non-empty column): the first gap, the first id, is large and
+    counted apart, so that the small ones take :func:`varint_bytes`' cheap path."""
+    return _varint_length(int(ids[0])) + varint_bytes(np.diff(ids))
+
+
+def _varint_length(v: int) -> int:
+    """Bytes of the non-negative integer ``v`` as an LEB128 varint."""
+    return max(1, -(-v.bit_length() // 7))
+
+
+def _envelope_bytes(counts: np.ndarray, multi: np.ndarray, top: int, fixed: int, pair: int) -> int:
+    """``sum(max(fixed + varint_length(c), pair))`` over the integer counts ``c`` of the ``multi``
+    cells (``top``: the largest count), by varint levels: a count of ``j`` varint bytes adds 1
+    for each level ``2..j`` at which ``fixed + level > pair``, to ``max(fixed + 1, pair)``."""
+    m = int(np.count_nonzero(multi))
+    if not m:
+        return 0
+    total = m * max(fixed + 1, pair)
+    if top >= _POW7[0]:
+        held = N.cells(counts, multi)
+        for level in range(2, 11):
+            if top < _POW7[level - 2]:
+                break
+            if fixed + level > pair:
+                total += int(np.count_nonzero(held >= _POW7[level - 2]))
+    return total
 
 
 def fits(col: Column, budget: int | None, max_bins: int | None) -> bool:
@@ -385,7 +408,7 @@ def exact_cannot_fit(kf: np.ndarray, g: int, budget: int | None, max_bins: int |
         return True
     if budget is None or len(uk) * (g + 2) <= budget // 8:
         return False
-    low = varint_bytes(_gaps(uk)) + (g + 1) * len(uk)
+    low = _gap_bytes(uk) + (g + 1) * len(uk)
     return low > budget
 
 
@@ -473,10 +496,14 @@ def _pair_reduce(op: Any, x: np.ndarray, first: np.ndarray, last: np.ndarray) ->
     """``op.reduceat`` of the rows of ``x`` over runs of one or two rows, the run ``i`` being rows
     ``first[i]`` and ``last[i]`` (equal for a run of one): two row gathers, in ``reduceat``'s
     order (``x[first] op x[last]``)."""
-    lo, hi = N.take_rows(x, first), N.take_rows(x, last)
     if op is not np.add:  # min, max: a run of one reduces with itself
-        return op(lo, hi)
-    return np.where((first != last)[:, None], lo + hi, lo)
+        return op(N.take_rows(x, first), N.take_rows(x, last))
+    # a run of one adds a row of zeros (appended), not itself: gathers, no 2-D select
+    padded = np.concatenate([x, np.zeros((1, *x.shape[1:]), x.dtype)])
+    second = np.where(first != last, last, len(x))
+    out = N.take_rows(x, first)
+    out += N.take_rows(padded, second)
+    return out
 
 
 def _run_ends(starts: np.ndarray, n: int) -> np.ndarray:

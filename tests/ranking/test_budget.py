@@ -176,5 +176,7 @@ def test_cells_of_millions_of_rows(binned):
     want = skm.roc_auc_score(y, p, sample_weight=w)
     lo, hi = m.bounds()
     assert lo - 1e-12 <= want <= hi + 1e-12
-    assert ap.bounds()[0] - 1e-12 <= skm.average_precision_score(y, p, sample_weight=w) <= ap.bounds()[1] + 1e-12
+    assert (
+        ap.bounds()[0] - 1e-12 <= skm.average_precision_score(y, p, sample_weight=w) <= ap.bounds()[1] + 1e-12
+    )
     assert len(m.to_bytes()) <= 2**11

@@ -28,3 +28,23 @@ def test_varint_lengths_and_bytes_match_an_encoder(top_bits: int) -> None:
     want = [_leb128_length(int(v)) for v in x]
     assert C.varint_lengths(x).tolist() == want
     assert C.varint_bytes(x) == sum(want)
+
+
+@pytest.mark.parametrize("top_bits", [7, 14, 21, 22, 40])
+def test_varint_bytes_of_a_two_dimensional_array(top_bits: int) -> None:
+    # the budget rule counts a column's (bins, groups) counts at once
+    rng = np.random.default_rng(top_bits)
+    x = rng.integers(0, 1 << top_bits, (300, 2), dtype=np.uint64, endpoint=True)
+    want = sum(_leb128_length(int(v)) for v in x.ravel())
+    assert C.varint_bytes(x) == want
+    assert C.varint_bytes(x, int(x.max())) == want
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_envelope_bytes_match_their_definition(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(0, 1 << int(rng.integers(1, 40)), (200, 3))
+    multi = rng.random(counts.shape) < 0.4
+    fixed, pair = int(rng.integers(2, 8)), int(rng.integers(2, 20))
+    want = sum(max(fixed + _leb128_length(int(c)), pair) for c in counts[multi])
+    assert C._envelope_bytes(counts, multi, int(counts.max()), fixed, pair) == want
