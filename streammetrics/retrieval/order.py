@@ -16,6 +16,7 @@ ranked by :func:`ranked`, with the same result.
 from __future__ import annotations
 
 import functools
+import itertools
 from typing import NamedTuple
 
 import numpy as np
@@ -24,6 +25,9 @@ import numpy as np
 SCORE_BITS = 32
 #: Documents per slice where a per-query value is gathered for every document.
 _SLICE = 1 << 16
+#: Documents (kept and new) per block where a bounded state merges new documents into those it
+#: keeps and cuts each query to its ``top_k``.
+MERGE_BLOCK = 1 << 17
 _EMPTY_I = np.empty(0, np.int64)
 _EMPTY_F = np.empty(0, np.float64)
 
@@ -413,21 +417,56 @@ def top_added(kept: tuple[Part, ...], new: Docs, k: int, n_queries: int, with_ti
         r_bits = max(kept[0].r_bits, bits or 0)
         if bits is not None and fits(n_queries, r_bits):
             old = kept[0].widened(r_bits)
-            keys = packed(*new, r_bits)
-            keys = keys[_below_bars(old, keys, new[0], k, n_queries, with_ties)]
-            merged = Packed(_merged(old.keys, keys), r_bits)
-            del keys  # not held while the cut runs
-            return top([merged], k, n_queries, with_ties)
+            starts = query_starts(old.keys, r_bits, n_queries)
+            keys = _above_bars(old, starts, new, k, n_queries, with_ties)
+            keys.sort()
+            return _top_merged(old.keys, starts, keys, r_bits, k, n_queries, with_ties)
     return top([*kept, new], k, n_queries, with_ties)
 
 
-def _below_bars(
-    kept: Packed, keys: np.ndarray, q: np.ndarray, k: int, n_queries: int, with_ties: bool
+def _top_merged(
+    a: np.ndarray, a_starts: np.ndarray, b: np.ndarray, r_bits: int, k: int, n_queries: int, with_ties: bool
+) -> Part:
+    """What :func:`top` keeps of the sorted packed keys ``a`` (each query's first at
+    ``a_starts``) and ``b`` together, merged and cut a block of whole queries at a time (about
+    :data:`MERGE_BLOCK` documents each, slots from 0 within a block): the temporaries are those
+    of a block, and the kept keys are written into one array, shrunk in place at the end."""
+    total = len(a) + len(b)
+    if total <= MERGE_BLOCK or n_queries < 2:
+        return top([Packed(_merged_runs(a, b), r_bits)], k, n_queries, with_ties)
+    # blocks of whole queries by the documents before each query: in a and b together where b
+    # is the larger, else in a alone (a binary search of every query slot in b saved)
+    firsts = a_starts + query_starts(b, r_bits, n_queries) if len(b) > len(a) else a_starts
+    cuts = np.searchsorted(firsts, np.arange(MERGE_BLOCK, int(firsts[-1]) + 1, MERGE_BLOCK), side="right") - 1
+    edges = np.unique(np.concatenate([[0], cuts, [n_queries]]))
+    a_bounds = np.append(a_starts, len(a))[edges]
+    b_bounds = query_bounds(Packed(b, r_bits), edges, n_queries)
+    edges = edges.tolist()
+    shift = np.uint64(SCORE_BITS + r_bits)
+    out = np.empty(total, np.uint64)
+    filled = 0
+    for i, (lo, hi) in enumerate(itertools.pairwise(edges)):
+        if a_bounds[i] == a_bounds[i + 1] and b_bounds[i] == b_bounds[i + 1]:
+            continue  # queries without documents
+        pa = query_range(Packed(a, r_bits), lo, hi, a_bounds[i], a_bounds[i + 1])
+        pb = query_range(Packed(b, r_bits), lo, hi, b_bounds[i], b_bounds[i + 1])
+        kept = top([Packed(_merged_runs(pa.keys, pb.keys), r_bits)], k, hi - lo, with_ties).keys  # type: ignore[union-attr]
+        if lo:
+            kept += np.uint64(lo) << shift  # (a fresh array: the slots back in place)
+        out[filled : filled + len(kept)] = kept
+        filled += len(kept)
+    out.resize(filled, refcheck=False)  # (out is referenced nowhere else: shrunk in place)
+    return Packed(out, r_bits)
+
+
+def _above_bars(
+    kept: Packed, starts: np.ndarray, new: Docs, k: int, n_queries: int, with_ties: bool
 ) -> np.ndarray:
-    """Which new ``keys`` (of query slots ``q``) may still be among their query's ``k`` best:
-    those of a query with fewer than ``k`` kept documents, those ranked above the k-th kept
-    one, and (``with_ties``) those tied with its score, whatever their relevance."""
-    starts = query_starts(kept.keys, kept.r_bits, n_queries)
+    """The packed keys of the ``new`` documents that may still be among their query's ``k`` best:
+    those of a query with fewer than ``k`` kept documents, those ranked above the k-th kept one,
+    and (``with_ties``) those tied with its score, whatever their relevance (``starts``: each
+    query's first kept document, :func:`query_starts`). Packed and compared a slice at a time:
+    the only array as long as the batch is that of the keys kept (shrunk in place)."""
     counts = np.diff(starts, append=len(kept.keys))
     full = counts >= k
     kth = kept.keys[starts[full] + (k - 1)]
@@ -436,20 +475,30 @@ def _below_bars(
         bars[full] = kth | np.uint64((1 << kept.r_bits) - 1)
     else:  # strictly above the k-th (a tie adds no new value), or in a query not full
         bars[full] = kth - np.uint64(1)  # (no key is 0: its score bits would be a NaN's)
-    # gathered and compared in slices: each query's bar is not copied to every document at once
-    keep = np.empty(len(keys), bool)
-    for start in range(0, len(keys), _SLICE):
+    q = new[0]
+    out = np.empty(len(q), np.uint64)
+    filled = 0
+    for start in range(0, len(q), _SLICE):
         part = slice(start, start + _SLICE)
-        np.less_equal(keys[part], bars[q[part]], out=keep[part])
-    return keep
+        keys = packed(q[part], new[1][part], new[2][part], kept.r_bits)
+        keys = keys[keys <= bars[q[part]]]
+        out[filled : filled + len(keys)] = keys
+        filled += len(keys)
+    out.resize(filled, refcheck=False)  # (out is referenced nowhere else: shrunk in place)
+    return out
 
 
 def _merged(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Sorted ``a`` and ``b`` (sorted here, in place) as one sorted array: a stable sort of the
-    two runs is one merge (timsort finds the runs), several times faster than sorting again."""
+    """Sorted ``a`` and ``b`` (sorted here, in place) as one sorted array."""
+    b.sort()
+    return _merged_runs(a, b)
+
+
+def _merged_runs(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Sorted ``a`` and sorted ``b`` as one sorted array: a stable sort of the two runs is one
+    merge (timsort finds the runs), several times faster than sorting again."""
     if not len(b):
         return a
-    b.sort()
     both = np.concatenate([a, b])
     both.sort(kind="stable")  # in place: no second copy
     return both

@@ -67,15 +67,23 @@ def test_what_does_not_fit_is_not_packed():
     assert order.fits(2**31, 1) and not order.fits(2**31 + 1, 1)
 
 
+#: block sizes of the merge and cut of packed documents: the default (one block here), blocks of
+#: a few queries, a query a block
+MERGE_BLOCKS = [order.MERGE_BLOCK, 64, 1]
+
+
+@pytest.mark.parametrize("merge_block", MERGE_BLOCKS)
 @pytest.mark.parametrize("n_queries", [40, 2500])  # full queries; and many short or empty ones
 @pytest.mark.parametrize("k", [1, 3, 10])
 @pytest.mark.parametrize("kind", ["float32", "float64"])
-def test_top_added_equals_top_of_everything(k, kind, n_queries):
+def test_top_added_equals_top_of_everything(k, kind, n_queries, merge_block, monkeypatch):
     """Documents dropped early, below a query's k-th kept score, are those the bound drops, and
     the bound keeps by definition: rank below k, or a score tied with the k-th."""
+    monkeypatch.setattr(order, "MERGE_BLOCK", merge_block)
     q, s, r = _docs(4, n=6000, n_queries=n_queries, kind=kind, graded=True)
     kept = ()
-    for part in np.array_split(np.arange(len(q)), 7):
+    # a small first batch: the next one brings more documents than are kept
+    for part in np.split(np.arange(len(q)), [300, 2000, 2600, 3500, 4400, 5200]):
         kept = (top_added(kept, (q[part], s[part], r[part]), k, n_queries),)
     whole = order.as_docs(top([(q, s, r)], k, n_queries))
     got = order.as_docs(kept[0])
@@ -104,9 +112,11 @@ def test_bounded_state_is_packed_and_small():
     assert m.compute() == slow.compute()
 
 
+@pytest.mark.parametrize("merge_block", MERGE_BLOCKS)
 @pytest.mark.parametrize("kind", ["float32", "float64"])
-def test_top_without_ties_keeps_the_k_largest_values(kind):
+def test_top_without_ties_keeps_the_k_largest_values(kind, merge_block, monkeypatch):
     """NDCG's ideal ranking: exactly k values a query, the k largest, whatever the order."""
+    monkeypatch.setattr(order, "MERGE_BLOCK", merge_block)
     q, s, r = _docs(6, n=5000, kind=kind, graded=True)
     k, kept = 4, ()
     for part in np.array_split(np.arange(len(q)), 5):
