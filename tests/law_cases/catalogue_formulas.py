@@ -109,7 +109,10 @@ def _tschuprow(correction):
     def formula(c):
         if not correction and min(c.shape) > 1 and np.array_equal(c, np.round(c)):
             return scc.association(c.astype(np.int64), method="tschuprow")
-        return _bergsma(c, lambda r, k: math.sqrt((r - 1) * (k - 1)), correction)
+        # (corrected sizes on either side of 1: no real root, NaN as torchmetrics' sqrt gives)
+        return _bergsma(
+            c, lambda r, k: math.sqrt((r - 1) * (k - 1)) if (r - 1) * (k - 1) > 0 else math.nan, correction
+        )
 
     return formula
 
