@@ -25,6 +25,7 @@ Examples:
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -42,8 +43,25 @@ def two_sum(a: Any, b: Any) -> tuple[Any, Any]:
     return s, (a - (s - bb)) + (b - bb)
 
 
+#: Up to this many columns, the pairs are added as Python floats: the same IEEE arithmetic,
+#: without NumPy's cost per call on a few values (most states have one or two columns).
+_FLOAT_COLUMNS = 8
+
+
 def _add_pairs(hi: Any, lo: Any, b_hi: Any, b_lo: Any) -> tuple[Any, Any]:
-    """``(hi + lo) + (b_hi + b_lo)`` as a new compensated pair."""
+    """``(hi + lo) + (b_hi + b_lo)`` as a new compensated pair (arrays of one shape, or
+    ``b_lo`` a scalar; or four scalars)."""
+    if np.ndim(hi) == 0:  # the total weight
+        pair = _add_float_pair(float(hi), float(lo), float(b_hi), float(b_lo))
+        if pair is not None:
+            return pair
+    elif len(hi) <= _FLOAT_COLUMNS:
+        b_lo = b_lo.tolist() if isinstance(b_lo, np.ndarray) else [float(b_lo)] * len(hi)
+        pairs = [
+            _add_float_pair(*four) for four in zip(hi.tolist(), lo.tolist(), b_hi.tolist(), b_lo, strict=True)
+        ]
+        if None not in pairs:
+            return np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])  # type: ignore[index]
     with np.errstate(invalid="ignore", over="ignore"):
         s, e = two_sum(hi, b_hi)
         lo = lo + b_lo + e
@@ -51,6 +69,19 @@ def _add_pairs(hi: Any, lo: Any, b_hi: Any, b_lo: Any) -> tuple[Any, Any]:
     if np.all(np.isfinite(s2)):
         return s2, e2
     return s + lo, np.zeros_like(lo)  # an overflow to inf: no compensation to keep
+
+
+def _add_float_pair(hi: float, lo: float, b_hi: float, b_lo: float) -> tuple[float, float] | None:
+    """:func:`_add_pairs` of Python floats (the same IEEE arithmetic, without NumPy's cost per
+    call on a few values), or ``None`` when the sum is not finite (the array rule handles it)."""
+    s = hi + b_hi
+    bb = s - hi
+    lo = lo + b_lo + ((hi - (s - bb)) + (b_hi - bb))
+    s2 = s + lo
+    if not math.isfinite(s2):
+        return None
+    bb = s2 - s
+    return s2, (s - (s2 - bb)) + (lo - bb)
 
 
 class RowSums(State):
@@ -115,7 +146,7 @@ class RowSums(State):
         whi, wlo = _add_pairs(self.weight[0], self.weight[1], sign * total, 0.0)
         if sign < 0 and whi + wlo < -1e-9 * abs(self.total_weight):
             raise InputError("sample_weight: reverting more weight than was added")
-        self._commit(_n=n_after, width=k, weight=np.array([whi, wlo]), sums=np.stack([hi, lo]))
+        self._commit(_n=n_after, width=k, weight=np.array([whi, wlo]), sums=np.array([hi, lo]))
 
     def revert(self, values: np.ndarray, weights: np.ndarray | None) -> None:
         self.update(values, weights, sign=-1)
@@ -138,7 +169,7 @@ class RowSums(State):
         hi, lo = _add_pairs(sums[0], sums[1], other.sums[0], other.sums[1])
         whi, wlo = _add_pairs(self.weight[0], self.weight[1], other.weight[0], other.weight[1])
         self._commit(
-            _n=self._n + other._n, width=other.width, weight=np.array([whi, wlo]), sums=np.stack([hi, lo])
+            _n=self._n + other._n, width=other.width, weight=np.array([whi, wlo]), sums=np.array([hi, lo])
         )
 
     def to_dict(self) -> dict[str, Any]:
