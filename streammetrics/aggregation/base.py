@@ -95,21 +95,25 @@ class RowValueMetric(OneRowMixin, Metric[RowSums], base=True):
         """
         n = len(batch[0])
         if n <= CHUNK_ROWS:
-            state.update(self._row_values(batch), batch[-1], sign=sign)
-            return
-        sums, total, k = [], 0.0, 0
-        for lo in range(0, n, CHUNK_ROWS):
-            part = tuple(
-                a[lo : lo + CHUNK_ROWS] if isinstance(a, np.ndarray) and a.ndim and len(a) == n else a
-                for a in batch
-            )
-            values = self._row_values(part)
-            w = part[-1]
-            k = values.shape[1]
-            sums.append(N.column_sums(values) if w is None else w @ values)
+            sums = self._value_sums(batch)
+        else:
+            parts = [
+                tuple(
+                    a[lo : lo + CHUNK_ROWS] if isinstance(a, np.ndarray) and a.ndim and len(a) == n else a
+                    for a in batch
+                )
+                for lo in range(0, n, CHUNK_ROWS)
+            ]
+            sums = np.sum([self._value_sums(part) for part in parts], axis=0)
         weights = batch[-1]
         total = float(n) if weights is None else float(weights.sum())
-        state.add_sums(np.sum(sums, axis=0), total, n, k, sign=sign)
+        state.add_sums(sums, total, n, len(sums), sign=sign)
+
+    def _value_sums(self, batch: tuple[Any, ...]) -> np.ndarray:
+        """The weighted column sums of the batch's :meth:`_row_values` (a metric whose columns
+        have a cheaper sum, such as counts of classes, gives them without the values)."""
+        values, w = self._row_values(batch), batch[-1]
+        return N.column_sums(values) if w is None else w @ values
 
     def _apply_reweighted(
         self, states: list[RowSums], batch: tuple[Any, ...], counts: np.ndarray, inputs: Any

@@ -525,6 +525,13 @@ class _D2Probability(_ClassRows, base=True):
         out[np.arange(n), idx + 1] = 1.0
         return out
 
+    def _value_sums(self, batch: tuple[Any, ...]) -> np.ndarray:
+        # the loss column's sum, and the class columns' sums as counts (no one-hot rows)
+        p, idx, w = batch
+        loss = self._loss(p, idx)
+        counts = np.bincount(idx, weights=w, minlength=p.shape[1]).astype(np.float64)
+        return np.concatenate([[np.add.reduce(loss) if w is None else w @ loss], counts])
+
     def _compute(self, state: RowSums) -> float:
         totals = state.totals
         prior = np.maximum(totals[1:], 0.0) / state.total_weight
@@ -537,6 +544,23 @@ class _D2Probability(_ClassRows, base=True):
             )
             return math.nan
         return float(1.0 - num / den)
+
+
+def _true_cells(idx: np.ndarray, k: int) -> np.ndarray:
+    """The flat indices of each row's true-class cell in a C-ordered ``(n, k)`` array (a 1-D
+    gather or scatter: NumPy pays per row for a 2-D one)."""
+    cells = np.arange(0, len(idx) * k, k)
+    cells += idx
+    return cells
+
+
+def _true_class(p: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """``p[np.arange(n), idx]``: each row's probability of its true class."""
+    return (
+        np.take(np.ravel(p), _true_cells(idx, p.shape[1]))
+        if p.flags.c_contiguous
+        else p[np.arange(len(p)), idx]
+    )
 
 
 class D2LogLossScore(_D2Probability):
@@ -560,7 +584,7 @@ class D2LogLossScore(_D2Probability):
 
     def _loss(self, p: np.ndarray, idx: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore"):
-            loss = -np.log(p[np.arange(len(p)), idx])
+            loss = -np.log(_true_class(p, idx))
         if len(loss) and not np.isfinite(loss).all():
             raise InputError("y_proba: expected a positive probability for the true class, found 0")
         return loss
@@ -585,8 +609,8 @@ class D2BrierScore(_D2Probability):
     """
 
     def _loss(self, p: np.ndarray, idx: np.ndarray) -> np.ndarray:
-        d = p.copy()
-        d[np.arange(len(p)), idx] -= 1.0
+        d = np.array(p, order="C")  # (a copy)
+        d.ravel()[_true_cells(idx, d.shape[1])] -= 1.0
         return np.einsum("ij,ij->i", d, d)
 
     def _null(self, prior: np.ndarray) -> float:

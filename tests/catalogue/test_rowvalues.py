@@ -298,3 +298,19 @@ def test_range_state_merges_refuses_revert_and_validates_loading() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert math.isnan(sm.NRMSE("range").compute())
+
+
+@pytest.mark.parametrize("make", [sm.D2BrierScore, sm.D2LogLossScore])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_column_sums_without_the_values_are_the_sums_of_the_values(make, weighted) -> None:
+    """A metric that sums some columns without building them (class counts) gives the columns
+    of its row values, in their order: states stay those of the values (merges, saved states)."""
+    rng = np.random.default_rng(11)
+    n, k = 500, 4
+    y, p = rng.integers(0, k, n), rng.dirichlet(np.ones(k), n)
+    w = rng.random(n) if weighted else None
+    m = make()
+    batch = m._validate(y, p, w)
+    values = m._row_values(batch)
+    want = values.sum(axis=0) if w is None else w @ values
+    np.testing.assert_allclose(m._value_sums(batch), want, rtol=1e-13, atol=0)
