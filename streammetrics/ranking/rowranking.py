@@ -288,17 +288,21 @@ def _dcg_pairwise(gains: np.ndarray, s: np.ndarray, discount: np.ndarray) -> np.
         mean_discount = (cum[ends] - cum[p_grid]) / t_grid
     st = np.ascontiguousarray(s.T)
     small = N.counter_dtype(m)
-    total = np.zeros(n)
-    above, tied = np.empty(n, small), np.empty(n, small)
+    # each pair compared once: what is above one document is below the other unless tied
+    above, tied = np.zeros((m, n), small), np.ones((m, n), small)  # (each document ties itself)
     for j in range(m):
-        above[:] = 0
-        tied[:] = 0
-        for i in range(m):
-            np.add(above, np.greater(st[i], st[j]), out=above)
-            np.add(tied, np.equal(st[i], st[j]), out=tied)
-        cell = above.astype(np.intp)
+        for i in range(j + 1, m):
+            gt, eq = np.greater(st[i], st[j]), np.equal(st[i], st[j])
+            np.add(above[j], gt, out=above[j])
+            np.add(tied[j], eq, out=tied[j])
+            np.add(tied[i], eq, out=tied[i])
+            gt |= eq  # i at or above j: j is above i where not
+            np.add(above[i], np.logical_not(gt, out=gt), out=above[i])
+    total = np.zeros(n)
+    for j in range(m):
+        cell = above[j].astype(np.intp)
         cell *= m + 1
-        cell += tied
+        cell += tied[j]
         total += gains[:, j] * np.take(mean_discount, cell)
     return total
 
@@ -310,12 +314,15 @@ def ideal_dcg(relevance: np.ndarray, discount: np.ndarray) -> np.ndarray:
         return np.sort(relevance, axis=1)[:, ::-1] @ discount if n else np.zeros(0)
     # each relevance's place in decreasing order (equal ones in label order), by comparisons
     rt = np.ascontiguousarray(relevance.T)
+    place = np.zeros((m, n), N.counter_dtype(m))
+    for j in range(m):
+        for i in range(j + 1, m):  # each pair once: i after j goes first only if strictly larger
+            first = np.greater(rt[i], rt[j])
+            np.add(place[j], first, out=place[j])
+            np.add(place[i], np.logical_not(first, out=first), out=place[i])
     total = np.zeros(n)
     for j in range(m):
-        place = np.zeros(n, np.intp)
-        for i in range(m):
-            place += rt[i] > rt[j] if i > j else rt[i] >= rt[j] if i < j else 0
-        total += rt[j] * np.take(discount, place)
+        total += rt[j] * np.take(discount, place[j])
     return total
 
 
