@@ -1,6 +1,6 @@
 """Keyed accumulators: Sliced(F1) against unsliced F1, and retrieval against torchmetrics.
 
-    python benchmarks/bench_keyed.py [--quick]
+    python benchmarks/bench_keyed.py [--quick] [--only ROWS] [--live-memory]
 
 1. ``Sliced(F1())`` over 1,000 keys, batches of 100k rows, against ``F1()`` on the same batches
    (interleaved repeats, best of each): the throughput ratio (target: at least 1/4).
@@ -9,13 +9,18 @@
    and peak memory (the growth of the process's peak resident memory over the data itself, each
    library in a fresh process; on Linux the peak is reset once the data is made, so the data's own
    temporaries do not hide a smaller run) against torchmetrics' retrieval module of the same name; values
-   compared.
+   compared. ``--live-memory`` fixes glibc's mmap threshold in both processes
+   (``MALLOC_MMAP_THRESHOLD_``): freed blocks then go back to the system at once, and the peak is
+   the live one. By default glibc raises that threshold as large blocks are freed and keeps later
+   ones of that size in its heap, so the resident peak also holds freed memory the allocator kept;
+   how much moves by megabytes with the order and sizes of the allocations.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import subprocess
 import sys
@@ -127,8 +132,11 @@ def sliced_throughput(quick: bool) -> str:
     return f"{table}\n\nOverall value of the sliced state equals unsliced F1: {check}."
 
 
-def retrieval(quick: bool, only: list[str] | None = None) -> str:
+def retrieval(quick: bool, only: list[str] | None = None, live: bool = False) -> str:
     n_queries = 10_000 if quick else 100_000
+    # live: glibc's mmap threshold fixed (both libraries alike), so that freed blocks go back to
+    # the system at once and the resident peak is the live peak, not the allocator's slack
+    env = {**os.environ, "MALLOC_MMAP_THRESHOLD_": "65536"} if live else None
     rows = []
     for name, kw, tm_name in RETRIEVAL:
         if only and f"{name}({', '.join(f'{k}={v}' for k, v in kw.items())})" not in only:
@@ -138,7 +146,7 @@ def retrieval(quick: bool, only: list[str] | None = None) -> str:
         for lib in ("streammetrics", "torchmetrics"):
             args = [sys.executable, "-c", CHILD, lib, name, json.dumps(kw), tm_name, str(n_queries), str(int(graded)),
                     str(HERE.parent)]  # fmt: skip
-            done = subprocess.run(args, capture_output=True, text=True, check=False)
+            done = subprocess.run(args, capture_output=True, text=True, check=False, env=env)
             if done.returncode:
                 out[lib] = None
                 print(done.stderr[-2000:], file=sys.stderr)
@@ -163,18 +171,20 @@ def retrieval(quick: bool, only: list[str] | None = None) -> str:
               "memory ratio", "|difference|"]  # fmt: skip
     return (
         f"{n_queries:,} queries x 100 documents (binary relevance, 10% relevant; NDCG graded 0-3), batches of "
-        f"1,000,000 documents, torch on 1 thread. Memory: growth of the peak resident set over the data.\n\n"
+        f"1,000,000 documents, torch on 1 thread. Memory: growth of the peak resident set over the data"
+        + (" (glibc's mmap threshold fixed at 64 KiB: the live peak)" if live else "")
+        + ".\n\n"
         + markdown_table(header, rows)
     )
 
 
-def main(quick: bool = False, only: list[str] | None = None) -> str:
+def main(quick: bool = False, only: list[str] | None = None, live: bool = False) -> str:
     return (
         f"## Keyed accumulators ({platform.machine()}, NumPy {np.__version__})\n\n"
         "### Sliced(F1) over 1,000 keys, batches of 100k\n\n"
         + sliced_throughput(quick)
         + "\n\n### Retrieval against torchmetrics\n\n"
-        + retrieval(quick, only)
+        + retrieval(quick, only, live)
         + "\n"
     )
 
@@ -183,5 +193,11 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--only", help="retrieval rows to run, e.g. 'RetrievalMAP(),RetrievalAUROC()'")
+    parser.add_argument(
+        "--live-memory",
+        action="store_true",
+        help="fix glibc's mmap threshold in both libraries' processes: the resident peak is then the live peak",
+    )
     args = parser.parse_args()
-    print(main(args.quick, None if not args.only else [s.strip() for s in args.only.split(";")]))
+    only = None if not args.only else [s.strip() for s in args.only.split(";")]
+    print(main(args.quick, only, args.live_memory))
