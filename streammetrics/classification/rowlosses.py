@@ -104,21 +104,32 @@ class TopKAccuracy(_ClassRows):
         idx = _class_index(yt, s.shape[1], self.labels)
         return s, idx, inputs.weights(len(yt))
 
-    def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
+    def _hits(self, batch: tuple[Any, ...]) -> np.ndarray:
+        """Whether each row's true class is among its ``k`` highest scores."""
         s, idx, _ = batch
         n, c = s.shape
         true = s.ravel()[np.arange(n) * c + idx]
         # the true class's rank: the classes scored above it, and those tied with it after it;
-        # one column at a time (a broadcast over short rows pays per row), small integer counts
+        # one column at a time, each contiguous (a broadcast over short rows pays per row, and a
+        # column of the rows reads every row's memory), small integer counts
+        st = np.ascontiguousarray(s.T)
         small = N.counter_dtype(c)
         rank, equal = np.zeros(n, small), np.zeros(n, small)
         for j in range(c):
-            np.add(rank, np.greater(s[:, j], true), out=rank)
-            np.add(equal, np.equal(s[:, j], true), out=equal)
+            np.add(rank, np.greater(st[j], true), out=rank)
+            np.add(equal, np.equal(st[j], true), out=equal)
         if n and int(equal.max()) > 1:  # ties with the true class's score: those after it count
             for j in range(c):
-                np.add(rank, np.equal(s[:, j], true) & (idx < j), out=rank)
-        return (rank < self.k).astype(np.float64).reshape(-1, 1)
+                np.add(rank, np.equal(st[j], true) & (idx < j), out=rank)
+        return rank < self.k
+
+    def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
+        return self._hits(batch).astype(np.float64).reshape(-1, 1)
+
+    def _value_sums(self, batch: tuple[Any, ...]) -> np.ndarray:
+        if batch[-1] is not None:
+            return super()._value_sums(batch)
+        return np.array([float(np.count_nonzero(self._hits(batch)))])  # (0/1 values: sums exact)
 
     def _compute(self, state: RowSums) -> float:
         return float(self._means(state)[0] if self.normalize else state.totals[0])
