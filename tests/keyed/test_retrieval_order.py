@@ -249,3 +249,24 @@ def test_states_without_top_k_are_the_same_grouped_or_not(name, monkeypatch):
     assert not any(isinstance(p, order.Grouped) for p in keyed.state.parts)
     assert grouped.to_bytes() == keyed.to_bytes() and grouped.compute() == keyed.compute()
     assert type(grouped).from_bytes(grouped.to_bytes()).compute() == keyed.compute()
+
+
+@pytest.mark.parametrize("name", ["RetrievalNDCG", "RetrievalPrecision", "RetrievalMRR"])
+def test_bounded_states_merged_and_cut_by_blocks_equal_one_block(name, monkeypatch):
+    """A bounded metric fed in batches and merged from shards holds the same bytes and value
+    whether its updates merge and cut a block of a few queries at a time or all at once."""
+    q, s, r = _docs(9, n=6000, n_queries=300, graded=True)
+    rel = r if name == "RetrievalNDCG" else (r > 0).astype(float)
+    parts = np.array_split(np.arange(len(q)), 5)
+
+    def stream():
+        shards = [getattr(sm, name)(top_k=4) for _ in range(2)]
+        for i, part in enumerate(parts):
+            shards[i % 2].update(rel[part], s[part], q[part])
+        return shards[0].merge(shards[1])
+
+    whole = stream()
+    monkeypatch.setattr(order, "MERGE_BLOCK", 64)
+    blocked = stream()
+    assert blocked.to_bytes() == whole.to_bytes()
+    assert blocked.compute() == whole.compute()
