@@ -5,15 +5,16 @@ query id encoded to a slot by the keyed :class:`~streammetrics.keyed.keys.KeyTab
 unites the queries and concatenates their documents. With ``top_k`` the state keeps, per query,
 only the ``top_k`` best-scored documents (and any tied with the k-th: ties are resolved the
 same way whatever the order of arrival), the number of documents and of relevant ones, and,
-for NDCG, the ``top_k`` largest relevances (the ideal ranking): exactly what a metric at
+for NDCG, the ``top_k`` largest positive relevances (the ideal ranking; a relevance of 0 adds
+nothing to the ideal DCG): exactly what a metric at
 ``k`` reads, so its value is exact while memory stays ``O(queries x k)``.
 
 Memory, per kept document, where the documents fit a packed key (float32 scores, whole relevances
 below 2**16: :mod:`~streammetrics.retrieval.order`): 8 bytes with ``top_k``; without it, about 4
 (a part's query slots kept as one count a query: a score code and the relevance bits); else 24
 (an int64 query slot, a float64 score and a float64 relevance). 16 bytes per query (document
-and relevant counts); NDCG with ``top_k`` keeps each query's ``top_k`` largest relevances as
-packed keys too.
+and relevant counts); NDCG with ``top_k`` keeps each query's ``top_k`` largest positive
+relevances as packed keys too.
 """
 
 from __future__ import annotations
@@ -181,8 +182,16 @@ class QueryDocs(State):
         out = {"_parts": _bounded(self._parts, new, self.top_k, n, True)}
         if self.ideal:
             iq, ir = new_ideal
-            # the ideal ranking's documents: scored by their relevance, their own relevance 0
-            out["_ideal"] = _bounded(self._ideal, (iq, ir, np.zeros(len(ir), np.uint8)), self.top_k, n, False)
+            # the ideal ranking's documents: scored by their relevance, their own relevance 0;
+            # only positive ones (a 0 adds nothing to the ideal DCG: most documents, kept
+            # neither in the state nor while it is updated)
+            positive = ir > 0
+            if not positive.all():
+                iq, ir = iq[positive], ir[positive]
+            if len(ir):
+                out["_ideal"] = _bounded(
+                    self._ideal, (iq, ir, np.zeros(len(ir), np.uint8)), self.top_k, n, False
+                )
         return out
 
     def add(self, scores: np.ndarray, relevance: np.ndarray, key_columns: list[np.ndarray]) -> None:
@@ -243,6 +252,9 @@ class QueryDocs(State):
             arrays[name] = a.astype(np.int64) if kind == "i" else a.astype(np.float64) + 0.0
         docs = (arrays.pop("query"), arrays.pop("scores"), arrays.pop("relevance"))
         ideal = (arrays.pop("ideal_query"), arrays.pop("ideal_relevance"))
+        if (ideal[1] == 0).any():  # (states of 0.1 kept zeros there: they add nothing)
+            kept = ideal[1] != 0  # (anything else is checked below)
+            ideal = (ideal[0][kept], ideal[1][kept])
         arrays["_parts"] = (docs,) if len(docs[0]) else ()
         arrays["_ideal"] = ((*ideal, np.zeros(len(ideal[1]))),) if len(ideal[0]) else ()
         trial = QueryDocs(self.top_k, self.ideal)

@@ -270,3 +270,30 @@ def test_bounded_states_merged_and_cut_by_blocks_equal_one_block(name, monkeypat
     blocked = stream()
     assert blocked.to_bytes() == whole.to_bytes()
     assert blocked.compute() == whole.compute()
+
+
+def test_ndcg_ideal_ranking_keeps_positive_relevances_only():
+    """The ideal ranking of a bounded NDCG holds each query's k largest positive relevances (a 0
+    adds nothing to the ideal DCG); a state saved with zeros there (version 0.1) loads without
+    them, to the same bytes and value."""
+    q, s, r = _docs(10, n=3000, n_queries=200, graded=True)
+    r[q % 7 == 0] = 0.0  # queries without a relevant document
+    m = sm.RetrievalNDCG(top_k=4).update(r, s, q)
+    st = m.state
+    ids = np.array(st.keys.to_list()[0])  # the query id of each slot
+    assert (st.ideal_relevance > 0).all()
+    for slot, query in enumerate(ids):
+        want = np.sort(r[(q == query) & (r > 0)])[::-1][:4]
+        np.testing.assert_array_equal(st.ideal_relevance[st.ideal_query == slot], want)
+    # the same state as 0.1 wrote it: each query's k largest relevances, zeros included
+    old = st.to_dict()
+    iq, ir = [], []
+    for slot, query in enumerate(ids):
+        top = np.sort(r[q == query])[::-1][:4]
+        iq += [slot] * len(top)
+        ir += top.tolist()
+    assert 0.0 in ir
+    old["ideal_query"], old["ideal_relevance"] = np.array(iq), np.array(ir)
+    loaded = sm.RetrievalNDCG(top_k=4)
+    loaded.state.load_dict(old)
+    assert loaded.to_bytes() == m.to_bytes() and loaded.compute() == m.compute()
