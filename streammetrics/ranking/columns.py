@@ -104,23 +104,9 @@ def _exponents(x: np.ndarray) -> np.ndarray:
     return x.astype(np.float64).view(np.int64) >> 52
 
 
-def varint_lengths(x: np.ndarray) -> np.ndarray:
-    """Bytes of each value as an LEB128 varint (uint64 input)."""
-    x = np.asarray(x, dtype=np.uint64)
-    top = int(x.max()) if x.size else 0
-    if top < _EXACT_FLOAT:
-        return np.take(_VARINT_BY_EXPONENT, _exponents(x))
-    out = np.ones(x.shape, np.int64)
-    for k in range(1, 10):
-        if top >> (7 * k) == 0:
-            break
-        out += x >= _POW7[k - 1]
-    return out
-
-
 def varint_bytes(x: np.ndarray, top: int | None = None) -> int:
-    """The total of :func:`varint_lengths` (uint64 input), without the per-value array
-    (``top``: ``x``'s largest value, where the caller has it)."""
+    """The bytes of the values of ``x`` (uint64, any shape) as LEB128 varints, summed without
+    an array of each one's length (``top``: ``x``'s largest value, where the caller has it)."""
     x = np.asarray(x, dtype=np.uint64)
     total = x.size
     if top is None:

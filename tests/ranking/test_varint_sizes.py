@@ -17,7 +17,7 @@ def _leb128_length(value: int) -> int:
 
 
 @pytest.mark.parametrize("top_bits", [0, 1, 7, 8, 14, 15, 21, 22, 35, 49, 52, 53, 54, 56, 57, 63, 64])
-def test_varint_lengths_and_bytes_match_an_encoder(top_bits: int) -> None:
+def test_varint_bytes_match_an_encoder(top_bits: int) -> None:
     rng = np.random.default_rng(top_bits)
     top = (1 << top_bits) - 1
     x = rng.integers(0, top, 2000, dtype=np.uint64, endpoint=True) if top else np.zeros(5, np.uint64)
@@ -26,8 +26,9 @@ def test_varint_lengths_and_bytes_match_an_encoder(top_bits: int) -> None:
     edges += [v for v in (top, (1 << 53) - 1, 1 << 53, (1 << 56) - 1, 1 << 56) if v <= top]
     x = np.concatenate([x, np.array(edges, np.uint64)])
     want = [_leb128_length(int(v)) for v in x]
-    assert C.varint_lengths(x).tolist() == want
     assert C.varint_bytes(x) == sum(want)
+    # value by value too: a count that is right only on the whole could hide offsetting errors
+    assert [C.varint_bytes(x[i : i + 1]) for i in range(len(x))] == want
 
 
 @pytest.mark.parametrize("top_bits", [7, 14, 21, 22, 40])
