@@ -64,6 +64,23 @@ class _ClassRows(RowValueMetric, base=True):
         return float(self._means(state)[0])
 
 
+def _true_cells(idx: np.ndarray, k: int) -> np.ndarray:
+    """The flat indices of each row's true-class cell in a C-ordered ``(n, k)`` array (a 1-D
+    gather or scatter: NumPy pays per row for a 2-D one)."""
+    cells = np.arange(0, len(idx) * k, k)
+    cells += idx
+    return cells
+
+
+def _true_class(p: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """``p[np.arange(n), idx]``: each row's score (or probability) of its true class."""
+    return (
+        np.take(np.ravel(p), _true_cells(idx, p.shape[1]))
+        if p.flags.c_contiguous
+        else p[np.arange(len(p)), idx]
+    )
+
+
 class TopKAccuracy(_ClassRows):
     """The fraction of rows whose true class is among the ``k`` highest scores (scikit-learn
     ``top_k_accuracy_score``).
@@ -108,7 +125,7 @@ class TopKAccuracy(_ClassRows):
         """Whether each row's true class is among its ``k`` highest scores."""
         s, idx, _ = batch
         n, c = s.shape
-        true = s.ravel()[np.arange(n) * c + idx]
+        true = _true_class(s, idx)
         # the true class's rank: the classes scored above it, and those tied with it after it;
         # one column at a time, each contiguous (a broadcast over short rows pays per row, and a
         # column of the rows reads every row's memory), small integer counts
@@ -181,7 +198,7 @@ class HingeLoss(_ClassRows):
             if c < 2:
                 raise InputError(f"y_score: expected at least 2 columns for multiclass decisions, found {c}")
             idx = _class_index(yt, c, self.labels)
-            cells = np.arange(n) * c + idx
+            cells = _true_cells(idx, c)
             true = d.ravel()[cells]
             other = d.copy()
             other.ravel()[cells] = -np.inf
@@ -555,23 +572,6 @@ class _D2Probability(_ClassRows, base=True):
             )
             return math.nan
         return float(1.0 - num / den)
-
-
-def _true_cells(idx: np.ndarray, k: int) -> np.ndarray:
-    """The flat indices of each row's true-class cell in a C-ordered ``(n, k)`` array (a 1-D
-    gather or scatter: NumPy pays per row for a 2-D one)."""
-    cells = np.arange(0, len(idx) * k, k)
-    cells += idx
-    return cells
-
-
-def _true_class(p: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """``p[np.arange(n), idx]``: each row's probability of its true class."""
-    return (
-        np.take(np.ravel(p), _true_cells(idx, p.shape[1]))
-        if p.flags.c_contiguous
-        else p[np.arange(len(p)), idx]
-    )
 
 
 class D2LogLossScore(_D2Probability):

@@ -67,7 +67,7 @@ class _Column:
         cached = getattr(self, "_strings", None)
         if cached is None:
             codes = packed_strings(self.values) if self.values.dtype.kind == "U" and len(self) else None
-            cached = False if codes is None else CodeTable(codes, np.arange(len(self)))
+            cached = False if codes is None else CodeTable(codes)  # (values: positions, the slots)
             object.__setattr__(self, "_strings", cached)
         return cached or None
 

@@ -424,6 +424,13 @@ def top_added(kept: tuple[Part, ...], new: Docs, k: int, n_queries: int, with_ti
     return top([*kept, new], k, n_queries, with_ties)
 
 
+def query_blocks(firsts: np.ndarray, size: int) -> np.ndarray:
+    """The edges (query slots, from 0 to ``len(firsts)``) of blocks of whole queries of about
+    ``size`` documents each, given each query's first document (non-decreasing, from 0)."""
+    cuts = np.searchsorted(firsts, np.arange(size, int(firsts[-1]) + 1, size), side="right") - 1
+    return np.unique(np.concatenate([[0], cuts, [len(firsts)]]))
+
+
 def _top_merged(
     a: np.ndarray, a_starts: np.ndarray, b: np.ndarray, r_bits: int, k: int, n_queries: int, with_ties: bool
 ) -> Part:
@@ -437,8 +444,7 @@ def _top_merged(
     # blocks of whole queries by the documents before each query: in a and b together where b
     # is the larger, else in a alone (a binary search of every query slot in b saved)
     firsts = a_starts + query_starts(b, r_bits, n_queries) if len(b) > len(a) else a_starts
-    cuts = np.searchsorted(firsts, np.arange(MERGE_BLOCK, int(firsts[-1]) + 1, MERGE_BLOCK), side="right") - 1
-    edges = np.unique(np.concatenate([[0], cuts, [n_queries]]))
+    edges = query_blocks(firsts, MERGE_BLOCK)
     a_bounds = np.append(a_starts, len(a))[edges]
     b_bounds = query_bounds(Packed(b, r_bits), edges, n_queries)
     edges = edges.tolist()

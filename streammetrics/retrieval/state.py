@@ -37,6 +37,7 @@ from .order import (
     grouped,
     joined,
     joined_part,
+    query_blocks,
     query_bounds,
     query_range,
     size,
@@ -160,8 +161,7 @@ class QueryDocs(State):
             return
         # each query's kept documents, bounded states: about its top_k (ties may keep a few more)
         per_query = self.n_docs if self.top_k is None else np.minimum(self.n_docs, self.top_k)
-        cuts = np.searchsorted(np.cumsum(per_query), np.arange(max_docs, kept, max_docs), side="right")
-        edges = np.unique(np.concatenate([[0], cuts, [n]]))
+        edges = query_blocks(np.cumsum(per_query) - per_query, max_docs)
         # each part's first document of each block: its documents are in query order
         bounds = [query_bounds(p, edges, n) for p in parts]  # type: ignore[arg-type]
         ideal_bounds = [query_bounds(p, edges, n) for p in ideal]  # type: ignore[arg-type]
