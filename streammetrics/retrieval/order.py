@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
@@ -27,7 +28,7 @@ SCORE_BITS = 32
 _SLICE = 1 << 16
 #: Documents (kept and new) per block where a bounded state merges new documents into those it
 #: keeps and cuts each query to its ``top_k``.
-MERGE_BLOCK = 1 << 17
+MERGE_BLOCK = 1 << 15
 _EMPTY_I = np.empty(0, np.int64)
 _EMPTY_F = np.empty(0, np.float64)
 
@@ -110,7 +111,7 @@ def _descending(u: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
 
 def _scores_of(keys: np.ndarray, r_bits: int) -> np.ndarray:
     """The scores (float64) of :func:`packed` keys."""
-    code = _field(keys, r_bits, np.uint32)
+    code = field(keys, r_bits, np.uint32)
     return _descending(code, out=code).view(np.float32).astype(np.float64)
 
 
@@ -121,7 +122,7 @@ class Packed(NamedTuple):
     r_bits: int
 
     def docs(self) -> Docs:
-        q = _field(self.keys, SCORE_BITS + self.r_bits, np.int64)
+        q = field(self.keys, SCORE_BITS + self.r_bits, np.int64)
         r = (self.keys & np.uint64((1 << self.r_bits) - 1)).astype(np.float64)
         return q, _scores_of(self.keys, self.r_bits), r
 
@@ -176,7 +177,7 @@ def grouped(part: Packed, n_queries: int) -> Part:
     if len(keys) < 2 * n_queries:
         return part
     # (one pass over a part's slots: cheaper here than a binary search per query, measured)
-    counts = np.bincount(_field(keys, SCORE_BITS + r_bits, np.int64), minlength=n_queries)
+    counts = np.bincount(field(keys, SCORE_BITS + r_bits, np.int64), minlength=n_queries)
     width = np.uint8 if counts.max() < 1 << 8 else np.uint16 if counts.max() < 1 << 16 else np.uint32
     if len(keys) < 2 * n_queries * np.dtype(width).itemsize:
         return part
@@ -187,7 +188,7 @@ def grouped(part: Packed, n_queries: int) -> Part:
         casting="unsafe",
     )
     rel = np.packbits(low.view(bool)) if r_bits == 1 else low
-    return Grouped(counts.astype(width), _field(keys, r_bits, np.uint32), rel, r_bits)
+    return Grouped(counts.astype(width), field(keys, r_bits, np.uint32), rel, r_bits)
 
 
 Part = Docs | Packed | Grouped
@@ -314,7 +315,7 @@ class SortedDocs:
             return self._q
         # fields read straight into narrow arrays (the cast is done in small buffers): query
         # slots fit 31 bits, scores' codes 32, relevances 16
-        return _field(self.keys, SCORE_BITS + self.r_bits, np.int32)
+        return field(self.keys, SCORE_BITS + self.r_bits, np.int32)
 
     @functools.cached_property
     def r(self) -> np.ndarray:
@@ -331,7 +332,7 @@ class SortedDocs:
     def ties(self) -> np.ndarray:
         if self.keys is None:
             return self._s
-        return _field(self.keys, self.r_bits, np.uint32)  # the low 32 bits: the score's code
+        return field(self.keys, self.r_bits, np.uint32)  # the low 32 bits: the score's code
 
     @property
     def n_rows(self) -> int:
@@ -347,7 +348,7 @@ class SortedDocs:
         """:attr:`ties` of some rows only."""
         if self.keys is None:
             return self._s[rows]
-        return _field(self.keys[rows], self.r_bits, np.uint32)
+        return field(self.keys[rows], self.r_bits, np.uint32)
 
     def scores(self, where: np.ndarray | slice = slice(None)) -> np.ndarray:
         """The scores (float64) of the rows ``where``."""
@@ -362,25 +363,24 @@ def query_starts(keys: np.ndarray, r_bits: int, n_queries: int) -> np.ndarray:
     return np.searchsorted(keys, np.arange(n_queries, dtype=np.uint64) << np.uint64(SCORE_BITS + r_bits))
 
 
-def _field(keys: np.ndarray, shift: int, dtype: type) -> np.ndarray:
+def field(keys: np.ndarray, shift: int, dtype: type) -> np.ndarray:
     """``keys >> shift`` cast to ``dtype`` (keeping its low bits) without a uint64 temporary."""
     return np.right_shift(keys, np.uint64(shift), out=np.empty(len(keys), dtype), casting="unsafe")
 
 
-def top(parts: list[Part], k: int, n_queries: int, with_ties: bool = True) -> Part:
+def top(parts: list[Part], k: int, n_queries: int) -> Part:
     """The documents of ``parts`` that a ``top_k`` bound keeps, in rank order (packed if they
-    fit). ``with_ties=False`` keeps exactly ``k`` a query: enough where only the k best
-    *values* matter (the ideal ranking of NDCG), not which documents hold them."""
+    fit): each query's ``k`` best and those tied with the k-th."""
     d = SortedDocs(parts, n_queries)
-    keep = _kept(d, k, n_queries, with_ties)
+    keep = _kept(d, k, n_queries)
     if d.keys is not None:
         return Packed(d.keys[keep], d.r_bits)
     return d.q[keep].astype(np.int64, copy=False), d.scores(keep), d.r[keep]
 
 
-def _kept(d: SortedDocs, k: int, n_queries: int, with_ties: bool) -> np.ndarray:
-    """The rows a ``top_k`` bound keeps of rank-ordered documents: rank below ``k``, and
-    (``with_ties``) those whose score ties the k-th, so that the kept documents do not depend on
+def _kept(d: SortedDocs, k: int, n_queries: int) -> np.ndarray:
+    """The rows a ``top_k`` bound keeps of rank-ordered documents: rank below ``k``, and those
+    whose score ties the k-th, so that the kept documents do not depend on
     the order of arrival. Each query's rows by binary search, the first ``k`` of each marked by
     a running sum of +1/-1 at their ends, and only the rows past the k-th of a query compared
     with its k-th score (no array of query slots, ranks or scores of every row)."""
@@ -395,7 +395,7 @@ def _kept(d: SortedDocs, k: int, n_queries: int, with_ties: bool) -> np.ndarray:
     edges[cut[held]] -= 1  # distinct rows too (a cut may be the next query's first: 0 there)
     keep = np.cumsum(edges[:n], dtype=np.int8).view(bool)
     full = ends - starts > k
-    if with_ties and full.any():  # rows past the k-th tied with it are kept too
+    if full.any():  # rows past the k-th tied with it are kept too
         first, last = cut[full], ends[full]
         kth = d.ties_at(first - 1)  # each full query's k-th score
         # the rows past the k-th, by query: a run of length last - first from each first
@@ -405,7 +405,7 @@ def _kept(d: SortedDocs, k: int, n_queries: int, with_ties: bool) -> np.ndarray:
     return keep
 
 
-def top_added(kept: tuple[Part, ...], new: Docs, k: int, n_queries: int, with_ties: bool = True) -> Part:
+def top_added(kept: tuple[Part, ...], new: Docs, k: int, n_queries: int) -> Part:
     """:func:`top` of ``kept`` (what the bound kept so far) and ``new`` documents.
 
     Where the kept documents are packed and the new ones fit, a new document below its query's
@@ -418,10 +418,17 @@ def top_added(kept: tuple[Part, ...], new: Docs, k: int, n_queries: int, with_ti
         if bits is not None and fits(n_queries, r_bits):
             old = kept[0].widened(r_bits)
             starts = query_starts(old.keys, r_bits, n_queries)
-            keys = _above_bars(old, starts, new, k, n_queries, with_ties)
+            keys = _above_bars(old, starts, new, k, n_queries)
             keys.sort()
-            return _top_merged(old.keys, starts, keys, r_bits, k, n_queries, with_ties)
-    return top([*kept, new], k, n_queries, with_ties)
+            # (room for k a query: ties beyond that are rare, and the kept keys grow if they come)
+            cut = functools.partial(_top_keys, k=k, r_bits=r_bits)
+            return Packed(merged_cut(old.keys, starts, keys, r_bits, n_queries, k * n_queries, cut), r_bits)
+    return top([*kept, new], k, n_queries)
+
+
+def _top_keys(keys: np.ndarray, n_queries: int, k: int, r_bits: int) -> np.ndarray:
+    """What :func:`top` keeps of sorted packed keys (all packed: keys out)."""
+    return top([Packed(keys, r_bits)], k, n_queries).keys  # type: ignore[union-attr]
 
 
 def query_blocks(firsts: np.ndarray, size: int) -> np.ndarray:
@@ -431,16 +438,23 @@ def query_blocks(firsts: np.ndarray, size: int) -> np.ndarray:
     return np.unique(np.concatenate([[0], cuts, [len(firsts)]]))
 
 
-def _top_merged(
-    a: np.ndarray, a_starts: np.ndarray, b: np.ndarray, r_bits: int, k: int, n_queries: int, with_ties: bool
-) -> Part:
-    """What :func:`top` keeps of the sorted packed keys ``a`` (each query's first at
+def merged_cut(
+    a: np.ndarray,
+    a_starts: np.ndarray,
+    b: np.ndarray,
+    r_bits: int,
+    n_queries: int,
+    room: int,
+    cut: Callable[[np.ndarray, int], np.ndarray],
+) -> np.ndarray:
+    """What ``cut(keys, n_queries)`` keeps of the sorted packed keys ``a`` (each query's first at
     ``a_starts``) and ``b`` together, merged and cut a block of whole queries at a time (about
     :data:`MERGE_BLOCK` documents each, slots from 0 within a block): the temporaries are those
-    of a block, and the kept keys are written into one array, shrunk in place at the end."""
+    of a block, and the kept keys are written into one array (``room`` keys, grown if more are
+    kept), shrunk in place at the end."""
     total = len(a) + len(b)
     if total <= MERGE_BLOCK or n_queries < 2:
-        return top([Packed(_merged_runs(a, b), r_bits)], k, n_queries, with_ties)
+        return cut(merged_runs(a, b), n_queries)
     # blocks of whole queries by the documents before each query: in a and b together where b
     # is the larger, else in a alone (a binary search of every query slot in b saved)
     firsts = a_starts + query_starts(b, r_bits, n_queries) if len(b) > len(a) else a_starts
@@ -449,44 +463,46 @@ def _top_merged(
     b_bounds = query_bounds(Packed(b, r_bits), edges, n_queries)
     edges = edges.tolist()
     shift = np.uint64(SCORE_BITS + r_bits)
-    out = np.empty(total, np.uint64)
+    out = np.empty(min(total, room), np.uint64)
     filled = 0
     for i, (lo, hi) in enumerate(itertools.pairwise(edges)):
         if a_bounds[i] == a_bounds[i + 1] and b_bounds[i] == b_bounds[i + 1]:
             continue  # queries without documents
         pa = query_range(Packed(a, r_bits), lo, hi, a_bounds[i], a_bounds[i + 1])
         pb = query_range(Packed(b, r_bits), lo, hi, b_bounds[i], b_bounds[i + 1])
-        kept = top([Packed(_merged_runs(pa.keys, pb.keys), r_bits)], k, hi - lo, with_ties).keys  # type: ignore[union-attr]
+        kept = cut(merged_runs(pa.keys, pb.keys), hi - lo)
         if lo:
             kept += np.uint64(lo) << shift  # (a fresh array: the slots back in place)
+        if filled + len(kept) > len(out):
+            out.resize(min(total, 2 * len(out) + len(kept)), refcheck=False)
         out[filled : filled + len(kept)] = kept
         filled += len(kept)
     out.resize(filled, refcheck=False)  # (out is referenced nowhere else: shrunk in place)
-    return Packed(out, r_bits)
+    return out
 
 
-def _above_bars(
-    kept: Packed, starts: np.ndarray, new: Docs, k: int, n_queries: int, with_ties: bool
-) -> np.ndarray:
+def _above_bars(kept: Packed, starts: np.ndarray, new: Docs, k: int, n_queries: int) -> np.ndarray:
     """The packed keys of the ``new`` documents that may still be among their query's ``k`` best:
     those of a query with fewer than ``k`` kept documents, those ranked above the k-th kept one,
-    and (``with_ties``) those tied with its score, whatever their relevance (``starts``: each
-    query's first kept document, :func:`query_starts`). Packed and compared a slice at a time:
-    the only array as long as the batch is that of the keys kept (shrunk in place)."""
+    and those tied with its score, whatever their relevance (``starts``: each query's first kept
+    document, :func:`query_starts`)."""
     counts = np.diff(starts, append=len(kept.keys))
     full = counts >= k
     kth = kept.keys[starts[full] + (k - 1)]
     bars = np.full(n_queries, np.iinfo(np.uint64).max, np.uint64)
-    if with_ties:  # the k-th key with every relevance bit set: any relevance at that score
-        bars[full] = kth | np.uint64((1 << kept.r_bits) - 1)
-    else:  # strictly above the k-th (a tie adds no new value), or in a query not full
-        bars[full] = kth - np.uint64(1)  # (no key is 0: its score bits would be a NaN's)
-    q = new[0]
+    bars[full] = kth | np.uint64((1 << kept.r_bits) - 1)  # any relevance at the k-th's score
+    return packed_under(*new, kept.r_bits, bars)
+
+
+def packed_under(q: np.ndarray, s: np.ndarray, r: np.ndarray, r_bits: int, bars: np.ndarray) -> np.ndarray:
+    """The :func:`packed` keys of the documents ``(q, s, r)`` that are at most their query's bar
+    (``bars[q]``), packed and compared a slice at a time: the only array as long as the
+    documents is that of the keys kept (shrunk in place)."""
     out = np.empty(len(q), np.uint64)
     filled = 0
     for start in range(0, len(q), _SLICE):
         part = slice(start, start + _SLICE)
-        keys = packed(q[part], new[1][part], new[2][part], kept.r_bits)
+        keys = packed(q[part], s[part], r[part], r_bits)
         keys = keys[keys <= bars[q[part]]]
         out[filled : filled + len(keys)] = keys
         filled += len(keys)
@@ -497,10 +513,10 @@ def _above_bars(
 def _merged(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Sorted ``a`` and ``b`` (sorted here, in place) as one sorted array."""
     b.sort()
-    return _merged_runs(a, b)
+    return merged_runs(a, b)
 
 
-def _merged_runs(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def merged_runs(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Sorted ``a`` and sorted ``b`` as one sorted array: a stable sort of the two runs is one
     merge (timsort finds the runs), several times faster than sorting again."""
     if not len(b):

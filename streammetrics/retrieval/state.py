@@ -6,7 +6,8 @@ unites the queries and concatenates their documents. With ``top_k`` the state ke
 only the ``top_k`` best-scored documents (and any tied with the k-th: ties are resolved the
 same way whatever the order of arrival), the number of documents and of relevant ones, and,
 for NDCG, the ``top_k`` largest positive relevances (the ideal ranking; a relevance of 0 adds
-nothing to the ideal DCG): exactly what a metric at
+nothing to the ideal DCG), as counts per relevance level (:mod:`~streammetrics.retrieval.levels`):
+exactly what a metric at
 ``k`` reads, so its value is exact while memory stays ``O(queries x k)``.
 
 Memory, per kept document, where the documents fit a packed key (float32 scores, whole relevances
@@ -14,7 +15,8 @@ below 2**16: :mod:`~streammetrics.retrieval.order`): 8 bytes with ``top_k``; wit
 (a part's query slots kept as one count a query: a score code and the relevance bits); else 24
 (an int64 query slot, a float64 score and a float64 relevance). 16 bytes per query (document
 and relevant counts); NDCG with ``top_k`` keeps each query's ``top_k`` largest positive
-relevances as packed keys too.
+relevances as packed keys too, one a relevance level (a count with it): for graded relevance a
+few a query, whatever ``top_k``.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import numpy as np
 from .._core.state import State, require_keys
 from ..errors import StateError
 from ..keyed.keys import KeyTable
+from .levels import expanded, levels_added
 from .order import (
     Docs,
     Grouped,
@@ -123,9 +126,14 @@ class QueryDocs(State):
 
     @property
     def ideal_parts(self) -> tuple[Part, ...]:
-        """NDCG with ``top_k``: each query's ``top_k`` largest relevances, as documents whose
-        score is the relevance (and whose relevance is 0)."""
+        """NDCG with ``top_k``: each query's ``top_k`` largest positive relevances as levels
+        (:mod:`~streammetrics.retrieval.levels`): documents whose score is a relevance and whose
+        relevance is how many of the ``top_k`` have it."""
         return self._ideal
+
+    def ideal_levels(self) -> Docs:
+        """:attr:`ideal_parts` as three arrays: query slots, relevances and counts."""
+        return as_docs(self._ideal[0]) if self._ideal else (_EMPTY_I, _EMPTY_F, _EMPTY_F)
 
     @property
     def query(self) -> np.ndarray:
@@ -141,11 +149,13 @@ class QueryDocs(State):
 
     @property
     def ideal_query(self) -> np.ndarray:
-        return as_docs(self._ideal[0])[0] if self._ideal else _EMPTY_I
+        """Each value of the ideal ranking's query slot (a level repeated by its count)."""
+        return expanded(self._ideal[0])[0] if self._ideal else _EMPTY_I
 
     @property
     def ideal_relevance(self) -> np.ndarray:
-        return as_docs(self._ideal[0])[1] if self._ideal else _EMPTY_F
+        """The ideal ranking's values, by query, largest first."""
+        return expanded(self._ideal[0])[1] if self._ideal else _EMPTY_F
 
     def blocks(self, max_docs: int | None = None) -> Iterator[QueryDocs | QueryBlock]:
         """The state in blocks of consecutive query slots, each of about ``max_docs`` kept
@@ -171,27 +181,27 @@ class QueryDocs(State):
                 self.n_docs[lo:hi], self.n_relevant[lo:hi], self.top_k,
             )  # fmt: skip
 
-    def _with(self, new: Docs, new_ideal: tuple[np.ndarray, np.ndarray], n: int) -> dict[str, Any]:
+    def _with(
+        self, new: Docs, new_ideal: tuple[np.ndarray, np.ndarray, np.ndarray | None], n: int
+    ) -> dict[str, Any]:
         """The kept documents after ``new`` ones (and, for NDCG with ``top_k``, ``new_ideal``
-        relevances as ``(query slots, relevances)``) are added, query slots among ``n``."""
+        relevances as ``(query slots, relevances, counts or None for one each)``) are added,
+        query slots among ``n``."""
         if self.top_k is None:
             parts = self._parts
             for start in range(0, max(len(new[0]), 1), CHUNK_DOCS):  # (temporaries of a chunk)
                 parts = _appended(parts, tuple(a[start : start + CHUNK_DOCS] for a in new), n)  # type: ignore[arg-type]
             return {"_parts": parts}
-        out = {"_parts": _bounded(self._parts, new, self.top_k, n, True)}
+        out = {"_parts": _bounded(self._parts, new, self.top_k, n)}
         if self.ideal:
-            iq, ir = new_ideal
-            # the ideal ranking's documents: scored by their relevance, their own relevance 0;
-            # only positive ones (a 0 adds nothing to the ideal DCG: most documents, kept
+            iq, ir, ic = new_ideal
+            # only positive relevances (a 0 adds nothing to the ideal DCG: most documents, kept
             # neither in the state nor while it is updated)
             positive = ir > 0
             if not positive.all():
-                iq, ir = iq[positive], ir[positive]
+                iq, ir, ic = iq[positive], ir[positive], None if ic is None else ic[positive]
             if len(ir):
-                out["_ideal"] = _bounded(
-                    self._ideal, (iq, ir, np.zeros(len(ir), np.uint8)), self.top_k, n, False
-                )
+                out["_ideal"] = levels_added(self._ideal, iq, ir, ic, self.top_k, n)
         return out
 
     def add(self, scores: np.ndarray, relevance: np.ndarray, key_columns: list[np.ndarray]) -> None:
@@ -204,7 +214,7 @@ class QueryDocs(State):
         if n < 2**31:  # half the bytes while the documents are ranked (kept slots are int64)
             slots = slots.astype(np.int32)
         new = (slots, scores, relevance)  # read, never kept: kept documents are copies
-        kept = self._with(new, (slots, relevance), n)
+        kept = self._with(new, (slots, relevance, None), n)
         self._commit(keys=table, n_docs=n_docs, n_relevant=n_rel, **kept)
 
     def merge(self, other: State) -> None:
@@ -218,7 +228,8 @@ class QueryDocs(State):
         n_docs[pos] += other.n_docs
         n_rel[pos] += other.n_relevant
         oq, os_, or_ = other.docs()
-        kept = self._with((pos[oq], os_, or_), (pos[other.ideal_query], other.ideal_relevance), n)
+        lq, lrel, lcount = other.ideal_levels()
+        kept = self._with((pos[oq], os_, or_), (pos[lq], lrel, lcount.astype(np.int64)), n)
         self._commit(keys=table, n_docs=n_docs, n_relevant=n_rel, **kept)
 
     def to_dict(self) -> dict[str, Any]:
@@ -256,12 +267,14 @@ class QueryDocs(State):
             kept = ideal[1] != 0  # (anything else is checked below)
             ideal = (ideal[0][kept], ideal[1][kept])
         arrays["_parts"] = (docs,) if len(docs[0]) else ()
-        arrays["_ideal"] = ((*ideal, np.zeros(len(ideal[1]))),) if len(ideal[0]) else ()
+        arrays["_ideal"] = ((*ideal, np.ones(len(ideal[1]))),) if len(ideal[0]) else ()  # (each value once)
         trial = QueryDocs(self.top_k, self.ideal)
         trial.__dict__.update(keys=table, **arrays)
         trial.check()
         if len(arrays["n_docs"]) != n:
             raise StateError(f"{where}: {len(arrays['n_docs'])} document counts for {n} queries")
+        if len(ideal[0]) and self.top_k is not None:  # checked: as levels
+            arrays["_ideal"] = levels_added((), *ideal, None, self.top_k, n)
         self._commit(keys=table, **arrays)
 
     def check(self) -> None:
@@ -299,13 +312,13 @@ class QueryDocs(State):
 CHUNK_DOCS = 1 << 18
 
 
-def _bounded(kept: tuple[Part, ...], new: Docs, k: int, n: int, with_ties: bool) -> tuple[Part, ...]:
+def _bounded(kept: tuple[Part, ...], new: Docs, k: int, n: int) -> tuple[Part, ...]:
     """:func:`~streammetrics.retrieval.order.top_added` of ``new`` documents, chunk by chunk."""
     start = 0
     while True:
         step = max(CHUNK_DOCS, len(kept[0][0]) if kept else 0)
         chunk = tuple(a[start : start + step] for a in new)
-        kept = (top_added(kept, chunk, k, n, with_ties),)  # type: ignore[arg-type]
+        kept = (top_added(kept, chunk, k, n),)  # type: ignore[arg-type]
         start += step
         if start >= len(new[0]):
             return kept

@@ -10,6 +10,7 @@ import pytest
 
 import streammetrics as sm
 from streammetrics.retrieval import order
+from streammetrics.retrieval.levels import expanded, levels_added
 from streammetrics.retrieval.order import Packed, SortedDocs, top, top_added
 
 
@@ -113,18 +114,47 @@ def test_bounded_state_is_packed_and_small():
 
 
 @pytest.mark.parametrize("merge_block", MERGE_BLOCKS)
-@pytest.mark.parametrize("kind", ["float32", "float64"])
-def test_top_without_ties_keeps_the_k_largest_values(kind, merge_block, monkeypatch):
-    """NDCG's ideal ranking: exactly k values a query, the k largest, whatever the order."""
+@pytest.mark.parametrize("kind", ["float32", "float64", "continuous"])
+def test_levels_keep_the_k_largest_values(kind, merge_block, monkeypatch):
+    """NDCG's ideal ranking as levels: each query's k largest positive values with their
+    multiplicity, one level a distinct value, whatever the batches (float32 values packed,
+    others not; continuous values: every level counts one)."""
     monkeypatch.setattr(order, "MERGE_BLOCK", merge_block)
-    q, s, r = _docs(6, n=5000, kind=kind, graded=True)
-    k, kept = 4, ()
-    for part in np.array_split(np.arange(len(q)), 5):
-        kept = (top_added(kept, (q[part], s[part], r[part]), k, 40, with_ties=False),)
-    got_q, got_s, _ = order.as_docs(kept[0])
-    for query in range(40):
-        expected = np.sort(s[q == query])[::-1][:k]
-        np.testing.assert_array_equal(got_s[got_q == query], expected)
+    rng = np.random.default_rng(6)
+    n, n_queries, k = 6000, 40, 7
+    q = rng.integers(0, n_queries, n)
+    rel = {"float32": rng.integers(1, 5, n).astype(np.float32), "float64": rng.integers(1, 5, n) + 0.1,
+           "continuous": rng.random(n) + 1e-3}[kind]  # fmt: skip
+    kept = ()
+    for part in np.array_split(np.arange(n), 7):
+        kept = levels_added(kept, q[part], rel[part], None, k, n_queries)
+    assert isinstance(kept[0], Packed) == (kind == "float32")
+    lq, lrel, lcount = order.as_docs(kept[0])
+    assert (lcount >= 1).all() and len(set(zip(lq.tolist(), lrel.tolist(), strict=True))) == len(lq)
+    got_q, got_rel = expanded(kept[0])
+    for query in range(n_queries):
+        np.testing.assert_array_equal(got_rel[got_q == query], np.sort(rel[q == query])[::-1][:k])
+    # levels with counts (a shard's, merged): the same as their values one by one
+    halves = [
+        levels_added((), q[h], rel[h], None, k, n_queries)[0] for h in (slice(0, n // 2), slice(n // 2, n))
+    ]
+    a, b = order.as_docs(halves[0]), order.as_docs(halves[1])
+    (merged,) = levels_added((halves[0],), b[0], b[1], b[2].astype(np.int64), k, n_queries)
+    for x, y in zip(order.as_docs(merged), (lq, lrel, lcount), strict=True):
+        np.testing.assert_array_equal(x, y)
+    assert len(a[0]) <= k * n_queries
+
+
+def test_graded_levels_are_few_a_query():
+    """Four relevance levels: one level a distinct value among a query's k largest positive
+    ones (at most three), whatever k."""
+    rng = np.random.default_rng(8)
+    q, rel = rng.integers(0, 100, 20_000), rng.integers(0, 4, 20_000).astype(np.float32)
+    m = sm.RetrievalNDCG(top_k=150).update(rel, rng.random(20_000).astype(np.float32), q)
+    (part,) = m.state.ideal_parts
+    tops = [np.sort(rel[(q == query) & (rel > 0)])[::-1][:150] for query in range(100)]
+    assert isinstance(part, Packed) and len(part.keys) == sum(len(np.unique(t)) for t in tops) <= 300
+    assert len(m.state.ideal_relevance) == sum(len(t) for t in tops)
 
 
 def test_a_large_batch_taken_in_chunks_equals_one_cut(monkeypatch):
