@@ -51,9 +51,10 @@ def levels_added(
         counts = np.ones(len(q), np.uint8)
     old = kept[0] if kept else Packed(np.empty(0, np.uint64), 1)
     bits = relevance_bits(rel, counts)  # (the relevance is the levels' score, the count their relevance)
-    # bits for any count up to k: summed and cut counts are packed back in the same keys
+    # bits for any count up to k: summed and cut counts are packed back in the same keys (at
+    # most 16, as a document's relevance: a k past 65,535 keeps its levels unpacked)
     c_bits = max(bits or 0, old.r_bits if isinstance(old, Packed) else 0, k.bit_length())
-    if isinstance(old, Packed) and bits is not None and fits(n_queries, c_bits):
+    if isinstance(old, Packed) and bits is not None and c_bits <= 16 and fits(n_queries, c_bits):
         return _packed_levels(old, q, rel, counts, k, n_queries, c_bits)
     oq, orel, ocount = as_docs(old)
     q, rel = np.concatenate([oq, q]), np.concatenate([orel, rel]).astype(np.float64)

@@ -7,6 +7,7 @@ import itertools
 
 import numpy as np
 import pytest
+from sklearn.metrics import ndcg_score
 
 import streammetrics as sm
 from streammetrics.retrieval import order
@@ -143,6 +144,33 @@ def test_levels_keep_the_k_largest_values(kind, merge_block, monkeypatch):
     for x, y in zip(order.as_docs(merged), (lq, lrel, lcount), strict=True):
         np.testing.assert_array_equal(x, y)
     assert len(a[0]) <= k * n_queries
+
+
+def test_packed_levels_then_values_that_do_not_pack():
+    """Packed levels, then a batch of relevances that are not float32 values: the levels go on
+    unpacked, holding the same k largest values."""
+    rng = np.random.default_rng(10)
+    q, rel = rng.integers(0, 30, 4000), rng.integers(1, 6, 4000).astype(np.float64)
+    rel[3000:] += 1e-9  # not float32 values
+    kept = ()
+    for part in np.array_split(np.arange(4000), 8):
+        kept = levels_added(kept, q[part], rel[part], None, 5, 30)
+        assert isinstance(kept[0], Packed) == (part[-1] < 3000)
+    got_q, got_rel = expanded(kept[0])
+    for query in range(30):
+        np.testing.assert_array_equal(got_rel[got_q == query], np.sort(rel[q == query])[::-1][:5])
+
+
+def test_levels_count_past_a_packed_relevance():
+    """A k past 65,535 and a level that many times: the counts are kept whole (unpacked)."""
+    rng = np.random.default_rng(9)
+    n, k = 70_000, 68_000
+    rel = np.ones(n, np.float32)
+    rel[::100] = 2.0  # 69,300 ones: 67,300 of them among the k largest
+    s = rng.random(n).astype(np.float32)
+    m = sm.RetrievalNDCG(top_k=k).update(rel, s, np.zeros(n, int))
+    assert m.compute() == pytest.approx(ndcg_score(rel[None], s[None], k=k), rel=1e-12)
+    np.testing.assert_array_equal(m.state.ideal_relevance, np.sort(rel)[::-1][:k])
 
 
 def test_graded_levels_are_few_a_query():
