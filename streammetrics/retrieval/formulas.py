@@ -15,6 +15,7 @@ import functools
 import numpy as np
 
 from ..ranking.formulas import mcclish
+from .levels import expanded
 from .order import SortedDocs, positions
 from .state import QueryBlock, QueryDocs
 
@@ -157,10 +158,8 @@ def _dcg(
 def ndcg(d: Ranked, state: QueryDocs | QueryBlock, k: int | None) -> np.ndarray:
     """DCG over the ideal DCG at ``k`` (0 where the ideal is 0)."""
     dcg = _dcg(d.q, d.ties, d.r, d.pos, k, d.n)
-    if state.top_k is not None:  # each query's k largest relevances, as levels (relevance, count)
-        best = SortedDocs(state.ideal_parts, d.n)
-        counts = best.r.astype(np.int64, copy=False)
-        iq, ir = np.repeat(best.q, counts), np.repeat(best.scores(), counts)
+    if state.top_k is not None:  # each query's k largest relevances, kept as levels
+        iq, ir = expanded(state.ideal_parts)
     else:
         best = SortedDocs([(d.q, d.r.astype(np.float64), np.zeros(len(d.r)))], d.n)
         iq, ir = best.q, best.scores()

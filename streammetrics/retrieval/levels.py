@@ -27,6 +27,7 @@ import numpy as np
 
 from .order import (
     SCORE_BITS,
+    Docs,
     Packed,
     Part,
     as_docs,
@@ -35,8 +36,12 @@ from .order import (
     merged_cut,
     packed_under,
     query_starts,
+    ranked,
     relevance_bits,
 )
+
+_EMPTY_I = np.empty(0, np.int64)
+_EMPTY_F = np.empty(0, np.float64)
 
 
 def levels_added(
@@ -59,7 +64,7 @@ def levels_added(
     oq, orel, ocount = as_docs(old)
     q, rel = np.concatenate([oq, q]), np.concatenate([orel, rel]).astype(np.float64)
     counts = np.concatenate([ocount, counts]).astype(np.uint64)
-    order = np.lexsort((-rel, q))
+    order = ranked(q, rel, counts)  # by query, largest relevance first
     q, rel, counts = q[order], rel[order], counts[order]
     same = (q[1:] == q[:-1]) & (rel[1:] == rel[:-1])
     firsts, counts = _cut(q, same, counts, k)
@@ -119,8 +124,14 @@ def _cut(q: np.ndarray, same: np.ndarray, counts: np.ndarray, k: int) -> tuple[n
     return firsts[keep], np.minimum(counts[keep], k - before[keep])
 
 
-def expanded(part: Part) -> tuple[np.ndarray, np.ndarray]:
-    """The values of levels, one each: ``(query slots, relevances)``, by query, largest first."""
-    q, rel, counts = as_docs(part)
+def levels(parts: tuple[Part, ...]) -> Docs:
+    """The levels of ``parts`` (none, or one from :func:`levels_added`) as three arrays: query
+    slots, relevances and counts, by query, largest relevance first."""
+    return as_docs(parts[0]) if parts else (_EMPTY_I, _EMPTY_F, _EMPTY_F)
+
+
+def expanded(parts: tuple[Part, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """The values of levels (:func:`levels`), one each: ``(query slots, relevances)``."""
+    q, rel, counts = levels(parts)
     counts = counts.astype(np.int64)
     return np.repeat(q, counts), np.repeat(rel, counts)

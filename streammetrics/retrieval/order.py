@@ -380,8 +380,8 @@ def top(parts: list[Part], k: int, n_queries: int) -> Part:
 
 def _kept(d: SortedDocs, k: int, n_queries: int) -> np.ndarray:
     """The rows a ``top_k`` bound keeps of rank-ordered documents: rank below ``k``, and those
-    whose score ties the k-th, so that the kept documents do not depend on
-    the order of arrival. Each query's rows by binary search, the first ``k`` of each marked by
+    whose score ties the k-th, so that the kept documents do not depend on the order of
+    arrival. Each query's rows by binary search, the first ``k`` of each marked by
     a running sum of +1/-1 at their ends, and only the rows past the k-th of a query compared
     with its k-th score (no array of query slots, ranks or scores of every row)."""
     n = d.n_rows

@@ -29,7 +29,7 @@ import numpy as np
 from .._core.state import State, require_keys
 from ..errors import StateError
 from ..keyed.keys import KeyTable
-from .levels import expanded, levels_added
+from .levels import expanded, levels, levels_added
 from .order import (
     Docs,
     Grouped,
@@ -133,7 +133,7 @@ class QueryDocs(State):
 
     def ideal_levels(self) -> Docs:
         """:attr:`ideal_parts` as three arrays: query slots, relevances and counts."""
-        return as_docs(self._ideal[0]) if self._ideal else (_EMPTY_I, _EMPTY_F, _EMPTY_F)
+        return levels(self._ideal)
 
     @property
     def query(self) -> np.ndarray:
@@ -150,12 +150,12 @@ class QueryDocs(State):
     @property
     def ideal_query(self) -> np.ndarray:
         """Each value of the ideal ranking's query slot (a level repeated by its count)."""
-        return expanded(self._ideal[0])[0] if self._ideal else _EMPTY_I
+        return expanded(self._ideal)[0]
 
     @property
     def ideal_relevance(self) -> np.ndarray:
         """The ideal ranking's values, by query, largest first."""
-        return expanded(self._ideal[0])[1] if self._ideal else _EMPTY_F
+        return expanded(self._ideal)[1]
 
     def blocks(self, max_docs: int | None = None) -> Iterator[QueryDocs | QueryBlock]:
         """The state in blocks of consecutive query slots, each of about ``max_docs`` kept

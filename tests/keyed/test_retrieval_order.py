@@ -132,7 +132,7 @@ def test_levels_keep_the_k_largest_values(kind, merge_block, monkeypatch):
     assert isinstance(kept[0], Packed) == (kind == "float32")
     lq, lrel, lcount = order.as_docs(kept[0])
     assert (lcount >= 1).all() and len(set(zip(lq.tolist(), lrel.tolist(), strict=True))) == len(lq)
-    got_q, got_rel = expanded(kept[0])
+    got_q, got_rel = expanded(kept)
     for query in range(n_queries):
         np.testing.assert_array_equal(got_rel[got_q == query], np.sort(rel[q == query])[::-1][:k])
     # levels with counts (a shard's, merged): the same as their values one by one
@@ -156,7 +156,7 @@ def test_packed_levels_then_values_that_do_not_pack():
     for part in np.array_split(np.arange(4000), 8):
         kept = levels_added(kept, q[part], rel[part], None, 5, 30)
         assert isinstance(kept[0], Packed) == (part[-1] < 3000)
-    got_q, got_rel = expanded(kept[0])
+    got_q, got_rel = expanded(kept)
     for query in range(30):
         np.testing.assert_array_equal(got_rel[got_q == query], np.sort(rel[q == query])[::-1][:5])
 
