@@ -268,37 +268,59 @@ class ZeroOneLoss(_ClassRows):
 
 
 def _distributions(inputs: Inputs, log_prob: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Two ``(n, d)`` distributions: normalized rows of non-negative weights, or log-probabilities."""
-    if log_prob:
-        p = inputs.floats(0, "y_true", (2,))
-        q = inputs.floats(1, "y_pred", (2,))
-    else:
-        p = inputs.floats(0, "y_true", (2,))
-        q = inputs.floats(1, "y_pred", (2,))
+    """Two ``(n, d)`` distributions, checked: rows of non-negative weights with a positive sum
+    (normalized by :func:`_normalized`, a block at a time), or log-probabilities."""
+    p = inputs.floats(0, "y_true", (2,))
+    q = inputs.floats(1, "y_pred", (2,))
     v.check_length(q, len(p), "y_pred")
     if q.shape != p.shape:
         raise InputError(f"y_pred: expected shape {p.shape} (that of y_true), found {q.shape}")
     if log_prob:
         return p, q
-    out = []
     for arr, name in ((p, "y_true"), (q, "y_pred")):
         if arr.size and arr.min() < 0:
             raise InputError(f"{name}: expected non-negative probabilities, found {arr.min()}")
-        sums = N.row_sum(arr)
-        if len(arr) and not (sums > 0).all():
+        if len(arr) and not (N.row_sum(arr) > 0).all():
             raise InputError(f"{name}: expected rows with a positive sum, found a row of zeros")
-        out.append(N.with_column(np.divide, arr, sums))
-    return out[0], out[1]
+    return p, q
+
+
+def _normalized(a: np.ndarray) -> np.ndarray:
+    """Each row of non-negative weights over its sum (as torchmetrics normalizes)."""
+    return N.with_column(np.divide, a, N.row_sum(a))
 
 
 def _kl_rows(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     """``sum_j p_j log(p_j / q_j)`` per row (0 where p_j = 0; inf where q_j = 0 < p_j)."""
-    held = p > 0
     with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.log(np.where(held, p, 1.0) / q)
+        terms = np.divide(p, q)
+        np.log(terms, out=terms)
         terms *= p
-    np.copyto(terms, 0.0, where=~held)  # (p = 0: no term, whatever q)
+    held = p > 0
+    if not held.all():
+        np.copyto(terms, 0.0, where=~held)  # (p = 0: no term, whatever q; not 0 * -inf)
     return N.row_sum(terms)
+
+
+def _kl_of_weights(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    return _kl_rows(_normalized(p), _normalized(q))
+
+
+def _kl_of_logs(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    return N.row_sum(np.exp(p) * (p - q))
+
+
+def _js_rows(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    m = (p + q) / 2
+    return 0.5 * _kl_rows(p, m) + 0.5 * _kl_rows(q, m)
+
+
+def _js_of_weights(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    return _js_rows(_normalized(p), _normalized(q))
+
+
+def _js_of_logs(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    return _js_rows(np.exp(p), np.exp(q))
 
 
 class _Divergence(_ClassRows, base=True):
@@ -337,10 +359,7 @@ class KLDivergence(_Divergence):
 
     def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
         p, q = _distributions(inputs, self.log_prob)
-        if self.log_prob:
-            values = N.row_sum(np.exp(p) * (p - q))
-        else:
-            values = _kl_rows(p, q)
+        values = N.by_row_blocks(_kl_of_logs if self.log_prob else _kl_of_weights, p, q)
         if len(values) and not np.isfinite(values).all():
             raise InputError("y_pred: expected q_j > 0 wherever p_j > 0, found a zero (infinite divergence)")
         return values, inputs.weights(len(p))
@@ -366,10 +385,7 @@ class JensenShannonDivergence(_Divergence):
 
     def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
         p, q = _distributions(inputs, self.log_prob)
-        if self.log_prob:
-            p, q = np.exp(p), np.exp(q)
-        m = (p + q) / 2
-        values = 0.5 * _kl_rows(p, m) + 0.5 * _kl_rows(q, m)
+        values = N.by_row_blocks(_js_of_logs if self.log_prob else _js_of_weights, p, q)
         return values, inputs.weights(len(p))
 
     def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
