@@ -396,7 +396,7 @@ def _binary_pair(inputs: Inputs, from_logits: bool) -> tuple[np.ndarray, np.ndar
     labels = inputs.labels(0, "y_true")
     p = inputs.floats(1, "y_pred", (1,)) if from_logits else inputs.probabilities(1, "y_pred", (1,))
     v.check_length(p, len(labels), "y_pred")
-    if len(labels) and (labels.dtype.kind != "i" or not np.isin(labels, (0, 1)).all()):
+    if len(labels) and (labels.dtype.kind != "i" or labels.min() < 0 or labels.max() > 1):
         bad = labels[~np.isin(labels, (0, 1))] if labels.dtype.kind == "i" else labels
         raise InputError(f"y_true: expected 0/1 labels, found {bad[0]!r}")
     return labels.astype(np.float64), p
@@ -441,13 +441,17 @@ class NormalizedEntropy(_ClassRows):
     def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
         y, p, _ = batch
         out = np.empty((len(y), 2))
-        if self.from_logits:  # log sigmoid(x) and log(1 - sigmoid(x)), stably
-            log_p = -np.logaddexp(0.0, -p)
-            log_q = -np.logaddexp(0.0, p)
-        else:
+        positive = y == 1
+        if self.from_logits:  # -log sigmoid(x) = log(1 + e^-x), -log(1 - sigmoid(x)) = log(1 + e^x)
+            loss = np.logaddexp(0.0, np.where(positive, -p, p))
+        else:  # each row's one logarithm (log p or log1p(-p)), on its rows only
+            loss = np.empty(len(y))
+            ones, zeros = np.flatnonzero(positive), np.flatnonzero(~positive)
             with np.errstate(divide="ignore"):
-                log_p, log_q = np.log(p), np.log1p(-p)
-        out[:, 0] = -(y * np.maximum(log_p, TORCH_LOG_FLOOR) + (1 - y) * np.maximum(log_q, TORCH_LOG_FLOOR))
+                loss[ones] = np.log(p[ones])
+                loss[zeros] = np.log1p(-p[zeros])
+            np.negative(loss, out=loss)
+        np.minimum(loss, -TORCH_LOG_FLOOR, out=out[:, 0])
         out[:, 1] = y
         return out
 
