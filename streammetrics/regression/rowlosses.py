@@ -178,6 +178,17 @@ def power_of(x: Any, a: float) -> Any:
     return out
 
 
+def y_log(y: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``y * log(x)``, 0 where ``y = 0`` (whatever ``x``), computed in ``x``'s memory."""
+    zero = y == 0
+    if zero.any():
+        x[zero] = 1.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.log(x, out=x)
+    x *= y
+    return x
+
+
 def tweedie_deviance(y: np.ndarray, mu: Any, power: float) -> np.ndarray:
     """The unit deviance of the Tweedie distribution (scikit-learn's ``_mean_tweedie_deviance``
     before averaging)."""
@@ -192,8 +203,11 @@ def tweedie_deviance(y: np.ndarray, mu: Any, power: float) -> np.ndarray:
         if p == 0:
             return (y - mu) ** 2
         if p == 1:
-            ratio = y / mu
-            return 2 * (np.where(y == 0, 0.0, y * np.log(np.where(y == 0, 1.0, ratio))) - y + mu)
+            out = y_log(y, y / mu)
+            out -= y
+            out += mu
+            out *= 2
+            return out
         if p == 2:
             return 2 * (np.log(mu / y) + y / mu - 1)
         return 2 * (
@@ -371,7 +385,7 @@ class D2TweedieScore(_RowRegression):
             if p == 0:
                 out[:, 2] = yt * yt
             elif p == 1:
-                out[:, 2] = np.where(yt == 0, 0.0, yt * np.log(np.where(yt == 0, 1.0, yt)))
+                out[:, 2] = y_log(yt, yt.copy())
             elif p == 2:
                 out[:, 2] = np.log(yt)
             else:
