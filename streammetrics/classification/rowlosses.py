@@ -576,9 +576,12 @@ class _D2Probability(_ClassRows, base=True):
     def _value_sums(self, batch: tuple[Any, ...]) -> np.ndarray:
         # the loss column's sum, and the class columns' sums as counts (no one-hot rows)
         p, idx, w = batch
-        loss = self._loss(p, idx)
         counts = np.bincount(idx, weights=w, minlength=p.shape[1]).astype(np.float64)
-        return np.concatenate([[np.add.reduce(loss) if w is None else w @ loss], counts])
+        return np.concatenate([[self._loss_sum(p, idx) if w is None else w @ self._loss(p, idx)], counts])
+
+    def _loss_sum(self, p: np.ndarray, idx: np.ndarray) -> float:
+        """The sum of the rows' losses."""
+        return float(np.add.reduce(self._loss(p, idx)))
 
     def _compute(self, state: RowSums) -> float:
         totals = state.totals
@@ -640,9 +643,19 @@ class D2BrierScore(_D2Probability):
     """
 
     def _loss(self, p: np.ndarray, idx: np.ndarray) -> np.ndarray:
-        d = np.array(p, order="C")  # (a copy)
-        d.ravel()[_true_cells(idx, d.shape[1])] -= 1.0
+        d = self._residuals(p, idx)
         return np.einsum("ij,ij->i", d, d)
+
+    def _loss_sum(self, p: np.ndarray, idx: np.ndarray) -> float:
+        d = self._residuals(p, idx).ravel()
+        return float(np.dot(d, d))  # (every cell's square at once: no row sums)
+
+    @staticmethod
+    def _residuals(p: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """``p`` minus the one-hot rows of the true classes (a copy)."""
+        d = np.array(p, order="C")
+        d.ravel()[_true_cells(idx, d.shape[1])] -= 1.0
+        return d
 
     def _null(self, prior: np.ndarray) -> float:
         return float(1.0 - prior @ prior)
