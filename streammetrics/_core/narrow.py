@@ -29,31 +29,6 @@ import numpy as np
 #: Rows of at most this many columns take the column-by-column paths (NumPy sums rows of up to
 #: seven values sequentially, so the two agree bit for bit there).
 NARROW = 7
-#: Rows per block of :func:`by_row_blocks`: a block of a few narrow columns and its temporaries
-#: stay in the core's cache (a 100,000-row batch's temporaries of 4 MB each do not).
-BLOCK_ROWS = 8192
-
-
-def by_row_blocks(fn: Any, *arrays: np.ndarray, rows: int = BLOCK_ROWS) -> np.ndarray:
-    """``fn(*arrays)`` for a row-wise ``fn`` returning one value per row, computed ``rows`` rows
-    at a time: the same values (each row's arithmetic is the same), with temporaries that stay
-    in cache, which is about twice as fast for formulas of several passes over ``(n, k)`` arrays.
-
-    Examples:
-        >>> a = np.arange(10.0).reshape(5, 2)
-        >>> by_row_blocks(row_sum, a, rows=2).tolist()
-        [1.0, 5.0, 9.0, 13.0, 17.0]
-    """
-    n = len(arrays[0])
-    if n <= rows:
-        return fn(*arrays)
-    out = None
-    for lo in range(0, n, rows):
-        part = fn(*(a[lo : lo + rows] for a in arrays))
-        if out is None:
-            out = np.empty((n, *part.shape[1:]), part.dtype)
-        out[lo : lo + len(part)] = part
-    return out
 
 
 def take_rows(a: np.ndarray, index: Any) -> np.ndarray:

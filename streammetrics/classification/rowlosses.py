@@ -267,27 +267,25 @@ class ZeroOneLoss(_ClassRows):
         return float(self._means(state)[0] if self.normalize else state.totals[0])
 
 
-def _distributions(inputs: Inputs, log_prob: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Two ``(n, d)`` distributions, checked: rows of non-negative weights with a positive sum
-    (normalized by :func:`_normalized`, a block at a time), or log-probabilities."""
+def _distributions(inputs: Inputs, log_prob: bool) -> tuple[np.ndarray, np.ndarray, Any]:
+    """Two ``(n, d)`` distributions, checked, and their row sums: rows of non-negative weights
+    with a positive sum (normalized by the formulas), or log-probabilities (sums ``None``)."""
     p = inputs.floats(0, "y_true", (2,))
     q = inputs.floats(1, "y_pred", (2,))
     v.check_length(q, len(p), "y_pred")
     if q.shape != p.shape:
         raise InputError(f"y_pred: expected shape {p.shape} (that of y_true), found {q.shape}")
     if log_prob:
-        return p, q
+        return p, q, None
+    sums = []
     for arr, name in ((p, "y_true"), (q, "y_pred")):
         if arr.size and arr.min() < 0:
             raise InputError(f"{name}: expected non-negative probabilities, found {arr.min()}")
-        if len(arr) and not (N.row_sum(arr) > 0).all():
+        total = N.row_sum(arr)
+        if len(arr) and not (total > 0).all():
             raise InputError(f"{name}: expected rows with a positive sum, found a row of zeros")
-    return p, q
-
-
-def _normalized(a: np.ndarray) -> np.ndarray:
-    """Each row of non-negative weights over its sum (as torchmetrics normalizes)."""
-    return N.with_column(np.divide, a, N.row_sum(a))
+        sums.append(total)
+    return p, q, sums
 
 
 def _kl_rows(p: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -302,25 +300,20 @@ def _kl_rows(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     return N.row_sum(terms)
 
 
-def _kl_of_weights(p: np.ndarray, q: np.ndarray) -> np.ndarray:
-    return _kl_rows(_normalized(p), _normalized(q))
-
-
-def _kl_of_logs(p: np.ndarray, q: np.ndarray) -> np.ndarray:
-    return N.row_sum(np.exp(p) * (p - q))
+def _kl_of_weights(p: np.ndarray, q: np.ndarray, sums: list[np.ndarray]) -> np.ndarray:
+    """KL of the normalized rows ``p / P``, ``q / Q`` (``P``, ``Q`` their sums), without
+    normalizing them: ``sum_j p_j log(p_j / q_j) / P + log(Q / P)``."""
+    total_p, total_q = sums
+    out = _kl_rows(p, q)
+    out /= total_p
+    with np.errstate(divide="ignore", invalid="ignore"):  # (inf rows stay inf: refused)
+        out += np.log(total_q / total_p)
+    return out
 
 
 def _js_rows(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     m = (p + q) / 2
     return 0.5 * _kl_rows(p, m) + 0.5 * _kl_rows(q, m)
-
-
-def _js_of_weights(p: np.ndarray, q: np.ndarray) -> np.ndarray:
-    return _js_rows(_normalized(p), _normalized(q))
-
-
-def _js_of_logs(p: np.ndarray, q: np.ndarray) -> np.ndarray:
-    return _js_rows(np.exp(p), np.exp(q))
 
 
 class _Divergence(_ClassRows, base=True):
@@ -358,8 +351,8 @@ class KLDivergence(_Divergence):
     """
 
     def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
-        p, q = _distributions(inputs, self.log_prob)
-        values = N.by_row_blocks(_kl_of_logs if self.log_prob else _kl_of_weights, p, q)
+        p, q, sums = _distributions(inputs, self.log_prob)
+        values = N.row_sum(np.exp(p) * (p - q)) if sums is None else _kl_of_weights(p, q, sums)
         if len(values) and not np.isfinite(values).all():
             raise InputError("y_pred: expected q_j > 0 wherever p_j > 0, found a zero (infinite divergence)")
         return values, inputs.weights(len(p))
@@ -384,8 +377,12 @@ class JensenShannonDivergence(_Divergence):
     """
 
     def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
-        p, q = _distributions(inputs, self.log_prob)
-        values = N.by_row_blocks(_js_of_logs if self.log_prob else _js_of_weights, p, q)
+        p, q, sums = _distributions(inputs, self.log_prob)
+        if sums is None:
+            p, q = np.exp(p), np.exp(q)
+        else:
+            p, q = (N.with_column(np.divide, a, total) for a, total in zip((p, q), sums, strict=True))
+        values = _js_rows(p, q)
         return values, inputs.weights(len(p))
 
     def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:

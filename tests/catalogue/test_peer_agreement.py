@@ -64,8 +64,10 @@ def _ensemble() -> tuple[np.ndarray, np.ndarray]:
 
 
 def _distributions() -> tuple[np.ndarray, np.ndarray]:
+    """Rows of weights (normalized by both), some with a zero probability in P."""
     rng = _rng()
-    p = rng.dirichlet(np.ones(4), N)
+    p = rng.dirichlet(np.ones(4), N) * rng.uniform(0.5, 2.0, (N, 1))
+    p[::5, 1] = 0.0
     return p, rng.dirichlet(np.ones(4), N) + 0.01
 
 
