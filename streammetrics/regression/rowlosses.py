@@ -568,6 +568,19 @@ class MinkowskiDistance(_Pooled):
             return np.multiply(square, square if self.p == 4.0 else 1.0, out=d)
         return np.power(d, self.p, out=d)
 
+    def _value_sums(self, batch: tuple[Any, ...]) -> np.ndarray:
+        yt, yp, w = batch
+        if w is not None or yt.shape[1] != 1 or self.p not in (2.0, 3.0, 4.0):
+            return super()._value_sums(batch)
+        # one output, unweighted, a small integer order: the sum of |d|^p as one dot product
+        # (|d|^2 . |d| or |d|^2 . |d|^2), without the per-row values
+        d, square, *_ = scratch(len(yt))
+        np.subtract(yp[:, 0], yt[:, 0], out=d)
+        if self.p == 2.0:
+            return np.array([np.dot(d, d)])
+        np.multiply(d, d, out=square)
+        return np.array([np.dot(square, square if self.p == 4.0 else np.abs(d, out=d))])
+
     def _compute(self, state: RowSums) -> float:
         return float(max(state.totals[0], 0.0) ** (1.0 / self.p))
 

@@ -51,10 +51,15 @@ def _pair(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
             ),
         ),
         (lambda: sm.LogCoshError(), lambda t, p, w: np.average(np.log(np.cosh(p - t)), weights=w)),
-        (
-            lambda: sm.MinkowskiDistance(3),
-            lambda t, p, w: math.fsum(np.abs(p - t) ** 3 * (1 if w is None else w)) ** (1 / 3),
-        ),
+        *[
+            (
+                lambda order=order: sm.MinkowskiDistance(order),
+                lambda t, p, w, order=order: (
+                    math.fsum(np.abs(p - t) ** order * (1 if w is None else w)) ** (1 / order)
+                ),
+            )
+            for order in (2.0, 2.5, 3.0, 4.0)  # (the small integer orders are summed as dot products)
+        ],
         (lambda: sm.PoissonDeviance(), lambda t, p, w: skm.mean_poisson_deviance(t, p, sample_weight=w)),
     ],
 )
