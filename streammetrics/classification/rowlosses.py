@@ -439,18 +439,44 @@ class NormalizedEntropy(_ClassRows):
         y, p, _ = batch
         out = np.empty((len(y), 2))
         positive = y == 1
-        if self.from_logits:  # -log sigmoid(x) = log(1 + e^-x), -log(1 - sigmoid(x)) = log(1 + e^x)
-            loss = np.logaddexp(0.0, np.where(positive, -p, p))
-        else:  # each row's one logarithm (log p or log1p(-p)), on its rows only
-            loss = np.empty(len(y))
+        if self.from_logits:
+            loss = self._logit_losses(p, positive)
+        else:
             ones, zeros = np.flatnonzero(positive), np.flatnonzero(~positive)
-            with np.errstate(divide="ignore"):
-                loss[ones] = np.log(p[ones])
-                loss[zeros] = np.log1p(-p[zeros])
-            np.negative(loss, out=loss)
+            loss = np.empty(len(y))
+            loss[ones], loss[zeros] = self._probability_losses(p, ones, zeros)
         np.minimum(loss, -TORCH_LOG_FLOOR, out=out[:, 0])
         out[:, 1] = y
         return out
+
+    def _value_sums(self, batch: tuple[Any, ...]) -> np.ndarray:
+        y, p, w = batch
+        if w is not None:
+            return super()._value_sums(batch)
+        # unweighted: the losses summed in any order (no per-row values to write back in place)
+        positive = y == 1
+        if self.from_logits:
+            parts = [self._logit_losses(p, positive)]
+        else:
+            ones = np.flatnonzero(positive)
+            parts = self._probability_losses(p, ones, np.flatnonzero(~positive))
+        total = math.fsum(float(np.add.reduce(np.minimum(x, -TORCH_LOG_FLOOR, out=x))) for x in parts)
+        return np.array([total, float(np.count_nonzero(positive))])
+
+    @staticmethod
+    def _logit_losses(x: np.ndarray, positive: np.ndarray) -> np.ndarray:
+        """-log sigmoid(x) = log(1 + e^-x) on positive rows, -log(1 - sigmoid(x)) = log(1 + e^x)
+        on the others: one ``logaddexp`` a row."""
+        return np.logaddexp(0.0, np.where(positive, -x, x))
+
+    @staticmethod
+    def _probability_losses(p: np.ndarray, ones: np.ndarray, zeros: np.ndarray) -> list[np.ndarray]:
+        """-log p on the positive rows, -log(1 - p) (as ``log1p(-p)``) on the others: each row's
+        one logarithm, on its rows only."""
+        with np.errstate(divide="ignore"):
+            positive = np.log(p[ones])
+            negative = np.log1p(-p[zeros])
+        return [np.negative(positive, out=positive), np.negative(negative, out=negative)]
 
     def _compute(self, state: RowSums) -> float:
         ce, rate = self._means(state)

@@ -267,6 +267,12 @@ def test_torcheval_agrees(weighted: bool) -> None:
         float(F.binary_normalized_entropy(tp, ty, weight=tw)),
         rtol=1e-9,
     )
+    logits = np.log(p) - np.log1p(-p)
+    assert_same(
+        ours(lambda: sm.NormalizedEntropy(from_logits=True), (y, logits), w),
+        float(F.binary_normalized_entropy(torch.as_tensor(logits), ty, weight=tw, from_logits=True)),
+        rtol=1e-9,
+    )
     assert_same(
         ours(sm.WeightedCalibration, (y.astype(float), p), w),
         float(F.weighted_calibration(tp, ty, 1.0 if tw is None else tw)),
@@ -276,6 +282,21 @@ def test_torcheval_agrees(weighted: bool) -> None:
     if not weighted:  # torcheval's top-k accuracy takes no weights (and returns float32)
         expected = F.multiclass_accuracy(torch.as_tensor(scores), torch.as_tensor(labels), k=2)
         assert_same(ours(sm.TopKAccuracy, (labels, scores)), float(expected), rtol=1e-6)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_normalized_entropy_floors_log_as_torcheval(weighted: bool) -> None:
+    """Certain wrong predictions (p = 0 for a positive, 1 for a negative) cost 100 each, as
+    torch's binary cross entropy floors its logarithms at -100."""
+    torch = require("torch")
+    F = require("torcheval.metrics.functional")
+    y = np.array([1, 0, 1, 0, 1])
+    p = np.array([0.0, 1.0, 0.5, 0.2, 1.0])
+    w = np.array([1.0, 2.0, 0.5, 1.0, 3.0]) if weighted else None
+    expected = F.binary_normalized_entropy(
+        torch.as_tensor(p), torch.as_tensor(y.astype(float)), weight=None if w is None else torch.as_tensor(w)
+    )
+    assert_same(ours(sm.NormalizedEntropy, (y, p), w), float(expected), rtol=1e-12)
 
 
 # ----------------------------------------------------------------------------- river
