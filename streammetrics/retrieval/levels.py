@@ -33,15 +33,13 @@ from .order import (
     as_docs,
     field,
     fits,
+    joined,
     merged_cut,
     packed_under,
     query_starts,
     ranked,
     relevance_bits,
 )
-
-_EMPTY_I = np.empty(0, np.int64)
-_EMPTY_F = np.empty(0, np.float64)
 
 
 def levels_added(
@@ -127,7 +125,7 @@ def _cut(q: np.ndarray, same: np.ndarray, counts: np.ndarray, k: int) -> tuple[n
 def levels(parts: tuple[Part, ...]) -> Docs:
     """The levels of ``parts`` (none, or one from :func:`levels_added`) as three arrays: query
     slots, relevances and counts, by query, largest relevance first."""
-    return as_docs(parts[0]) if parts else (_EMPTY_I, _EMPTY_F, _EMPTY_F)
+    return joined([as_docs(part) for part in parts])  # (no part: three empty arrays)
 
 
 def expanded(parts: tuple[Part, ...]) -> tuple[np.ndarray, np.ndarray]:
