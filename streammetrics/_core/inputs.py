@@ -117,6 +117,28 @@ class Inputs:
             v.check_ndim(arr, name, ndim)
         return arr
 
+    def unchecked_floats(self, i: int, name: str, ndim: tuple[int, ...] = (1, 2)) -> np.ndarray:
+        """Argument ``i`` as a float64 array of one of the dimensions ``ndim``, not yet checked
+        to be finite: the caller derives from it a value that any inf or NaN would make
+        non-finite (a sum of squares), then calls :meth:`confirm_finite`. One pass fewer over
+        the batch than :meth:`floats` followed by the derivation."""
+        arr = self._memo.get(_FLOATS[i])
+        if arr is None:
+            raw = self.array(i, name)
+            arr = v.as_float_unchecked(raw, name, (raw.ndim,))
+        if arr.ndim not in ndim:
+            v.check_ndim(arr, name, ndim)
+        return arr
+
+    def confirm_finite(self, i: int, name: str, arr: np.ndarray, derived_is_finite: bool) -> None:
+        """Settle the finiteness of :meth:`unchecked_floats`' ``arr``: when the value derived
+        from all of it is finite, so is every element (kept as :meth:`floats`' result for the
+        other members); otherwise check it element by element (an :class:`InputError` naming
+        the first inf or NaN; an overflow of finite values passes)."""
+        if not derived_is_finite:
+            v.check_finite(arr, name)
+        self._memo[_FLOATS[i]] = arr
+
     def probabilities(self, i: int, name: str, ndim: tuple[int, ...] = (1, 2)) -> np.ndarray:
         """:meth:`floats` checked to lie in [0, 1]."""
         memo, key = self._memo, _UNIT[i]

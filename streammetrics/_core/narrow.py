@@ -100,6 +100,13 @@ def row_all(a: np.ndarray) -> np.ndarray:
     return _fold(np.logical_and, a)
 
 
+def row_dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``np.einsum("ij,ij->i", a, b)`` of two float 2-D arrays of one shape: the products summed
+    by a matrix-vector product. einsum runs one short loop per row; BLAS's product is several
+    times faster on narrow rows. The additions' order is BLAS's, not einsum's."""
+    return np.multiply(a, b) @ np.ones(a.shape[1])
+
+
 def counter_dtype(most: int) -> Any:
     """The smallest cheap integer type for counts up to ``most`` (uint8, else int64): counts
     added column by column in a narrow type cost less memory traffic."""

@@ -157,15 +157,21 @@ def check_length(arr: np.ndarray, n: int, name: str, reference: str = "y_true") 
 
 def as_float(value: Any, name: str, ndim: tuple[int, ...] = (1,)) -> np.ndarray:
     """A finite float64 array (converted once; no copy when already float64)."""
+    arr = as_float_unchecked(value, name, ndim)
+    check_finite(arr, name)
+    return arr
+
+
+def as_float_unchecked(value: Any, name: str, ndim: tuple[int, ...] = (1,)) -> np.ndarray:
+    """:func:`as_float` without the finiteness check, for a caller that checks a result derived
+    from every value instead (and calls :func:`check_finite` when that result is not finite)."""
     arr = to_array(value, name)
     check_ndim(arr, name, ndim)
     if arr.dtype.kind == "O":
         arr = _objects_as_float(arr, name)
     elif arr.dtype.kind not in "biuf":
         raise InputError(f"{name}: expected numbers, found values of dtype {arr.dtype}")
-    arr = arr.astype(np.float64, copy=False)
-    check_finite(arr, name)
-    return arr
+    return arr.astype(np.float64, copy=False)
 
 
 def check_finite(arr: np.ndarray, name: str) -> None:

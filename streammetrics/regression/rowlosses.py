@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 
 from .._core import validation as v
 from .._core.inputs import Inputs
+from .._core.narrow import row_dot, row_max
 from .._core.params import check_option
 from ..aggregation.base import RowValueMetric, always, scratch
 from ..aggregation.state import RowSums
@@ -585,6 +586,11 @@ class MinkowskiDistance(_Pooled):
         return float(max(state.totals[0], 0.0) ** (1.0 / self.p))
 
 
+#: The range a row's sum of squares is used in directly: its values' squares are normal floats
+#: where they matter, and the product of two such rows' norms cannot overflow.
+SQUARES_SAFE = (1e-280, 1e280)
+
+
 class CosineSimilarity(RowValueMetric):
     """The cosine similarity of each row's prediction vector with its target vector, summed or
     averaged over rows (torchmetrics ``CosineSimilarity``, which stores every row).
@@ -611,20 +617,32 @@ class CosineSimilarity(RowValueMetric):
         return {"reduction": self.reduction}
 
     def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
-        yt = inputs.floats(0, "y_true", (2,))
-        yp = inputs.floats(1, "y_pred", (2,))
+        yt = inputs.unchecked_floats(0, "y_true", (2,))
+        yp = inputs.unchecked_floats(1, "y_pred", (2,))
+        arrays, squares = [], []
+        for i, arr, name in ((0, yt, "y_true"), (1, yp, "y_pred")):
+            with np.errstate(over="ignore", under="ignore"):
+                sq = row_dot(arr, arr)
+            # a row's sum of squares is finite only if its values are: one pass checks both
+            inputs.confirm_finite(i, name, arr, not len(sq) or bool(np.isfinite(sq.max())))
+            if len(sq) and not (sq.min() > SQUARES_SAFE[0] and sq.max() < SQUARES_SAFE[1]):
+                # squares that under- or overflow: the cosine of rows divided by their largest
+                # magnitude is the same, and their squares are between 1 and the row's length
+                top = row_max(np.abs(arr))
+                if not top.min() > 0:
+                    raise InputError(f"{name}: expected rows of non-zero norm, found a row of zeros")
+                arr = arr / top[:, None]
+                sq = row_dot(arr, arr)
+            arrays.append(arr)
+            squares.append(sq)
         v.check_length(yp, len(yt), "y_pred")
         if yp.shape[1] != yt.shape[1]:
             raise InputError(f"y_pred: expected {yt.shape[1]} columns (those of y_true), found {yp.shape[1]}")
-        nt, np_ = np.sqrt(np.einsum("ij,ij->i", yt, yt)), np.sqrt(np.einsum("ij,ij->i", yp, yp))
-        for norm, name in ((nt, "y_true"), (np_, "y_pred")):
-            if len(norm) and not (norm > 0).all():
-                raise InputError(f"{name}: expected rows of non-zero norm, found a row of zeros")
-        return yt, yp, nt * np_, inputs.weights(len(yt))
+        return arrays[0], arrays[1], np.sqrt(squares[0]) * np.sqrt(squares[1]), inputs.weights(len(yt))
 
     def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
         yt, yp, norms, _ = batch
-        return (np.einsum("ij,ij->i", yt, yp) / norms).reshape(-1, 1)
+        return (row_dot(yt, yp) / norms).reshape(-1, 1)
 
     def _compute(self, state: RowSums) -> float:
         total = float(state.totals[0])

@@ -77,6 +77,26 @@ def test_batches_of_several_chunks_agree(make, reference, weighted: bool) -> Non
     assert_same(m.compute(), reference(t[rest], p[rest], None if w is None else w[rest]), rtol=1e-9)
 
 
+def _fsum_cosines(t: np.ndarray, p: np.ndarray) -> float:
+    return math.fsum(
+        math.fsum(a * b for a, b in zip(x, y, strict=True))
+        / math.sqrt(math.fsum(a * a for a in x) * math.fsum(b * b for b in y))
+        for x, y in zip(t.tolist(), p.tolist(), strict=True)
+    )
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-200, 1e-160, 1e160, 1e300])
+def test_cosine_similarity_is_exact_for_rows_whose_squares_under_or_overflow(scale: float) -> None:
+    rng = np.random.default_rng(5)
+    t, p = rng.standard_normal((300, 6)), rng.standard_normal((300, 6))
+    scaled = t.copy()
+    scaled[::3] *= scale  # (the cosine of a row does not depend on its scale)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow or underflow warning reaches the caller
+        value = sm.CosineSimilarity().update(scaled, p).compute()
+    assert_same(value, _fsum_cosines(t, p), rtol=1e-12)
+
+
 def test_classification_batches_of_several_chunks_agree() -> None:
     rng = np.random.default_rng(4)
     y = rng.integers(0, 4, N)
@@ -183,6 +203,13 @@ def test_hinge_loss_string_labels_one_at_a_time() -> None:
         (sm.NDCG, ([[1.0, 2.0]], [[0.1, 0.2]], [-1.0]), ["sample_weight"]),
         (lambda: sm.NRMSE("range"), ([1.0, np.inf], [1.0, 2.0]), ["y_true", "finite"]),
         (sm.SMAPE, ([1.0, 2.0], [1.0]), ["y_pred"]),
+        (sm.CosineSimilarity, ([[1.0, np.nan]], [[0.1, 0.2]]), ["y_true", "finite", "nan"]),
+        (sm.CosineSimilarity, ([[1.0, 2.0]], [[0.1, -np.inf]]), ["y_pred", "finite", "-inf"]),
+        (
+            sm.CosineSimilarity,
+            ([[1e-300, 0.0], [0.0, 0.0]], [[1.0, 0.2], [1.0, 1.0]]),
+            ["y_true", "non-zero"],
+        ),
         (sm.Mean, (["a"],), ["values"]),
     ],
 )

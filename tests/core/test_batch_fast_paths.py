@@ -130,3 +130,31 @@ def test_probabilities_one_pass_check_equals_the_two_checks(raw, ndim):
 def test_contingency_direct_path_parses_as_the_general_one(make, y_true, y_pred):
     m = make()
     _same(_outcome(lambda: m._validate(y_true, y_pred)), _outcome(lambda: m._parse(Inputs((y_true, y_pred)))))
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        np.array([[1.0, -2.0], [0.5, 3.0]]),
+        np.array([[1.0, np.nan], [0.5, 3.0]]),
+        np.array([[1.0, 2.0], [-np.inf, 3.0]]),
+        np.array([[1e200, 2.0], [0.5, -1e200]]),  # finite, but its squares overflow: accepted
+        np.array([[1, 2], [3, 4]], np.int32),
+        np.array([["a", "b"]]),
+        np.empty((0, 3)),
+    ],
+)
+def test_finiteness_settled_by_a_sum_of_squares_equals_the_elementwise_check(raw):
+    """Inputs.unchecked_floats then confirm_finite (given whether a sum of squares is finite)
+    accept and refuse what floats() does, with the same message, and leave floats() its array."""
+
+    def by_squares():
+        inputs = Inputs((raw,))
+        arr = inputs.unchecked_floats(0, "y_true", (2,))
+        with np.errstate(over="ignore"):
+            finite = bool(np.isfinite(np.sum(arr * arr)))
+        inputs.confirm_finite(0, "y_true", arr, finite)
+        assert inputs.floats(0, "y_true", (2,)) is arr
+        return (arr,)
+
+    _same(_outcome(lambda: (Inputs((raw,)).floats(0, "y_true", (2,)),)), _outcome(by_squares))
