@@ -46,11 +46,15 @@ def cells(a: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return np.compress(mask.ravel(), a.ravel())
 
 
-def with_column(op: Any, a: np.ndarray, v: np.ndarray, dtype: Any = None) -> np.ndarray:
-    """``op(a, v[:, None])``: a binary ufunc of every column of a 2-D array with the 1-D ``v``."""
+def with_column(
+    op: Any, a: np.ndarray, v: np.ndarray, dtype: Any = None, out: np.ndarray | None = None
+) -> np.ndarray:
+    """``op(a, v[:, None])``: a binary ufunc of every column of a 2-D array with the 1-D ``v``
+    (into ``out`` when given: an array of ``a``'s shape and the ufunc's result type)."""
     if not 2 <= a.shape[1] <= NARROW:
-        return op(a, v[:, None], dtype=dtype)
-    out = np.empty(a.shape, op(a[:0, 0], v[:0], dtype=dtype).dtype)  # the ufunc's own result type
+        return op(a, v[:, None], dtype=dtype, out=out)
+    if out is None:
+        out = np.empty(a.shape, op(a[:0, 0], v[:0], dtype=dtype).dtype)  # the ufunc's own result type
     for j in range(a.shape[1]):
         op(a[:, j], v, out=out[:, j], dtype=dtype)
     return out

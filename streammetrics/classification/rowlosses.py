@@ -20,6 +20,7 @@ from .._core import validation as v
 from .._core.inputs import Inputs
 from .._core.labels import check_label_list
 from .._core.params import check_option, plain
+from .._core.workspace import work
 from ..aggregation.base import RowValueMetric, always, scratch
 from ..aggregation.state import RowSums
 from ..errors import InputError, UndefinedMetricWarning
@@ -291,10 +292,10 @@ def _distributions(inputs: Inputs, log_prob: bool) -> tuple[np.ndarray, np.ndarr
 def _kl_rows(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     """``sum_j p_j log(p_j / q_j)`` per row (0 where p_j = 0; inf where q_j = 0 < p_j)."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.divide(p, q)
+        terms = np.divide(p, q, out=work(("kl rows", 0), p.shape))
         np.log(terms, out=terms)
         terms *= p
-    held = p > 0
+    held = np.greater(p, 0.0, out=work(("kl rows", 1), p.shape, bool))
     if not held.all():
         np.copyto(terms, 0.0, where=~held)  # (p = 0: no term, whatever q; not 0 * -inf)
     return N.row_sum(terms)
@@ -312,7 +313,8 @@ def _kl_of_weights(p: np.ndarray, q: np.ndarray, sums: list[np.ndarray]) -> np.n
 
 
 def _js_rows(p: np.ndarray, q: np.ndarray) -> np.ndarray:
-    m = (p + q) / 2
+    m = np.add(p, q, out=work(("js rows", 0), p.shape))
+    m /= 2
     return 0.5 * _kl_rows(p, m) + 0.5 * _kl_rows(q, m)
 
 
@@ -378,10 +380,14 @@ class JensenShannonDivergence(_Divergence):
 
     def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
         p, q, sums = _distributions(inputs, self.log_prob)
+        # (the two distributions in work arrays: fresh ones would cost more in page faults)
         if sums is None:
-            p, q = np.exp(p), np.exp(q)
+            p, q = (np.exp(a, out=work(("js", i), a.shape)) for i, a in enumerate((p, q)))
         else:
-            p, q = (N.with_column(np.divide, a, total) for a, total in zip((p, q), sums, strict=True))
+            p, q = (
+                N.with_column(np.divide, a, total, out=work(("js", i), a.shape))
+                for i, (a, total) in enumerate(zip((p, q), sums, strict=True))
+            )
         values = _js_rows(p, q)
         return values, inputs.weights(len(p))
 

@@ -15,14 +15,15 @@ Batches may hold different numbers of labels (documents): each row stands alone.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, ClassVar
 
 import numpy as np
 
-from .._core import narrow as N
 from .._core import validation as v
 from .._core.inputs import Inputs
+from .._core.workspace import work
 from ..aggregation.base import RowValueMetric
 from ..aggregation.state import RowSums
 from ..errors import InputError
@@ -91,26 +92,66 @@ def label_ranks(relevant: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 #: Rows of at most this many labels rank by pairwise comparisons, column against column (``m**2``
-#: passes over the rows), not by a sort along each short row (which NumPy pays per row).
+#: passes over the rows), not by a sort along each short row (which NumPy pays per row). The
+#: counts of those paths are kept in uint8.
 PAIRWISE_LABELS = 8
+
+
+def by_label(a: np.ndarray, slot: str) -> np.ndarray:
+    """``(n, m)`` rows as ``(m, n)``, one contiguous row per label, in the work array ``slot``:
+    the pairwise paths compare label against label over every row at once (a column of a narrow
+    row-major array is strided, and a broadcast against a column runs an inner loop of ``m`` per
+    row)."""
+    out = work(("by label", slot), a.shape[::-1], a.dtype)
+    np.copyto(out, a.T)
+    return out
 
 
 def pairwise_ranks(relevant: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For each label ``j`` of each row: the number of labels scored at least ``s_j`` (its rank,
-    ties given the largest) and the number of relevant labels among them; ``(n, m)`` each, as
-    :func:`label_ranks` gives them in score order, here in label order."""
-    n, m = s.shape
-    small = N.counter_dtype(m)
-    relevant, s = np.ascontiguousarray(relevant.T), np.ascontiguousarray(s.T)  # one row per label
-    rank, relevant_at_least = np.zeros((m, n), small), np.zeros((m, n), small)
-    at_least = np.empty(n, bool)
+    ties given the largest) and the number of relevant labels among them, as :func:`label_ranks`
+    gives them in score order, here by label. ``relevant`` (bool) and ``s`` (finite) are
+    :func:`by_label` arrays of at most :data:`PAIRWISE_LABELS` labels; so are the two uint8
+    results (work arrays)."""
+    m, n = s.shape
+    rank = work(("pairwise ranks", 0), (m, n), np.uint8)
+    rank.fill(1)  # each label is scored at least as high as itself
+    relevant_at_least = work(("pairwise ranks", 1), (m, n), np.uint8)
+    np.copyto(relevant_at_least, relevant.view(np.uint8))  # ... and counts itself if relevant
+    at_least = work(("pairwise ranks", 2), n, bool)
+    count = at_least.view(np.uint8)  # (a uint8 sum of uint8 terms: no cast of the booleans)
     for j in range(m):
         for i in range(m):
-            np.greater_equal(s[i], s[j], out=at_least)
-            np.add(rank[j], at_least, out=rank[j])
-            at_least &= relevant[i]
-            np.add(relevant_at_least[j], at_least, out=relevant_at_least[j])
-    return rank.T, relevant_at_least.T
+            if i != j:
+                np.greater_equal(s[i], s[j], out=at_least)
+                np.add(rank[j], count, out=rank[j])
+                at_least &= relevant[i]
+                np.add(relevant_at_least[j], count, out=relevant_at_least[j])
+    return rank, relevant_at_least
+
+
+def looked_up(table: np.ndarray, cells: np.ndarray, slot: str) -> np.ndarray:
+    """``table[cells]`` for an integer array of table cells, in the work arrays ``slot``."""
+    index = work((slot, "index"), cells.shape, np.intp)
+    np.copyto(index, cells)  # (np.take reads any other index type far more slowly)
+    # (mode="clip": the cells are in range by construction, and the default mode copies the
+    # result through a buffer of its own when given ``out``)
+    return np.take(table, index, out=work((slot, "values"), cells.shape), mode="clip")
+
+
+def label_sums(a: np.ndarray) -> np.ndarray:
+    """The sum over labels of each row of a :func:`by_label` bool or uint8 array of at most
+    :data:`PAIRWISE_LABELS` labels (sums of at most 8 values of at most 31 fit in uint8)."""
+    return np.add.reduce(a.view(np.uint8), axis=0, dtype=np.uint8)
+
+
+@functools.cache
+def _precisions(m: int) -> np.ndarray:
+    """``a / r`` at ``r * (m + 1) + a`` (``1 <= r <= m``, ``0 <= a <= r``), 0 at 0: a relevant
+    label's precision read by its rank and the relevant labels at least as high."""
+    r, a = np.divmod(np.arange((m + 1) ** 2), m + 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where((r >= 1) & (a <= r), a / r, 0.0)
 
 
 class _RowRanking(RowValueMetric, base=True):
@@ -162,14 +203,19 @@ class CoverageError(_RowRanking):
         if m > PAIRWISE_LABELS or not n:
             lowest = np.where(y, s, np.inf).min(axis=1, initial=np.inf)
             return (s >= lowest[:, None]).sum(axis=1).astype(np.float64)
-        y, s = np.ascontiguousarray(y.T), np.ascontiguousarray(s.T)  # one row per label
-        lowest = np.full(n, np.inf)  # the lowest relevant score, one label at a time
-        for j in range(m):
-            np.minimum(lowest, np.where(y[j], s[j], np.inf), out=lowest)
-        covered = np.zeros(n, N.counter_dtype(m))
-        for j in range(m):
-            np.add(covered, s[j] >= lowest, out=covered)
-        return covered.astype(np.float64)
+        s = by_label(s, "scores")
+        # the lowest relevant score of each row: irrelevant labels' scores raised to +inf by
+        # adding 1 / y - 1 (inf, or 0 where relevant; np.where costs more on a random mask)
+        raised = work(("coverage", 0), s.shape)
+        np.copyto(raised, by_label(y, "relevance"))
+        with np.errstate(divide="ignore"):
+            np.divide(1.0, raised, out=raised)
+        raised -= 1.0
+        raised += s
+        lowest = raised.min(axis=0)
+        return label_sums(np.greater_equal(s, lowest, out=work(("coverage", 1), s.shape, bool))).astype(
+            np.float64
+        )
 
 
 class LabelRankingAveragePrecision(_RowRanking):
@@ -193,11 +239,14 @@ class LabelRankingAveragePrecision(_RowRanking):
     def _per_row(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
         m = y.shape[1]
         if m <= PAIRWISE_LABELS:
-            rank, relevant_at_least = pairwise_ranks(y, s)
-            n_relevant = N.row_sum(y)
-            ratio = np.zeros(len(y))
-            for j in range(m):
-                ratio += np.where(y[:, j], relevant_at_least[:, j] / rank[:, j], 0.0)
+            y = by_label(y, "relevance")
+            rank, relevant_at_least = pairwise_ranks(y, by_label(s, "scores"))
+            n_relevant = label_sums(y)
+            # each relevant label's precision from a table, by its two counts (0 if irrelevant)
+            cell = np.multiply(rank, np.uint8(m + 1), out=rank)
+            cell += relevant_at_least
+            cell *= y.view(np.uint8)
+            ratio = np.ones(m) @ looked_up(_precisions(m), cell, "precisions")
         else:
             rel, rank, relevant_at_least, n_relevant = label_ranks(y, s)
             ratio = np.where(rel, relevant_at_least / rank, 0.0).sum(axis=1)
@@ -224,15 +273,19 @@ class LabelRankingLoss(_RowRanking):
     higher_is_better: ClassVar[bool | None] = False
 
     def _per_row(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
-        if y.shape[1] <= PAIRWISE_LABELS:
-            rank, relevant_at_least = pairwise_ranks(y, s)
-            n_relevant = N.row_sum(y)
+        m = y.shape[1]
+        if m <= PAIRWISE_LABELS:
+            y = by_label(y, "relevance")
+            rank, relevant_at_least = pairwise_ranks(y, by_label(s, "scores"))
+            n_relevant = label_sums(y)
             # a relevant label's wrong pairs: the irrelevant labels scored at least as high
-            wrong = N.row_sum(np.where(y, rank - relevant_at_least, 0))
+            rank -= relevant_at_least
+            rank *= y.view(np.uint8)
+            wrong = label_sums(rank)
         else:
             rel, rank, relevant_at_least, n_relevant = label_ranks(y, s)
             wrong = np.where(rel, rank - relevant_at_least, 0).sum(axis=1)
-        pairs = n_relevant * (y.shape[1] - n_relevant)
+        pairs = n_relevant * (m - n_relevant.astype(np.intp))
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(pairs == 0, 0.0, wrong / pairs)
 
@@ -246,10 +299,17 @@ def discounts(m: int, k: int | None, log_base: float = 2.0) -> np.ndarray:
     return discount
 
 
-def dcg_rows(gains: np.ndarray, s: np.ndarray, discount: np.ndarray, ignore_ties: bool) -> np.ndarray:
+def dcg_rows(
+    gains: np.ndarray,
+    s: np.ndarray,
+    discount: np.ndarray,
+    ignore_ties: bool,
+    gains_by_label: np.ndarray | None = None,
+) -> np.ndarray:
     """The DCG of each row: gains ranked by decreasing score; tied scores share the mean gain of
     their tie group over the group's discounts (scikit-learn's ``_tie_averaged_dcg``), or, with
-    ``ignore_ties``, are ranked as scikit-learn's ``np.argsort(y_score)[:, ::-1]`` puts them."""
+    ``ignore_ties``, are ranked as scikit-learn's ``np.argsort(y_score)[:, ::-1]`` puts them.
+    ``gains_by_label``: the caller's :func:`by_label` copy of the gains, if it has one."""
     n, m = s.shape
     if not n:
         return np.zeros(0)
@@ -257,7 +317,9 @@ def dcg_rows(gains: np.ndarray, s: np.ndarray, discount: np.ndarray, ignore_ties
         ranking = np.argsort(s, axis=1)[:, ::-1]
         return np.take_along_axis(gains, ranking, axis=1) @ discount
     if m <= PAIRWISE_LABELS:
-        return _dcg_pairwise(gains, s, discount)
+        return _dcg_pairwise(
+            by_label(gains, "gains") if gains_by_label is None else gains_by_label, s, discount
+        )
     neg = -s
     order = np.argsort(neg, axis=1, kind="stable")
     ss = np.take_along_axis(neg, order, axis=1)
@@ -276,9 +338,10 @@ def dcg_rows(gains: np.ndarray, s: np.ndarray, discount: np.ndarray, ignore_ties
 
 
 def _dcg_pairwise(gains: np.ndarray, s: np.ndarray, discount: np.ndarray) -> np.ndarray:
-    """:func:`dcg_rows` with ties averaged, by comparisons: a document with ``p`` documents
-    scored above it and ``t`` tied with it (itself included) takes the mean discount of the
-    positions ``p .. p + t - 1``, which is its share of its tie group's mean gain."""
+    """:func:`dcg_rows` with ties averaged, by comparisons (``gains`` by label, ``s`` by row): a
+    document with ``p`` documents scored above it and ``t`` tied with it (itself included) takes
+    the mean discount of the positions ``p .. p + t - 1``, which is its share of its tie group's
+    mean gain."""
     n, m = s.shape
     cum = np.concatenate([[0.0], np.cumsum(discount)])
     # the mean discount by (p, t), flat at p * (m + 1) + t (t >= 1, p + t <= m)
@@ -286,44 +349,54 @@ def _dcg_pairwise(gains: np.ndarray, s: np.ndarray, discount: np.ndarray) -> np.
     ends = np.minimum(p_grid + t_grid, m)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_discount = (cum[ends] - cum[p_grid]) / t_grid
-    st = np.ascontiguousarray(s.T)
-    small = N.counter_dtype(m)
+    st = by_label(s, "scores")
     # each pair compared once: what is above one document is below the other unless tied
-    above, tied = np.zeros((m, n), small), np.ones((m, n), small)  # (each document ties itself)
+    above = work(("dcg", "above"), (m, n), np.uint8)
+    above.fill(0)
+    tied = work(("dcg", "tied"), (m, n), np.uint8)
+    tied.fill(1)  # (each document ties itself)
+    gt, eq = work(("dcg", "gt"), n, bool), work(("dcg", "eq"), n, bool)
+    gt_count, eq_count = gt.view(np.uint8), eq.view(np.uint8)
     for j in range(m):
         for i in range(j + 1, m):
-            gt, eq = np.greater(st[i], st[j]), np.equal(st[i], st[j])
-            np.add(above[j], gt, out=above[j])
-            np.add(tied[j], eq, out=tied[j])
-            np.add(tied[i], eq, out=tied[i])
+            np.greater(st[i], st[j], out=gt)
+            np.equal(st[i], st[j], out=eq)
+            np.add(above[j], gt_count, out=above[j])
+            np.add(tied[j], eq_count, out=tied[j])
+            np.add(tied[i], eq_count, out=tied[i])
             gt |= eq  # i at or above j: j is above i where not
-            np.add(above[i], np.logical_not(gt, out=gt), out=above[i])
-    total = np.zeros(n)
-    for j in range(m):
-        cell = above[j].astype(np.intp)
-        cell *= m + 1
-        cell += tied[j]
-        total += gains[:, j] * np.take(mean_discount, cell)
-    return total
+            np.add(above[i], np.logical_not(gt, out=gt).view(np.uint8), out=above[i])
+    cell = np.multiply(above, np.uint8(m + 1), out=above)
+    cell += tied
+    return _gain_sums(gains, mean_discount, cell, "dcg")
 
 
-def ideal_dcg(relevance: np.ndarray, discount: np.ndarray) -> np.ndarray:
-    """The DCG of each row's relevances in decreasing order (the best ranking)."""
+def _gain_sums(gains: np.ndarray, table: np.ndarray, cells: np.ndarray, slot: str) -> np.ndarray:
+    """``sum_j gains[j] * table[cells[j]]`` per row (``gains`` and ``cells`` by label)."""
+    values = looked_up(table, cells, slot)
+    values *= gains
+    return np.ones(len(cells)) @ values
+
+
+def ideal_dcg(
+    relevance: np.ndarray, discount: np.ndarray, by_label_relevance: np.ndarray | None = None
+) -> np.ndarray:
+    """The DCG of each row's relevances in decreasing order (the best ranking);
+    ``by_label_relevance``: the caller's :func:`by_label` copy of them, if it has one."""
     n, m = relevance.shape
     if m > PAIRWISE_LABELS:
         return np.sort(relevance, axis=1)[:, ::-1] @ discount if n else np.zeros(0)
     # each relevance's place in decreasing order (equal ones in label order), by comparisons
-    rt = np.ascontiguousarray(relevance.T)
-    place = np.zeros((m, n), N.counter_dtype(m))
+    rt = by_label(relevance, "gains") if by_label_relevance is None else by_label_relevance
+    place = work(("ideal", "place"), (m, n), np.uint8)
+    place.fill(0)
+    first = work(("ideal", "first"), n, bool)
     for j in range(m):
         for i in range(j + 1, m):  # each pair once: i after j goes first only if strictly larger
-            first = np.greater(rt[i], rt[j])
-            np.add(place[j], first, out=place[j])
-            np.add(place[i], np.logical_not(first, out=first), out=place[i])
-    total = np.zeros(n)
-    for j in range(m):
-        total += rt[j] * np.take(discount, place[j])
-    return total
+            np.greater(rt[i], rt[j], out=first)
+            np.add(place[j], first.view(np.uint8), out=place[j])
+            np.add(place[i], np.logical_not(first, out=first).view(np.uint8), out=place[i])
+    return _gain_sums(rt, discount, place, "ideal")
 
 
 class _Gain(_RowRanking, base=True):
@@ -418,7 +491,9 @@ class NDCG(_Gain):
 
     def _per_row(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
         discount = discounts(y.shape[1], self.k)
-        gain = dcg_rows(y, s, discount, self.ignore_ties)
-        ideal = ideal_dcg(y, discount)
+        # the relevances by label once, for both DCGs when both take the pairwise path
+        shared = by_label(y, "gains") if y.shape[1] <= PAIRWISE_LABELS and len(y) else None
+        gain = dcg_rows(y, s, discount, self.ignore_ties, None if self.ignore_ties else shared)
+        ideal = ideal_dcg(y, discount, shared)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(ideal == 0, 0.0, gain / ideal)

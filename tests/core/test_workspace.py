@@ -1,0 +1,52 @@
+"""The per-thread work arrays: reused per slot, apart between slots and threads, never kept past
+their size limit."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from streammetrics._core import workspace
+
+
+def _address(a: np.ndarray) -> int:
+    return a.__array_interface__["data"][0]
+
+
+def test_a_slot_is_reused_and_slots_are_apart() -> None:
+    a = workspace.work(("test", 0), (3, 4))
+    a.fill(1.0)
+    b = workspace.work(("test", 1), (3, 4))
+    b.fill(2.0)
+    assert not np.shares_memory(a, b)
+    again = workspace.work(("test", 0), 12, np.uint8)
+    assert _address(again) == _address(a)
+    assert again.flags.c_contiguous and again.shape == (12,) and again.dtype == np.uint8
+    assert (b == 2.0).all()  # another slot's request leaves it alone
+
+
+def test_a_larger_request_grows_the_slot_and_an_oversized_one_is_not_kept() -> None:
+    small = workspace.work(("test", "grow"), 10)
+    large = workspace.work(("test", "grow"), (100, 8), np.int64)
+    assert large.shape == (100, 8) and large.dtype == np.int64
+    assert _address(workspace.work(("test", "grow"), 10)) == _address(large)
+    assert small.size == 10
+    huge = workspace.work(("test", "grow"), workspace.KEEP_BYTES // 8 + 1)
+    assert _address(workspace.work(("test", "grow"), 10)) != _address(huge)
+
+
+def test_threads_never_share_a_buffer() -> None:
+    mine = workspace.work(("test", "thread"), 64)
+    seen: list[int] = []
+    thread = threading.Thread(target=lambda: seen.append(_address(workspace.work(("test", "thread"), 64))))
+    thread.start()
+    thread.join()
+    assert seen and seen[0] != _address(mine)
+
+
+def test_release_drops_the_buffers() -> None:
+    kept = workspace.work(("test", "release"), 64)
+    workspace.release()
+    fresh = workspace.work(("test", "release"), 64)
+    assert not np.shares_memory(kept, fresh)
