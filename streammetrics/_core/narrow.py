@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from .workspace import work
+
 #: Rows of at most this many columns take the column-by-column paths (NumPy sums rows of up to
 #: seven values sequentially, so the two agree bit for bit there).
 NARROW = 7
@@ -108,7 +110,8 @@ def row_dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``np.einsum("ij,ij->i", a, b)`` of two float 2-D arrays of one shape: the products summed
     by a matrix-vector product. einsum runs one short loop per row; BLAS's product is several
     times faster on narrow rows. The additions' order is BLAS's, not einsum's."""
-    return np.multiply(a, b) @ np.ones(a.shape[1])
+    products = np.multiply(a, b, out=work(("row dot", 0), a.shape))
+    return products @ np.ones(a.shape[1])
 
 
 def counter_dtype(most: int) -> Any:

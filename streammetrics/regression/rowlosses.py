@@ -22,6 +22,7 @@ from .._core import validation as v
 from .._core.inputs import Inputs
 from .._core.narrow import row_dot, row_max
 from .._core.params import check_option
+from .._core.workspace import work
 from ..aggregation.base import RowValueMetric, always, scratch
 from ..aggregation.state import RowSums
 from ..errors import InputError, UndefinedMetricWarning
@@ -718,21 +719,27 @@ class CRPS(RowValueMetric):
             spread = np.abs(x - yt[:, None]).sum(axis=1) / m
             pairs = 2.0 * (x @ coef) / (2.0 * m * m)
             return (spread - pairs).reshape(-1, 1)
-        # one row per member, a copy (sorted in place below; for one row ``yp.T`` is already
-        # contiguous, so ``np.ascontiguousarray`` would hand back the caller's array)
-        members = list(np.array(yp.T, order="C"))
-        spread = np.zeros(len(yt))
+        # one row per member, copied into a work array with a spare row (the network sorts
+        # them in place, swapping rows with the spare)
+        n = len(yt)
+        rows = work(("crps", "members"), (m + 1, n))
+        np.copyto(rows[:m], yp.T)
+        members, spare = list(rows[:m]), rows[m]
+        spread = np.zeros(n)
         for x in members:
-            spread += np.abs(x - yt)
+            np.subtract(x, yt, out=spare)
+            spread += np.abs(spare, out=spare)
         spread /= m
-        low = np.empty(len(yt))
-        for i, j in sorting_network(m):  # compare-exchange, column against column
+        where = list(range(m))  # the row of ``rows`` that each member position holds
+        low, low_row = spare, m
+        for i, j in sorting_network(m):  # compare-exchange, member row against member row
             np.minimum(members[i], members[j], out=low)
             np.maximum(members[i], members[j], out=members[j])
             members[i], low = low, members[i]
-        ranked = np.zeros(len(yt))
-        for c, x in zip(coef, members, strict=True):
-            ranked += c * x
+            where[i], low_row = low_row, where[i]
+        weights = np.zeros(m + 1)  # the coefficients by row (0 for the spare)
+        weights[where] = coef
+        ranked = weights @ rows
         return (spread - 2.0 * ranked / (2.0 * m * m)).reshape(-1, 1)
 
     def _compute(self, state: RowSums) -> float:
