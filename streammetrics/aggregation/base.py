@@ -10,7 +10,6 @@ weighted sums of :class:`~streammetrics.aggregation.state.RowSums`. Merge, rever
 from __future__ import annotations
 
 import copy
-import threading
 from collections.abc import Callable, Hashable
 from typing import Any, ClassVar
 
@@ -22,32 +21,24 @@ from .._core.metric import Metric
 from .._core.onerow import OneRowMixin
 from .._core.replicates import replicate_sums
 from .._core.state import canonical_json
+from .._core.workspace import work
 from .rows import PairRows
 from .state import RowSums
 
 #: Rows per chunk of a batch's per-row values (see :meth:`RowValueMetric._fold`): a batch of
-#: 100,000 rows is one chunk (each chunk costs tens of microseconds of calls); the scratch
-#: buffers of :func:`scratch` take ``N_SCRATCH * 2 * CHUNK_ROWS`` float64, 8 MiB per thread
-#: that uses them.
+#: 100,000 rows is one chunk (each chunk costs tens of microseconds of calls).
 CHUNK_ROWS = 131072
-#: Scratch buffers per thread (see :func:`scratch`).
+#: Scratch arrays per call of :func:`scratch`.
 N_SCRATCH = 4
-_LOCAL = threading.local()
 
 
 def scratch(n: int, columns: int = 1) -> list[np.ndarray]:
     """:data:`N_SCRATCH` float64 work arrays of ``n`` rows (``(columns, n)`` when ``columns``
-    > 1), reused across calls in each thread: the cheap formulas write their temporaries there
-    (fresh temporaries cost page faults that dwarf the arithmetic). Valid until the next call in
-    the same thread; more than :data:`CHUNK_ROWS` rows get fresh arrays."""
-    if n > CHUNK_ROWS or columns > 2:
-        return [np.empty((columns, n) if columns > 1 else n) for _ in range(N_SCRATCH)]
-    bufs = getattr(_LOCAL, "buffers", None)
-    if bufs is None or bufs.shape[1] < 2 * CHUNK_ROWS:
-        bufs = _LOCAL.buffers = np.empty((N_SCRATCH, 2 * CHUNK_ROWS))
-    if columns > 1:
-        return [b[: columns * n].reshape(columns, n) for b in bufs]
-    return [b[:n] for b in bufs]
+    > 1), reused across calls in each thread (:func:`~streammetrics._core.workspace.work`): the
+    cheap formulas write their temporaries there (fresh temporaries cost page faults that dwarf
+    the arithmetic). Valid until the next call in the same thread."""
+    shape = (columns, n) if columns > 1 else n
+    return [work(("scratch", i), shape) for i in range(N_SCRATCH)]
 
 
 class RowValueMetric(OneRowMixin, Metric[RowSums], base=True):

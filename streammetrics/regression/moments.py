@@ -26,7 +26,6 @@ from __future__ import annotations
 import copy
 import functools
 import math
-import threading
 from typing import Any
 
 import numpy as np
@@ -34,6 +33,7 @@ import numpy as np
 from .._core.replicates import replicate_sums
 from .._core.schema import Array, Int, Number, Schema
 from .._core.state import State
+from .._core.workspace import work
 from ..errors import InputError, MergeError, StateError
 
 #: scikit-learn's MAPE epsilon.
@@ -442,20 +442,13 @@ class ResidualMoments(Moments):
 
 
 # ---------------------------------------------------------------------- batch reduction
-#: Elements per scratch buffer: a batch is reduced in chunks of at most this many values, in
-#: per-thread buffers reused across calls (no page faults for fresh temporaries, cache-sized).
+#: Elements per scratch array: a batch is reduced in chunks of at most this many values, in
+#: per-thread work arrays reused across calls (no page faults for fresh temporaries, cache-sized).
 CHUNK = 1 << 17
-_LOCAL = threading.local()
 
 
 def _scratch(shape: tuple[int, ...]) -> list[np.ndarray]:
-    bufs = getattr(_LOCAL, "buffers", None)
-    if bufs is None:
-        bufs = _LOCAL.buffers = np.empty((5, CHUNK))
-    size = math.prod(shape)
-    if len(shape) == 1:
-        return [b[:size] for b in bufs]
-    return [b[:size].reshape(shape) for b in bufs]
+    return [work(("moments", i), shape) for i in range(5)]
 
 
 def _wsum(x: np.ndarray, w: np.ndarray | None, tmp: np.ndarray) -> np.ndarray:
