@@ -271,19 +271,27 @@ class ZeroOneLoss(_ClassRows):
 def _distributions(inputs: Inputs, log_prob: bool) -> tuple[np.ndarray, np.ndarray, Any]:
     """Two ``(n, d)`` distributions, checked, and their row sums: rows of non-negative weights
     with a positive sum (normalized by the formulas), or log-probabilities (sums ``None``)."""
-    p = inputs.floats(0, "y_true", (2,))
-    q = inputs.floats(1, "y_pred", (2,))
+    if log_prob:
+        p = inputs.floats(0, "y_true", (2,))
+        q = inputs.floats(1, "y_pred", (2,))
+    else:  # (finite when their row sums are, the values being checked non-negative: below)
+        p = inputs.unchecked_floats(0, "y_true", (2,))
+        q = inputs.unchecked_floats(1, "y_pred", (2,))
     v.check_length(q, len(p), "y_pred")
     if q.shape != p.shape:
         raise InputError(f"y_pred: expected shape {p.shape} (that of y_true), found {q.shape}")
     if log_prob:
         return p, q, None
     sums = []
-    for arr, name in ((p, "y_true"), (q, "y_pred")):
-        if arr.size and arr.min() < 0:
-            raise InputError(f"{name}: expected non-negative probabilities, found {arr.min()}")
-        total = N.row_sum(arr)
-        if len(arr) and not (total > 0).all():
+    for i, arr, name in ((0, p, "y_true"), (1, q, "y_pred")):
+        lowest = arr.min() if arr.size else 0.0
+        if not lowest >= 0:  # a negative value, or NaN
+            v.check_finite(arr, name)  # (NaN and inf said first, as floats() says them)
+            raise InputError(f"{name}: expected non-negative probabilities, found {lowest}")
+        # (a matrix-vector product: NumPy's row sums pay per row; their order is BLAS's)
+        total = arr @ np.ones(arr.shape[1])
+        inputs.confirm_finite(i, name, arr, not len(arr) or bool(np.isfinite(total.max())))
+        if len(arr) and not total.min() > 0:
             raise InputError(f"{name}: expected rows with a positive sum, found a row of zeros")
         sums.append(total)
     return p, q, sums
@@ -298,7 +306,7 @@ def _kl_rows(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     held = np.greater(p, 0.0, out=work(("kl rows", 1), p.shape, bool))
     if not held.all():
         np.copyto(terms, 0.0, where=~held)  # (p = 0: no term, whatever q; not 0 * -inf)
-    return N.row_sum(terms)
+    return terms @ np.ones(terms.shape[1])  # (row sums as one matrix-vector product)
 
 
 def _kl_of_weights(p: np.ndarray, q: np.ndarray, sums: list[np.ndarray]) -> np.ndarray:

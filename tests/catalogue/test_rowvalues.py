@@ -203,6 +203,10 @@ def test_hinge_loss_string_labels_one_at_a_time() -> None:
         (sm.NDCG, ([[1.0, 2.0]], [[0.1, 0.2]], [-1.0]), ["sample_weight"]),
         (lambda: sm.NRMSE("range"), ([1.0, np.inf], [1.0, 2.0]), ["y_true", "finite"]),
         (sm.SMAPE, ([1.0, 2.0], [1.0]), ["y_pred"]),
+        (sm.KLDivergence, ([[0.5, 0.5]], [[np.inf, 0.5]]), ["y_pred", "finite", "inf"]),
+        (sm.KLDivergence, ([[0.5, np.nan]], [[0.5, 0.5]]), ["y_true", "finite", "nan"]),
+        (sm.JensenShannonDivergence, ([[0.5, -np.inf]], [[0.5, 0.5]]), ["y_true", "finite", "-inf"]),
+        (sm.JensenShannonDivergence, ([[0.5, 0.5]], [[0.5, -0.5]]), ["y_pred", "non-negative", "-0.5"]),
         (sm.CosineSimilarity, ([[1.0, np.nan]], [[0.1, 0.2]]), ["y_true", "finite", "nan"]),
         (sm.CosineSimilarity, ([[1.0, 2.0]], [[0.1, -np.inf]]), ["y_pred", "finite", "-inf"]),
         (
