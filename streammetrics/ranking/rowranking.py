@@ -250,9 +250,9 @@ class LabelRankingAveragePrecision(_RowRanking):
         else:
             rel, rank, relevant_at_least, n_relevant = label_ranks(y, s)
             ratio = np.where(rel, relevant_at_least / rank, 0.0).sum(axis=1)
-        degenerate = (n_relevant == 0) | (n_relevant == m)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(degenerate, 1.0, ratio / n_relevant)
+        # 1 for a row without relevant labels (as scikit-learn; a row whose labels are all
+        # relevant gets m / m = 1 from the sum); arithmetic, not np.where, on a random mask
+        return ratio / np.maximum(n_relevant, 1) + (n_relevant == 0)
 
 
 class LabelRankingLoss(_RowRanking):
@@ -286,8 +286,7 @@ class LabelRankingLoss(_RowRanking):
             rel, rank, relevant_at_least, n_relevant = label_ranks(y, s)
             wrong = np.where(rel, rank - relevant_at_least, 0).sum(axis=1)
         pairs = n_relevant * (m - n_relevant.astype(np.intp))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(pairs == 0, 0.0, wrong / pairs)
+        return wrong / np.maximum(pairs, 1)  # (no pairs: nothing wrong, 0)
 
 
 # ----------------------------------------------------------------------------- DCG, NDCG
@@ -495,5 +494,4 @@ class NDCG(_Gain):
         shared = by_label(y, "gains") if y.shape[1] <= PAIRWISE_LABELS and len(y) else None
         gain = dcg_rows(y, s, discount, self.ignore_ties, None if self.ignore_ties else shared)
         ideal = ideal_dcg(y, discount, shared)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(ideal == 0, 0.0, gain / ideal)
+        return gain / (ideal + (ideal == 0))  # (0 where no document is relevant: the gain is 0 too)

@@ -39,6 +39,7 @@ def test_label_rankings_agree_with_scikit_learn_with_ties(m: int) -> None:
     y = (rng.random((600, m)) < 0.4).astype(int)
     s = np.round(rng.standard_normal((600, m)), 1)  # many ties
     s[:50] = 0.5  # whole rows tied
+    y[50:60], y[60:70] = 1, 0  # every label relevant, none
     _close(sm.CoverageError().update(y, s).compute(), skm.coverage_error(y, s))
     _close(
         sm.LabelRankingAveragePrecision().update(y, s).compute(),
