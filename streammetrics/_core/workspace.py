@@ -5,7 +5,8 @@ maps a large block afresh for each allocation and unmaps it on free, so every 4 
 on first touch (on the development machine, about 2 ms for the 100,000 rows of 5 float64 that a
 multilabel or divergence kernel transposes, against 0.3 ms for the transpose itself). The batch
 kernels write their temporaries into the buffers here instead: one per named slot and thread,
-grown to the largest request and kept, up to :data:`KEEP_BYTES` each.
+grown to the largest request and kept, up to :data:`KEEP_BYTES` each and :data:`TOTAL_BYTES`
+in all.
 
 A work array is valid until the next request for the same slot in the same thread: a kernel
 names its own slots (a tuple starting with its own name), uses them only while it runs and
@@ -23,14 +24,18 @@ from __future__ import annotations
 
 import math
 import threading
+from collections import OrderedDict
 from collections.abc import Hashable
 from typing import Any
 
 import numpy as np
 
 #: The largest buffer kept between calls, in bytes (a chunk of 131,072 rows of 8 float64):
-#: larger requests get fresh arrays. A thread keeps at most this much per slot it has used.
+#: larger requests get fresh arrays.
 KEEP_BYTES = 1 << 23
+#: The most a thread keeps in all its buffers, in bytes: past it the least recently used
+#: buffers are dropped (an array handed out stays valid: it holds its own memory).
+TOTAL_BYTES = 1 << 25
 
 _LOCAL = threading.local()
 
@@ -45,11 +50,17 @@ def work(slot: Hashable, shape: int | tuple[int, ...], dtype: Any = np.float64) 
         return np.empty(shape, dtype)
     buffers = getattr(_LOCAL, "buffers", None)
     if buffers is None:
-        buffers = _LOCAL.buffers = {}
+        buffers = _LOCAL.buffers = OrderedDict()
     buffer = buffers.get(slot)
     if buffer is None or len(buffer) < size:
+        buffers.pop(slot, None)
+        kept = sum(len(b) for b in buffers.values())
+        while buffers and kept + size > TOTAL_BYTES:  # the least recently used go first
+            kept -= len(buffers.popitem(last=False)[1])
         # float64 items: every dtype's alignment (np.empty aligns the start)
-        buffer = buffers[slot] = np.empty(max(size, 1) // 8 + 1, np.float64).view(np.uint8)
+        buffer = buffers[slot] = np.empty(max(-(-size // 8), 1), np.float64).view(np.uint8)
+    else:
+        buffers.move_to_end(slot)
     return buffer[:size].view(dtype).reshape(shape)
 
 
@@ -58,4 +69,4 @@ def release() -> None:
     _LOCAL.__dict__.pop("buffers", None)
 
 
-__all__ = ["KEEP_BYTES", "release", "work"]
+__all__ = ["KEEP_BYTES", "TOTAL_BYTES", "release", "work"]

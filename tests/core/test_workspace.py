@@ -50,3 +50,20 @@ def test_release_drops_the_buffers() -> None:
     workspace.release()
     fresh = workspace.work(("test", "release"), 64)
     assert not np.shares_memory(kept, fresh)
+
+
+def test_a_thread_keeps_at_most_the_total_dropping_the_least_recently_used(monkeypatch) -> None:
+    monkeypatch.setattr(workspace, "TOTAL_BYTES", 3 * 800)
+    workspace.release()
+    first = workspace.work(("test", "lru", 0), 100)  # 800 bytes each
+    second = workspace.work(("test", "lru", 1), 100)
+    workspace.work(("test", "lru", 0), 100)  # used again: the most recent
+    workspace.work(("test", "lru", 2), 100)
+    workspace.work(("test", "lru", 3), 100)  # past the total: slot 1 goes, not slot 0
+    kept = workspace._LOCAL.buffers
+    assert sum(len(b) for b in kept.values()) <= workspace.TOTAL_BYTES
+    assert ("test", "lru", 1) not in kept and ("test", "lru", 0) in kept
+    assert _address(workspace.work(("test", "lru", 0), 100)) == _address(first)
+    second.fill(7.0)  # an array handed out before its slot was dropped is still its own memory
+    assert (second == 7.0).all()
+    workspace.release()
