@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import bench_catalogue  # (this folder: the catalogue's cases and data)
 import numpy as np
 
 import streammetrics as sm
@@ -137,6 +138,22 @@ CASES: list[Case] = [
     Case("contingency", "ContingencyTable, string labels", sm.ContingencyTable, _strings(20), scale=0.2),
     Case("clustering", "CalinskiHarabasz, 10 features, 10 clusters", sm.CalinskiHarabasz, _features(10, 10)),
     Case("clustering", "DaviesBouldin, 10 features, 10 clusters", sm.DaviesBouldin, _features(10, 10)),
+]
+
+
+def _catalogue_data(key: str) -> Callable[[int], tuple[Any, ...]]:
+    def make(n: int) -> tuple[Any, ...]:
+        data = bench_catalogue._data(np.random.default_rng(0), n)[key]
+        return data if isinstance(data, tuple) else (data,)
+
+    return make
+
+
+# the per-row catalogue (issue 17): bench_catalogue's batch cases, with its data
+CASES += [
+    Case("catalogue", name, make, _catalogue_data(key))
+    for name, make, key, _ in bench_catalogue.CASES
+    if key is not None
 ]
 FAMILIES = list(dict.fromkeys(c.family for c in CASES))
 

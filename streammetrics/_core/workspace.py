@@ -13,10 +13,10 @@ names its own slots (a tuple starting with its own name), uses them only while i
 never returns one. Threads never share a buffer.
 
 Examples:
-    >>> a = work(("example", 0), (2, 3))
+    >>> a = work(("example", 0), (100, 1000))
     >>> a.shape, a.dtype.name
-    ((2, 3), 'float64')
-    >>> work(("example", 0), 4, np.uint8).base is a.base  # the same memory, reused
+    ((100, 1000), 'float64')
+    >>> work(("example", 0), 100_000, np.uint8).base is a.base  # the same memory, reused
     True
 """
 
@@ -30,6 +30,10 @@ from typing import Any
 
 import numpy as np
 
+#: Requests below this many bytes get fresh arrays: the allocator serves blocks this small from
+#: memory it keeps (glibc maps a block afresh from 128 KiB), and a fresh array costs less than
+#: a lookup here, which matters on small batches.
+FRESH_BYTES = 1 << 16
 #: The largest buffer kept between calls, in bytes (a chunk of 131,072 rows of 8 float64):
 #: larger requests get fresh arrays.
 KEEP_BYTES = 1 << 23
@@ -38,15 +42,17 @@ KEEP_BYTES = 1 << 23
 TOTAL_BYTES = 1 << 25
 
 _LOCAL = threading.local()
+_ITEMSIZE: dict[Any, int] = {}  # (np.dtype() costs more than the rest of a small request)
 
 
 def work(slot: Hashable, shape: int | tuple[int, ...], dtype: Any = np.float64) -> np.ndarray:
     """An uninitialized C-contiguous array of ``shape`` and ``dtype`` in this thread's buffer
     ``slot``, valid until the next request for ``slot`` in this thread."""
-    dtype = np.dtype(dtype)
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    size = math.prod(shape) * dtype.itemsize
-    if size > KEEP_BYTES:
+    itemsize = _ITEMSIZE.get(dtype)
+    if itemsize is None:
+        itemsize = _ITEMSIZE[dtype] = np.dtype(dtype).itemsize
+    size = (math.prod(shape) if isinstance(shape, tuple) else shape) * itemsize
+    if not FRESH_BYTES <= size <= KEEP_BYTES:
         return np.empty(shape, dtype)
     buffers = getattr(_LOCAL, "buffers", None)
     if buffers is None:
@@ -69,4 +75,4 @@ def release() -> None:
     _LOCAL.__dict__.pop("buffers", None)
 
 
-__all__ = ["KEEP_BYTES", "TOTAL_BYTES", "release", "work"]
+__all__ = ["FRESH_BYTES", "KEEP_BYTES", "TOTAL_BYTES", "release", "work"]

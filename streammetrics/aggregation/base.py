@@ -37,8 +37,7 @@ def scratch(n: int, columns: int = 1) -> list[np.ndarray]:
     > 1), reused across calls in each thread (:func:`~streammetrics._core.workspace.work`): the
     cheap formulas write their temporaries there (fresh temporaries cost page faults that dwarf
     the arithmetic). Valid until the next call in the same thread."""
-    shape = (columns, n) if columns > 1 else n
-    return [work(("scratch", i), shape) for i in range(N_SCRATCH)]
+    return list(work(("scratch",), (N_SCRATCH, columns, n) if columns > 1 else (N_SCRATCH, n)))
 
 
 class RowValueMetric(OneRowMixin, Metric[RowSums], base=True):

@@ -448,7 +448,7 @@ CHUNK = 1 << 17
 
 
 def _scratch(shape: tuple[int, ...]) -> list[np.ndarray]:
-    return [work(("moments", i), shape) for i in range(5)]
+    return list(work(("moments",), (5, *shape)))
 
 
 def _wsum(x: np.ndarray, w: np.ndarray | None, tmp: np.ndarray) -> np.ndarray:

@@ -621,12 +621,13 @@ class CosineSimilarity(RowValueMetric):
         yt = inputs.unchecked_floats(0, "y_true", (2,))
         yp = inputs.unchecked_floats(1, "y_pred", (2,))
         arrays, squares = [], []
-        for i, arr, name in ((0, yt, "y_true"), (1, yp, "y_pred")):
-            with np.errstate(over="ignore", under="ignore"):
-                sq = row_dot(arr, arr)
+        with np.errstate(over="ignore", under="ignore"):
+            sums = [row_dot(yt, yt), row_dot(yp, yp)]
+        for i, arr, name, sq in ((0, yt, "y_true", sums[0]), (1, yp, "y_pred", sums[1])):
             # a row's sum of squares is finite only if its values are: one pass checks both
-            inputs.confirm_finite(i, name, arr, not len(sq) or bool(np.isfinite(sq.max())))
-            if len(sq) and not (sq.min() > SQUARES_SAFE[0] and sq.max() < SQUARES_SAFE[1]):
+            low, high = (float(sq.min()), float(sq.max())) if len(sq) else (1.0, 1.0)
+            inputs.confirm_finite(i, name, arr, math.isfinite(high))
+            if not (low > SQUARES_SAFE[0] and high < SQUARES_SAFE[1]):
                 # squares that under- or overflow: the cosine of rows divided by their largest
                 # magnitude is the same, and their squares are between 1 and the row's length
                 top = row_max(np.abs(arr))

@@ -6,12 +6,28 @@ from __future__ import annotations
 import threading
 
 import numpy as np
+import pytest
 
 from streammetrics._core import workspace
 
 
 def _address(a: np.ndarray) -> int:
     return a.__array_interface__["data"][0]
+
+
+@pytest.fixture(autouse=True)
+def small_buffers_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep buffers of any size (the tests use small ones), each test from an empty pool."""
+    monkeypatch.setattr(workspace, "FRESH_BYTES", 0)
+    workspace.release()
+
+
+def test_small_requests_are_fresh_arrays(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(workspace, "FRESH_BYTES", 1 << 16)
+    small = workspace.work(("test", "small"), 100)
+    assert not np.shares_memory(small, workspace.work(("test", "small"), 100))
+    large = workspace.work(("test", "large"), 1 << 13)  # 64 KiB: kept
+    assert _address(workspace.work(("test", "large"), 1 << 13)) == _address(large)
 
 
 def test_a_slot_is_reused_and_slots_are_apart() -> None:
@@ -52,9 +68,10 @@ def test_release_drops_the_buffers() -> None:
     assert not np.shares_memory(kept, fresh)
 
 
-def test_a_thread_keeps_at_most_the_total_dropping_the_least_recently_used(monkeypatch) -> None:
+def test_a_thread_keeps_at_most_the_total_dropping_the_least_recently_used(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr(workspace, "TOTAL_BYTES", 3 * 800)
-    workspace.release()
     first = workspace.work(("test", "lru", 0), 100)  # 800 bytes each
     second = workspace.work(("test", "lru", 1), 100)
     workspace.work(("test", "lru", 0), 100)  # used again: the most recent
