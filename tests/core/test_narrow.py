@@ -64,3 +64,17 @@ def test_row_selection_and_column_ops(width: int) -> None:
     got = N.with_column(np.divide, ints, by)  # integers divided: float64, as NumPy's
     want = np.divide(ints, by[:, None])
     assert got.dtype == want.dtype and np.array_equal(got, want)
+    out = np.empty_like(a)  # into a given array
+    assert N.with_column(np.multiply, a, v, out=out) is out and np.array_equal(out, a * v[:, None])
+
+
+@pytest.mark.parametrize("rows", [0, 3, N.ROW_DOT_EINSUM_BELOW // 8 - 1, N.ROW_DOT_EINSUM_BELOW // 8, 20_000])
+@pytest.mark.parametrize("width", [1, 8, 33])
+def test_row_dot_is_einsum_to_rounding(rows: int, width: int) -> None:
+    rng = np.random.default_rng(rows + width)
+    a, b = rng.standard_normal((rows, width)), rng.standard_normal((rows, width))
+    got, want = N.row_dot(a, b), np.einsum("ij,ij->i", a, b)
+    # the products summed in BLAS's order on the large path: within a few roundings of the
+    # row's sum of magnitudes
+    scale = np.einsum("ij,ij->i", np.abs(a), np.abs(b))
+    assert got.shape == (rows,) and np.all(np.abs(got - want) <= 8 * width * np.finfo(float).eps * scale)
