@@ -12,10 +12,19 @@ import scipy.special
 import sklearn.metrics as skm
 
 import streammetrics as sm
+from streammetrics._core import workspace
 from streammetrics.ranking import rowranking
 from streammetrics.regression.rowlosses import SORTING_NETWORK_MEMBERS, sorting_network
 
 WIDTHS = [2, 3, 5, rowranking.PAIRWISE_LABELS, rowranking.PAIRWISE_LABELS + 1]
+
+
+@pytest.fixture(autouse=True, params=["fresh", "pooled"])
+def temporaries(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test twice: with the small batches' fresh temporaries, and with every temporary in
+    the per-thread work buffers (reused from test to test and metric to metric)."""
+    if request.param == "pooled":
+        monkeypatch.setattr(workspace, "FRESH_BYTES", 0)
 
 
 def _close(a: float, b: float) -> None:

@@ -13,6 +13,7 @@ import pytest
 from sklearn import metrics as skm
 
 import streammetrics as sm
+from streammetrics._core import workspace
 from streammetrics.aggregation import base as aggregation_base
 from tests.helpers import assert_same
 
@@ -85,8 +86,13 @@ def _fsum_cosines(t: np.ndarray, p: np.ndarray) -> float:
     )
 
 
+@pytest.mark.parametrize("pooled", [False, True])
 @pytest.mark.parametrize("scale", [1.0, 1e-200, 1e-160, 1e160, 1e300])
-def test_cosine_similarity_is_exact_for_rows_whose_squares_under_or_overflow(scale: float) -> None:
+def test_cosine_similarity_is_exact_for_rows_whose_squares_under_or_overflow(
+    scale, pooled, monkeypatch
+) -> None:
+    if pooled:  # the products in the per-thread work buffer
+        monkeypatch.setattr(workspace, "FRESH_BYTES", 0)
     rng = np.random.default_rng(5)
     t, p = rng.standard_normal((300, 6)), rng.standard_normal((300, 6))
     scaled = t.copy()
@@ -248,7 +254,10 @@ def test_parameters_are_checked() -> None:
         sm.NRMSE("max")
 
 
-def test_collections_share_one_state_per_configuration_and_mix_ranking_metrics() -> None:
+@pytest.mark.parametrize("pooled", [False, True])
+def test_collections_share_one_state_per_configuration_and_mix_ranking_metrics(pooled, monkeypatch) -> None:
+    if pooled:  # every temporary in the per-thread work buffers, which the members share
+        monkeypatch.setattr(workspace, "FRESH_BYTES", 0)
     rng = np.random.default_rng(6)
     rel = (rng.random((50, 5)) < 0.4).astype(int)
     scores = rng.standard_normal((50, 5))
@@ -260,6 +269,7 @@ def test_collections_share_one_state_per_configuration_and_mix_ranking_metrics()
             "ndcg": sm.NDCG(3),
             "ndcg_twin": sm.NDCG(3),
             "dcg": sm.DCG(ignore_ties=True),
+            "dcg_ties": sm.DCG(),
         }
     )
     c.update(rel[:20], scores[:20])
@@ -271,6 +281,7 @@ def test_collections_share_one_state_per_configuration_and_mix_ranking_metrics()
     assert_same(got["ndcg"], skm.ndcg_score(rel, scores, k=3), rtol=1e-12)
     assert got["ndcg_twin"] == got["ndcg"]
     assert_same(got["dcg"], skm.dcg_score(rel, scores, ignore_ties=True), rtol=1e-12)
+    assert_same(got["dcg_ties"], skm.dcg_score(rel, scores), rtol=1e-12)
     states = {id(m.state) for m in (c["ndcg"], c["ndcg_twin"])}
     assert len(states) == 1  # one configuration, one state
 
