@@ -11,6 +11,15 @@ import os
 
 from hypothesis import settings
 
+from streammetrics._core import workspace
+
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI") == "true":
     settings.load_profile("ci")
+
+# Every temporary of the batch kernels goes through the per-thread work buffers in the tests
+# (in use, requests under 64 KiB are fresh arrays, and the tests' batches are mostly that small):
+# the laws, the collections and the engines then run on buffers shared by every metric of a
+# thread, where a kernel that kept or shared a slot wrongly would give wrong values. Tests of the
+# fresh path set it back.
+workspace.FRESH_BYTES = 0

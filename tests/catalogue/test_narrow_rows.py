@@ -21,10 +21,9 @@ WIDTHS = [2, 3, 5, rowranking.PAIRWISE_LABELS, rowranking.PAIRWISE_LABELS + 1]
 
 @pytest.fixture(autouse=True, params=["fresh", "pooled"])
 def temporaries(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every test twice: with the small batches' fresh temporaries, and with every temporary in
-    the per-thread work buffers (reused from test to test and metric to metric)."""
-    if request.param == "pooled":
-        monkeypatch.setattr(workspace, "FRESH_BYTES", 0)
+    """Every test twice: with the small batches' fresh temporaries (as in use), and with every
+    temporary in the per-thread work buffers (reused from test to test and metric to metric)."""
+    monkeypatch.setattr(workspace, "FRESH_BYTES", 0 if request.param == "pooled" else 1 << 16)
 
 
 def _close(a: float, b: float) -> None:

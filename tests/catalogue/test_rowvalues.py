@@ -91,8 +91,9 @@ def _fsum_cosines(t: np.ndarray, p: np.ndarray) -> float:
 def test_cosine_similarity_is_exact_for_rows_whose_squares_under_or_overflow(
     scale, pooled, monkeypatch
 ) -> None:
-    if pooled:  # the products in the per-thread work buffer
-        monkeypatch.setattr(workspace, "FRESH_BYTES", 0)
+    monkeypatch.setattr(
+        workspace, "FRESH_BYTES", 0 if pooled else 1 << 16
+    )  # pooled: products in the work buffer
     rng = np.random.default_rng(5)
     t, p = rng.standard_normal((300, 6)), rng.standard_normal((300, 6))
     scaled = t.copy()
@@ -256,8 +257,8 @@ def test_parameters_are_checked() -> None:
 
 @pytest.mark.parametrize("pooled", [False, True])
 def test_collections_share_one_state_per_configuration_and_mix_ranking_metrics(pooled, monkeypatch) -> None:
-    if pooled:  # every temporary in the per-thread work buffers, which the members share
-        monkeypatch.setattr(workspace, "FRESH_BYTES", 0)
+    # pooled: every temporary in the per-thread work buffers, which the members share
+    monkeypatch.setattr(workspace, "FRESH_BYTES", 0 if pooled else 1 << 16)
     rng = np.random.default_rng(6)
     rel = (rng.random((50, 5)) < 0.4).astype(int)
     scores = rng.standard_normal((50, 5))
