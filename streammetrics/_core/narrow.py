@@ -22,6 +22,7 @@ Examples:
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -119,6 +120,60 @@ def row_dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.einsum("ij,ij->i", a, b)
     products = np.multiply(a, b, out=work(("row dot", 0), a.shape))
     return products @ np.ones(a.shape[1])
+
+
+#: Rows of at most this many values are sorted by a sorting network applied to their columns
+#: (:func:`sort_rows`; NumPy sorts short rows one at a time).
+SORTING_NETWORK_MEMBERS = 16
+
+
+@functools.cache
+def sorting_network(m: int) -> tuple[tuple[int, int], ...]:
+    """Batcher's odd-even merge sort on ``m`` positions: compare-exchange pairs ``(i, j)``,
+    ``i < j``, that sort any ``m`` values (the network of the next power of two, less the pairs
+    reaching past ``m``: those positions would hold +inf and never move).
+
+    Examples:
+        >>> sorting_network(3)
+        ((0, 1), (0, 2), (1, 2))
+    """
+    size = 1 << max(m - 1, 0).bit_length()
+    pairs = []
+    p = 1
+    while p < size:
+        k = p
+        while k >= 1:
+            for j in range(k % p, size - k, 2 * k):
+                for i in range(min(k, size - j - k)):
+                    if (i + j) // (2 * p) == (i + j + k) // (2 * p) and i + j + k < m:
+                        pairs.append((i + j, i + j + k))
+            k //= 2
+        p *= 2
+    return tuple(pairs)
+
+
+def sort_rows(rows: np.ndarray) -> list[int]:
+    """Sort, in place, each column of the first ``m`` rows of an ``(m + 1, n)`` float array (the
+    last row is spare room) by :func:`sorting_network` over the rows, whole rows at a time;
+    returns ``where``: ``rows[where[k]]`` holds each column's ``k``-th smallest value (the
+    network moves rows, not values, between the ``m + 1`` rows).
+
+    Examples:
+        >>> rows = np.array([[3.0, 1.0], [1.0, 2.0], [2.0, 0.0], [0.0, 0.0]])
+        >>> where = sort_rows(rows)
+        >>> rows[where].tolist()
+        [[1.0, 0.0], [2.0, 1.0], [3.0, 2.0]]
+    """
+    m = len(rows) - 1
+    values = list(rows[:m])  # values[k]: the row holding position k
+    where = list(range(m))
+    low, low_row = rows[m], m
+    for i, j in sorting_network(m):  # compare-exchange, row against row
+        np.minimum(values[i], values[j], out=low)
+        np.maximum(values[i], values[j], out=values[j])
+        values[i], low = low, values[i]
+        where[i], low_row = low_row, where[i]
+    return where
 
 
 def counter_dtype(most: int) -> Any:

@@ -23,6 +23,7 @@ import numpy as np
 
 from .._core import validation as v
 from .._core.inputs import Inputs
+from .._core.narrow import sort_rows
 from .._core.workspace import work
 from ..aggregation.base import RowValueMetric
 from ..aggregation.state import RowSums
@@ -385,17 +386,13 @@ def ideal_dcg(
     n, m = relevance.shape
     if m > PAIRWISE_LABELS:
         return np.sort(relevance, axis=1)[:, ::-1] @ discount if n else np.zeros(0)
-    # each relevance's place in decreasing order (equal ones in label order), by comparisons
-    rt = by_label(relevance, "gains") if by_label_relevance is None else by_label_relevance
-    place = work(("ideal", "place"), (m, n), np.uint8)
-    place.fill(0)
-    first = work(("ideal", "first"), n, bool)
-    for j in range(m):
-        for i in range(j + 1, m):  # each pair once: i after j goes first only if strictly larger
-            np.greater(rt[i], rt[j], out=first)
-            np.add(place[j], first.view(np.uint8), out=place[j])
-            np.add(place[i], np.logical_not(first, out=first).view(np.uint8), out=place[i])
-    return _gain_sums(rt, discount, place, "ideal")
+    # the relevances sorted by a sorting network over the label rows (in a work copy: they may
+    # be the caller's), the k-th largest weighted by the k-th discount
+    rows = work(("ideal", "sorted"), (m + 1, n))
+    np.copyto(rows[:m], by_label(relevance, "gains") if by_label_relevance is None else by_label_relevance)
+    weights = np.zeros(m + 1)  # (0 for the spare row)
+    weights[sort_rows(rows)] = discount[::-1]
+    return weights @ rows
 
 
 class _Gain(_RowRanking, base=True):

@@ -10,7 +10,6 @@ last two); :class:`NRMSE` reads the exact co-moments of the regression family.
 
 from __future__ import annotations
 
-import functools
 import math
 import warnings
 from typing import Any, ClassVar
@@ -20,7 +19,7 @@ from numpy.typing import NDArray
 
 from .._core import validation as v
 from .._core.inputs import Inputs
-from .._core.narrow import row_dot, row_max
+from .._core.narrow import SORTING_NETWORK_MEMBERS, row_dot, row_max, sort_rows
 from .._core.params import check_option
 from .._core.workspace import work
 from ..aggregation.base import RowValueMetric, always, scratch
@@ -651,36 +650,6 @@ class CosineSimilarity(RowValueMetric):
         return total if self.reduction == "sum" else total / state.total_weight
 
 
-#: Ensembles of at most this many members sort each row by a sorting network applied to the
-#: member columns (NumPy sorts short rows one at a time).
-SORTING_NETWORK_MEMBERS = 16
-
-
-@functools.cache
-def sorting_network(m: int) -> tuple[tuple[int, int], ...]:
-    """Batcher's odd-even merge sort on ``m`` positions: compare-exchange pairs ``(i, j)``,
-    ``i < j``, that sort any ``m`` values (the network of the next power of two, less the pairs
-    reaching past ``m``: those positions would hold +inf and never move).
-
-    Examples:
-        >>> sorting_network(3)
-        ((0, 1), (0, 2), (1, 2))
-    """
-    size = 1 << max(m - 1, 0).bit_length()
-    pairs = []
-    p = 1
-    while p < size:
-        k = p
-        while k >= 1:
-            for j in range(k % p, size - k, 2 * k):
-                for i in range(min(k, size - j - k)):
-                    if (i + j) // (2 * p) == (i + j + k) // (2 * p) and i + j + k < m:
-                        pairs.append((i + j, i + j + k))
-            k //= 2
-        p *= 2
-    return tuple(pairs)
-
-
 class CRPS(RowValueMetric):
     """The continuous ranked probability score of ensemble forecasts, averaged over rows
     (torchmetrics ``ContinuousRankedProbabilityScore``).
@@ -725,21 +694,14 @@ class CRPS(RowValueMetric):
         n = len(yt)
         rows = work(("crps", "members"), (m + 1, n))
         np.copyto(rows[:m], yp.T)
-        members, spare = list(rows[:m]), rows[m]
+        spare = rows[m]
         spread = np.zeros(n)
-        for x in members:
+        for x in rows[:m]:
             np.subtract(x, yt, out=spare)
             spread += np.abs(spare, out=spare)
         spread /= m
-        where = list(range(m))  # the row of ``rows`` that each member position holds
-        low, low_row = spare, m
-        for i, j in sorting_network(m):  # compare-exchange, member row against member row
-            np.minimum(members[i], members[j], out=low)
-            np.maximum(members[i], members[j], out=members[j])
-            members[i], low = low, members[i]
-            where[i], low_row = low_row, where[i]
         weights = np.zeros(m + 1)  # the coefficients by row (0 for the spare)
-        weights[where] = coef
+        weights[sort_rows(rows)] = coef
         ranked = weights @ rows
         return (spread - 2.0 * ranked / (2.0 * m * m)).reshape(-1, 1)
 

@@ -13,8 +13,8 @@ import sklearn.metrics as skm
 
 import streammetrics as sm
 from streammetrics._core import workspace
+from streammetrics._core.narrow import SORTING_NETWORK_MEMBERS, sort_rows, sorting_network
 from streammetrics.ranking import rowranking
-from streammetrics.regression.rowlosses import SORTING_NETWORK_MEMBERS, sorting_network
 
 WIDTHS = [2, 3, 5, rowranking.PAIRWISE_LABELS, rowranking.PAIRWISE_LABELS + 1]
 
@@ -39,6 +39,16 @@ def test_the_sorting_network_sorts_every_zero_one_input(m: int) -> None:
         rows[j] = np.maximum(rows[i], rows[j])
         rows[i] = low
     assert (np.diff(rows, axis=0) >= 0).all()
+
+
+@pytest.mark.parametrize("m", range(1, SORTING_NETWORK_MEMBERS + 1))
+def test_sort_rows_sorts_every_column_and_says_where(m: int) -> None:
+    rng = np.random.default_rng(m)
+    values = np.round(rng.standard_normal((m, 300)), 1)  # ties
+    rows = np.vstack([values, np.full(300, np.nan)])  # (the spare row's content is irrelevant)
+    where = sort_rows(rows)
+    assert len(set(where)) == m and set(where) <= set(range(m + 1))  # m distinct rows of m + 1
+    assert np.array_equal(rows[where], np.sort(values, axis=0))
 
 
 @pytest.mark.parametrize("m", WIDTHS)
