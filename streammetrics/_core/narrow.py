@@ -155,8 +155,9 @@ def sorting_network(m: int) -> tuple[tuple[int, int], ...]:
 def sort_rows(rows: np.ndarray) -> list[int]:
     """Sort, in place, each column of the first ``m`` rows of an ``(m + 1, n)`` float array (the
     last row is spare room) by :func:`sorting_network` over the rows, whole rows at a time;
-    returns ``where``: ``rows[where[k]]`` holds each column's ``k``-th smallest value (the
-    network moves rows, not values, between the ``m + 1`` rows).
+    returns ``where``: ``rows[where[k]]`` holds each column's ``k``-th smallest value (each
+    compare-exchange writes its minimum into the spare row, whose role the emptied row takes:
+    no copying back).
 
     Examples:
         >>> rows = np.array([[3.0, 1.0], [1.0, 2.0], [2.0, 0.0], [0.0, 0.0]])
