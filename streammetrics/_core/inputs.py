@@ -108,11 +108,10 @@ class Inputs:
 
     def floats(self, i: int, name: str, ndim: tuple[int, ...] = (1, 2)) -> np.ndarray:
         """Argument ``i`` as a finite float64 array of one of the dimensions ``ndim``."""
-        memo, key = self._memo, _FLOATS[i]
-        arr = memo.get(key)
+        arr = self._memo.get(_FLOATS[i])
         if arr is None:
-            raw = self.array(i, name)
-            arr = memo[key] = v.as_float(raw, name, (raw.ndim,))
+            arr = self._as_float(i, name)
+            self.confirm_finite(i, name, arr, False)  # (checked value by value, then kept)
         if arr.ndim not in ndim:
             v.check_ndim(arr, name, ndim)
         return arr
@@ -124,11 +123,14 @@ class Inputs:
         the batch than :meth:`floats` followed by the derivation."""
         arr = self._memo.get(_FLOATS[i])
         if arr is None:
-            raw = self.array(i, name)
-            arr = v.as_float_unchecked(raw, name, (raw.ndim,))
+            arr = self._as_float(i, name)
         if arr.ndim not in ndim:
             v.check_ndim(arr, name, ndim)
         return arr
+
+    def _as_float(self, i: int, name: str) -> np.ndarray:
+        raw = self.array(i, name)
+        return v.as_float_unchecked(raw, name, (raw.ndim,))
 
     def confirm_finite(self, i: int, name: str, arr: np.ndarray, derived_is_finite: bool) -> None:
         """Settle the finiteness of :meth:`unchecked_floats`' ``arr``: when the value derived
@@ -167,9 +169,7 @@ class Inputs:
         """Refuse (:class:`InputError`) a row of ``p``, argument ``i``'s 2-D probabilities, whose sum
         is not 1 within ``np.allclose``'s tolerance at 1 (the sums are kept for the other members)."""
         if len(p):
-            # a matrix-vector product: NumPy's row sums pay per row (a tolerance check needs no
-            # particular order of the additions)
-            sums = self.derived((i, "row sums"), lambda: p @ np.ones(p.shape[1]))
+            sums = self.row_sums(i, p)  # (a tolerance check needs no order of the additions)
             close = (
                 np.abs(sums - 1.0) <= ROW_SUM_TOLERANCE
             )  # np.allclose written out: cheaper on small batches
@@ -177,6 +177,12 @@ class Inputs:
                 raise InputError(
                     f"{name}: expected {what} summing to 1, found a row summing to {sums[~close][0]}"
                 )
+
+    def row_sums(self, i: int, p: np.ndarray) -> np.ndarray:
+        """Each row's sum of ``p``, argument ``i`` as a 2-D float array, computed once for every
+        member (a matrix-vector product: NumPy's row sums pay per row; the additions' order is
+        BLAS's)."""
+        return self.derived((i, "row sums"), lambda: p @ np.ones(p.shape[1]))
 
     def weights(self, n: int) -> np.ndarray | None:
         """``None`` or ``n`` finite non-negative float64 weights."""

@@ -288,8 +288,7 @@ def _distributions(inputs: Inputs, log_prob: bool) -> tuple[np.ndarray, np.ndarr
         if not lowest >= 0:  # a negative value, or NaN
             v.check_finite(arr, name)  # (NaN and inf said first, as floats() says them)
             raise InputError(f"{name}: expected non-negative probabilities, found {lowest}")
-        # (a matrix-vector product: NumPy's row sums pay per row; their order is BLAS's)
-        total = arr @ np.ones(arr.shape[1])
+        total = inputs.row_sums(i, arr)
         inputs.confirm_finite(i, name, arr, not len(arr) or bool(np.isfinite(total.max())))
         if len(arr) and not total.min() > 0:
             raise InputError(f"{name}: expected rows with a positive sum, found a row of zeros")

@@ -386,10 +386,10 @@ def ideal_dcg(
     n, m = relevance.shape
     if m > PAIRWISE_LABELS:
         return np.sort(relevance, axis=1)[:, ::-1] @ discount if n else np.zeros(0)
-    # the relevances sorted by a sorting network over the label rows (in a work copy: they may
-    # be the caller's), the k-th largest weighted by the k-th discount
+    # the relevances by label, sorted in a work array by a sorting network over the label rows
+    # (never the caller's copy), the k-th largest weighted by the k-th discount
     rows = work(("ideal", "sorted"), (m + 1, n))
-    np.copyto(rows[:m], by_label(relevance, "gains") if by_label_relevance is None else by_label_relevance)
+    np.copyto(rows[:m], relevance.T if by_label_relevance is None else by_label_relevance)
     weights = np.zeros(m + 1)  # (0 for the spare row)
     weights[sort_rows(rows)] = discount[::-1]
     return weights @ rows
