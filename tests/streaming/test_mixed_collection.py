@@ -137,13 +137,13 @@ def test_a_member_refusing_a_batch_names_itself_and_changes_nothing():
 
 def test_each_input_role_is_converted_once_per_batch(monkeypatch):
     calls = []
-    real = validation.as_float
+    real = validation.as_float_unchecked  # (every float conversion, finiteness checked or not)
 
     def counting(value, name, ndim=(1,)):
         calls.append(name)
         return real(value, name, ndim)
 
-    monkeypatch.setattr(validation, "as_float", counting)
+    monkeypatch.setattr(validation, "as_float_unchecked", counting)
     y, p = binary_data()
     logging_set().update(y, p.astype(np.float32))  # float32: converted to float64 once
     assert calls == ["y_pred"]  # the prediction, for six members of four families
