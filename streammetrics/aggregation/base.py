@@ -28,8 +28,30 @@ from .state import RowSums
 #: Rows per chunk of a batch's per-row values (see :meth:`RowValueMetric._fold`): a batch of
 #: 100,000 rows is one chunk (each chunk costs tens of microseconds of calls).
 CHUNK_ROWS = 131072
+#: Batches of fewer rows are checked value by value even by a metric that can read their
+#: finiteness from its value sums (:meth:`RowValueMetric._sums_ahead`): on a short batch the
+#: passes saved cost less than the calls the sums take.
+SUMS_AHEAD_ROWS = 8192
 #: Scratch arrays per call of :func:`scratch`.
 N_SCRATCH = 4
+
+
+class SummedBatch(tuple):
+    """A parsed batch (a plain tuple to every reader) that also carries ``sums``, its
+    :meth:`RowValueMetric._value_sums`, computed while it was checked (a metric whose sums settle
+    its inputs' finiteness computes them then). :meth:`RowValueMetric._fold` uses them instead of
+    computing them again; anything that rebuilds the tuple drops them, and the sums are computed
+    as before: never a different value."""
+
+    sums: np.ndarray
+
+    def __new__(cls, batch: tuple[Any, ...], sums: np.ndarray) -> SummedBatch:
+        self = super().__new__(cls, batch)
+        self.sums = sums
+        return self
+
+    def __reduce__(self) -> Any:  # (pickled as the plain batch: the sums are a cache)
+        return tuple, (tuple(self),)
 
 
 def scratch(n: int, columns: int = 1) -> list[np.ndarray]:
@@ -84,7 +106,9 @@ class RowValueMetric(OneRowMixin, Metric[RowSums], base=True):
         sums are added pairwise; the state changes once, after every chunk (atomic).
         """
         n = len(batch[0])
-        if n <= CHUNK_ROWS:
+        if type(batch) is SummedBatch:
+            sums = batch.sums
+        elif n <= CHUNK_ROWS:
             sums = self._value_sums(batch)
         else:
             parts = [
@@ -98,6 +122,16 @@ class RowValueMetric(OneRowMixin, Metric[RowSums], base=True):
         weights = batch[-1]
         total = float(n) if weights is None else float(weights.sum())
         state.add_sums(sums, total, n, len(sums), sign=sign)
+
+    def _sums_ahead(self, batch: tuple[Any, ...]) -> np.ndarray | None:
+        """The sums :meth:`_fold` will add for ``batch``, computed now with over- and invalid-value
+        warnings off (a parser reads the inputs' finiteness from them and hands them on in a
+        :class:`SummedBatch`); ``None`` for a batch of more than one chunk, or of fewer than
+        :data:`SUMS_AHEAD_ROWS` rows."""
+        if not SUMS_AHEAD_ROWS <= len(batch[0]) <= CHUNK_ROWS:
+            return None
+        with np.errstate(invalid="ignore", over="ignore"):
+            return self._value_sums(batch)
 
     def _value_sums(self, batch: tuple[Any, ...]) -> np.ndarray:
         """The weighted column sums of the batch's :meth:`_row_values` (a metric whose columns

@@ -22,7 +22,7 @@ from .._core.inputs import Inputs
 from .._core.narrow import SORTING_NETWORK_MEMBERS, row_dot, row_max, sort_rows
 from .._core.params import check_option
 from .._core.workspace import work
-from ..aggregation.base import RowValueMetric, always, scratch
+from ..aggregation.base import RowValueMetric, SummedBatch, always, scratch
 from ..aggregation.state import RowSums
 from ..errors import InputError, UndefinedMetricWarning
 from .base import RegressionMetric, check_multioutput
@@ -64,10 +64,12 @@ class _RowRegression(RowValueMetric, base=True):
     def get_config(self) -> dict[str, Any]:
         return {"multioutput": self.multioutput}
 
-    def _pair(self, inputs: Inputs) -> tuple[np.ndarray, np.ndarray]:
-        """y_true and y_pred as ``(n, k)`` float64 (the regression family's rules)."""
-        yt = inputs.floats(0, "y_true")
-        yp = inputs.floats(1, "y_pred")
+    def _pair(self, inputs: Inputs, checked: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """y_true and y_pred as ``(n, k)`` float64 (the regression family's rules); not yet
+        checked to be finite unless ``checked`` (the caller then calls ``confirm_finite``)."""
+        get = inputs.floats if checked else inputs.unchecked_floats
+        yt = get(0, "y_true")
+        yp = get(1, "y_pred")
         v.check_length(yp, len(yt), "y_pred")
         k = 1 if yt.ndim == 1 else yt.shape[1]
         kp = 1 if yp.ndim == 1 else yp.shape[1]
@@ -88,10 +90,32 @@ class _RowRegression(RowValueMetric, base=True):
         width = self._state.width
         return None if width is None or not self.per_output else width // self.row_width
 
+    #: Whether an inf or NaN among a row's values makes its loss non-finite, whatever the other
+    #: values and the weight (a zero weight times inf is NaN): the batch's value sums then settle
+    #: the inputs' finiteness, and the value-by-value check runs only when a sum is not finite
+    #: (the same errors).
+    finite_from_sums: ClassVar[bool] = False
+
     def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+        if self.finite_from_sums:
+            return self._parse_by_sums(inputs)
         yt, yp = self._pair(inputs)
         self._check_domain(yt, yp)
         return yt, yp, inputs.weights(len(yt))
+
+    def _parse_by_sums(self, inputs: Inputs) -> tuple[Any, ...]:
+        """:meth:`_parse` with the finiteness read from the batch's value sums (computed here,
+        carried by the batch to :meth:`_fold`): two passes over the inputs fewer."""
+        yt, yp = self._pair(inputs, checked=False)
+        batch = (yt, yp, inputs.weights(len(yt)))
+        sums = self._sums_ahead(batch)
+        finite = sums is not None and all(map(math.isfinite, sums.tolist()))
+        inputs.confirm_finite(0, "y_true", yt, finite)
+        inputs.confirm_finite(1, "y_pred", yp, finite)
+        self._check_domain(yt, yp)
+        # (finite values whose sums overflow: no sums kept, and the fold computes them again
+        # under the usual warnings)
+        return SummedBatch(batch, sums) if finite else batch
 
     def _check_domain(self, yt: np.ndarray, yp: np.ndarray) -> None:
         """Raise :class:`InputError` for values outside the loss's domain."""
@@ -134,6 +158,8 @@ class PinballLoss(_RowRegression):
         >>> sm.PinballLoss(alpha=0.1).update([1, 2, 3], [0, 3, 3]).compute()
         0.3333333333333333
     """
+
+    finite_from_sums: ClassVar[bool] = True
 
     def __init__(self, alpha: float = 0.5, *, multioutput: Any = "uniform_average") -> None:
         self.alpha = _number(alpha, "alpha", 0.0, 1.0)
@@ -442,6 +468,8 @@ class LogCoshError(_RowRegression):
         0.352334
     """
 
+    finite_from_sums: ClassVar[bool] = True
+
     def _loss(self, yt: np.ndarray, yp: np.ndarray) -> np.ndarray:
         a = np.abs(yp - yt)
         return a + np.log1p(np.exp(-2.0 * a)) - math.log(2.0)
@@ -485,6 +513,8 @@ class SMAPE(_Pooled):
         0.229027
     """
 
+    finite_from_sums: ClassVar[bool] = True
+
     def _loss(self, yt: np.ndarray, yp: np.ndarray) -> np.ndarray:
         per = 2.0 * np.abs(yp - yt) / np.maximum(np.abs(yt) + np.abs(yp), TORCH_EPS)
         return per.mean(axis=1, keepdims=True)
@@ -514,6 +544,8 @@ class WMAPE(_Pooled):
         >>> round(sm.WMAPE().update([1.0, 2.0, 4.0], [1.5, 2.0, 3.0]).compute(), 6)
         0.214286
     """
+
+    finite_from_sums: ClassVar[bool] = True
 
     row_width: ClassVar[int] = 2
 
@@ -547,6 +579,8 @@ class MinkowskiDistance(_Pooled):
         >>> round(sm.MinkowskiDistance(p=3).update([1.0, 2.0, 4.0], [1.5, 2.0, 3.0]).compute(), 6)
         1.040042
     """
+
+    finite_from_sums: ClassVar[bool] = True
 
     def __init__(self, p: float = 2.0) -> None:
         self.p = _number(p, "p", 1.0)

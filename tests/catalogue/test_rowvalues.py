@@ -362,3 +362,59 @@ def test_column_sums_without_the_values_are_the_sums_of_the_values(make, weighte
     values = m._row_values(batch)
     want = values.sum(axis=0) if w is None else w @ values
     np.testing.assert_allclose(m._value_sums(batch), want, rtol=1e-13, atol=0)
+
+
+#: The losses whose inputs' finiteness is read from the batch's value sums.
+BY_SUMS = [lambda: sm.PinballLoss(0.25), sm.LogCoshError, sm.SMAPE, sm.WMAPE, lambda: sm.MinkowskiDistance(3)]
+
+
+@pytest.mark.parametrize("make", BY_SUMS, ids=lambda make: type(make()).__name__)
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("ahead", [0, 10**9], ids=["by sums", "value by value"])
+def test_finiteness_read_from_the_sums_refuses_every_inf_and_nan(
+    make, weighted, ahead, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An inf or NaN anywhere (one value of a long 2-D batch, its row weighted 0) is refused with
+    the message of the value-by-value check; on batches of one chunk and of several, and on
+    batches too short for the sums (``SUMS_AHEAD_ROWS``)."""
+    monkeypatch.setattr(aggregation_base, "SUMS_AHEAD_ROWS", ahead)
+    rng = np.random.default_rng(11)
+    for n in (300, N):
+        yt, yp = rng.normal(size=(n, 2)), rng.normal(size=(n, 2))
+        w = rng.uniform(0.5, 2.0, n) if weighted else None
+        if w is not None:
+            w[n - 7] = 0.0
+        for which, value in ((0, np.nan), (1, np.inf), (1, -np.inf), (0, np.inf)):
+            bad = [yt.copy(), yp.copy()]
+            bad[which][n - 7, 1] = value
+            m = make().update(yt, yp, sample_weight=w)
+            before = m.to_bytes()
+            name = ("y_true", "y_pred")[which]
+            with pytest.raises(sm.InputError, match=rf"^{name}: expected finite values, found {value}"):
+                m.update(*bad, sample_weight=w)
+            assert m.to_bytes() == before
+
+
+@pytest.mark.parametrize("make", BY_SUMS, ids=lambda make: type(make()).__name__)
+def test_finite_values_whose_sums_overflow_are_accepted(make) -> None:
+    """Finite values are never refused, not even when their losses' sums overflow to inf."""
+    m = make()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        m.update([1e308, -1e308, 1.0], [-1e308, 1e308, 2.0])
+    assert m.n_samples == 3
+
+
+@pytest.mark.parametrize("make", BY_SUMS, ids=lambda make: type(make()).__name__)
+def test_sums_carried_by_the_batch_are_those_of_the_fold(make) -> None:
+    """A batch checked by its sums adds exactly what the same batch adds without them."""
+    rng = np.random.default_rng(12)
+    yt, yp, w = rng.normal(size=500), rng.normal(size=500), rng.uniform(size=500)
+    for weights in (None, w):
+        m, plain = make(), make()
+        batch = m._validate(yt, yp, weights)
+        assert isinstance(batch, aggregation_base.SummedBatch)
+        m._apply(m._state, batch)
+        plain._apply(plain._state, tuple(batch))  # (a plain tuple: the fold computes the sums)
+        assert m.to_bytes() == plain.to_bytes()
+        assert pickle.loads(pickle.dumps(batch)).__class__ is tuple

@@ -23,6 +23,15 @@ ALL = [
     sm.PearsonR,
     sm.ConcordanceCorrelation,
     lambda: sm.AdjustedR2(n_features=1),
+    # the per-row losses (issue 17); the first five settle finiteness from their value sums
+    lambda: sm.PinballLoss(0.25),
+    sm.LogCoshError,
+    sm.SMAPE,
+    sm.WMAPE,
+    lambda: sm.MinkowskiDistance(3),
+    lambda: sm.TweedieDeviance(1.5),
+    sm.PoissonDeviance,
+    sm.GammaDeviance,
 ]
 
 BAD = [
@@ -50,7 +59,7 @@ def _snapshot(m: sm.Metric) -> bytes:
     return m.to_bytes()
 
 
-@pytest.mark.parametrize("make", ALL, ids=lambda c: getattr(c, "__name__", "AdjustedR2"))
+@pytest.mark.parametrize("make", ALL, ids=lambda make: type(make()).__name__)
 @pytest.mark.parametrize(("case", "args", "kwargs", "argument", "fragment"), BAD, ids=[b[0] for b in BAD])
 def test_bad_batch_raises_and_leaves_state(make, case, args, kwargs, argument, fragment) -> None:
     m = make().update(GOOD_T, GOOD_P)
