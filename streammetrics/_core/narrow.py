@@ -34,6 +34,16 @@ from .workspace import work
 NARROW = 7
 
 
+def by_label(a: np.ndarray, slot: str) -> np.ndarray:
+    """``(n, m)`` rows as ``(m, n)``, one contiguous row per column, in the work array ``slot``
+    (see :func:`~streammetrics._core.workspace.work`): the pairwise paths compare column against
+    column over every row at once (a column of a narrow row-major array is strided, and a
+    broadcast against a column runs an inner loop of ``m`` per row)."""
+    out = work(("by label", slot), a.shape[::-1], a.dtype)
+    np.copyto(out, a.T)
+    return out
+
+
 def take_rows(a: np.ndarray, index: Any) -> np.ndarray:
     """``a[index]`` for an integer index of rows."""
     return np.take(a, index, axis=0)

@@ -129,16 +129,23 @@ class TopKAccuracy(_ClassRows):
         true = _true_class(s, idx)
         # the true class's rank: the classes scored above it, and those tied with it after it;
         # one column at a time, each contiguous (a broadcast over short rows pays per row, and a
-        # column of the rows reads every row's memory), small integer counts
-        st = np.ascontiguousarray(s.T)
+        # column of the rows reads every row's memory), small integer counts in work arrays,
+        # the comparisons added as uint8 (no cast of the booleans)
+        st = N.by_label(s, "top k")
         small = N.counter_dtype(c)
-        rank, equal = np.zeros(n, small), np.zeros(n, small)
+        rank, equal = work(("top k", "rank"), n, small), work(("top k", "equal"), n, small)
+        rank.fill(0)
+        equal.fill(0)
+        compared = work(("top k", "compared"), n, bool)
+        count = compared.view(np.uint8)
         for j in range(c):
-            np.add(rank, np.greater(st[j], true), out=rank)
-            np.add(equal, np.equal(st[j], true), out=equal)
+            np.add(rank, np.greater(st[j], true, out=compared).view(np.uint8), out=rank)
+            np.add(equal, np.equal(st[j], true, out=compared).view(np.uint8), out=equal)
         if n and int(equal.max()) > 1:  # ties with the true class's score: those after it count
             for j in range(c):
-                np.add(rank, np.equal(st[j], true) & (idx < j), out=rank)
+                np.equal(st[j], true, out=compared)
+                compared &= idx < j
+                np.add(rank, count, out=rank)
         return rank < self.k
 
     def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
@@ -201,7 +208,8 @@ class HingeLoss(_ClassRows):
             idx = _class_index(yt, c, self.labels)
             cells = _true_cells(idx, c)
             true = d.ravel()[cells]
-            other = d.copy()
+            other = work("hinge scores", d.shape)  # (a work array: a fresh copy costs page faults)
+            np.copyto(other, d)
             other.ravel()[cells] = -np.inf
             margin = true - N.row_max(other) if n else true
         return margin, inputs.weights(len(yt))

@@ -23,7 +23,7 @@ import numpy as np
 
 from .._core import validation as v
 from .._core.inputs import Inputs
-from .._core.narrow import sort_rows
+from .._core.narrow import by_label, sort_rows
 from .._core.workspace import work
 from ..aggregation.base import RowValueMetric
 from ..aggregation.state import RowSums
@@ -96,16 +96,6 @@ def label_ranks(relevant: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.nda
 #: passes over the rows), not by a sort along each short row (which NumPy pays per row). The
 #: counts of those paths are kept in uint8.
 PAIRWISE_LABELS = 8
-
-
-def by_label(a: np.ndarray, slot: str) -> np.ndarray:
-    """``(n, m)`` rows as ``(m, n)``, one contiguous row per label, in the work array ``slot``:
-    the pairwise paths compare label against label over every row at once (a column of a narrow
-    row-major array is strided, and a broadcast against a column runs an inner loop of ``m`` per
-    row)."""
-    out = work(("by label", slot), a.shape[::-1], a.dtype)
-    np.copyto(out, a.T)
-    return out
 
 
 def pairwise_ranks(relevant: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
