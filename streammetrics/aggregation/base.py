@@ -10,6 +10,7 @@ weighted sums of :class:`~streammetrics.aggregation.state.RowSums`. Merge, rever
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Callable, Hashable
 from typing import Any, ClassVar
 
@@ -132,6 +133,22 @@ class RowValueMetric(OneRowMixin, Metric[RowSums], base=True):
             return None
         with np.errstate(invalid="ignore", over="ignore"):
             return self._value_sums(batch)
+
+    def _checked_by_sums(
+        self, inputs: Inputs, batch: tuple[Any, ...], unchecked: tuple[tuple[int, str, np.ndarray], ...]
+    ) -> tuple[Any, ...]:
+        """``batch`` once the finiteness of its ``unchecked`` arrays (argument position, name,
+        :meth:`Inputs.unchecked_floats` array) is settled from its value sums: for a metric any
+        inf or NaN of whose inputs makes its row's value non-finite, whatever the other values
+        and the weight (zero times inf is NaN). When every sum is finite, so is every value, and
+        the batch carries the sums to :meth:`_fold` (:class:`SummedBatch`); otherwise, or without
+        sums (:meth:`_sums_ahead`), each array is checked value by value (the same errors; an
+        overflow of finite values passes)."""
+        sums = self._sums_ahead(batch)
+        finite = sums is not None and all(map(math.isfinite, sums.tolist()))
+        for i, name, arr in unchecked:
+            inputs.confirm_finite(i, name, arr, finite)
+        return SummedBatch(batch, sums) if finite else batch
 
     def _value_sums(self, batch: tuple[Any, ...]) -> np.ndarray:
         """The weighted column sums of the batch's :meth:`_row_values` (a metric whose columns

@@ -22,7 +22,7 @@ from .._core.inputs import Inputs
 from .._core.narrow import SORTING_NETWORK_MEMBERS, row_dot, row_max, sort_rows
 from .._core.params import check_option
 from .._core.workspace import work
-from ..aggregation.base import RowValueMetric, SummedBatch, always, scratch
+from ..aggregation.base import RowValueMetric, always, scratch
 from ..aggregation.state import RowSums
 from ..errors import InputError, UndefinedMetricWarning
 from .base import RegressionMetric, check_multioutput
@@ -107,15 +107,11 @@ class _RowRegression(RowValueMetric, base=True):
         """:meth:`_parse` with the finiteness read from the batch's value sums (computed here,
         carried by the batch to :meth:`_fold`): two passes over the inputs fewer."""
         yt, yp = self._pair(inputs, checked=False)
-        batch = (yt, yp, inputs.weights(len(yt)))
-        sums = self._sums_ahead(batch)
-        finite = sums is not None and all(map(math.isfinite, sums.tolist()))
-        inputs.confirm_finite(0, "y_true", yt, finite)
-        inputs.confirm_finite(1, "y_pred", yp, finite)
+        batch = self._checked_by_sums(
+            inputs, (yt, yp, inputs.weights(len(yt))), ((0, "y_true", yt), (1, "y_pred", yp))
+        )
         self._check_domain(yt, yp)
-        # (finite values whose sums overflow: no sums kept, and the fold computes them again
-        # under the usual warnings)
-        return SummedBatch(batch, sums) if finite else batch
+        return batch
 
     def _check_domain(self, yt: np.ndarray, yp: np.ndarray) -> None:
         """Raise :class:`InputError` for values outside the loss's domain."""
@@ -706,12 +702,15 @@ class CRPS(RowValueMetric):
         return {}
 
     def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
-        yt = inputs.floats(0, "y_true", (1,))
-        yp = inputs.floats(1, "y_pred", (2,))
+        yt = inputs.unchecked_floats(0, "y_true", (1,))
+        yp = inputs.unchecked_floats(1, "y_pred", (2,))
         v.check_length(yp, len(yt), "y_pred")
         if yp.shape[1] < 2:
             raise InputError(f"y_pred: expected at least 2 ensemble members (columns), found {yp.shape[1]}")
-        return yt, yp, inputs.weights(len(yt))
+        # an inf or NaN member or observation makes the row's spread term non-finite
+        return self._checked_by_sums(
+            inputs, (yt, yp, inputs.weights(len(yt))), ((0, "y_true", yt), (1, "y_pred", yp))
+        )
 
     def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
         yt, yp, _ = batch

@@ -364,29 +364,43 @@ def test_column_sums_without_the_values_are_the_sums_of_the_values(make, weighte
     np.testing.assert_allclose(m._value_sums(batch), want, rtol=1e-13, atol=0)
 
 
-#: The losses whose inputs' finiteness is read from the batch's value sums.
-BY_SUMS = [lambda: sm.PinballLoss(0.25), sm.LogCoshError, sm.SMAPE, sm.WMAPE, lambda: sm.MinkowskiDistance(3)]
+#: The metrics whose inputs' finiteness is read from the batch's value sums, and the columns of
+#: their y_true and y_pred (``None``: 1-D).
+BY_SUMS = [
+    (lambda: sm.PinballLoss(0.25), 2, 2),
+    (sm.LogCoshError, 2, 2),
+    (sm.SMAPE, 2, 2),
+    (sm.WMAPE, 2, 2),
+    (lambda: sm.MinkowskiDistance(3), 2, 2),
+    (sm.CRPS, None, 5),  # (members sorted by the sorting network)
+    (sm.CRPS, None, 20),  # (members sorted by np.sort)
+]
+BY_SUMS_IDS = [f"{type(make()).__name__}-{k}" for make, _, k in BY_SUMS]
 
 
-@pytest.mark.parametrize("make", BY_SUMS, ids=lambda make: type(make()).__name__)
+def _rows(rng: np.random.Generator, n: int, columns: int | None) -> np.ndarray:
+    return rng.normal(size=n if columns is None else (n, columns))
+
+
+@pytest.mark.parametrize(("make", "true_columns", "pred_columns"), BY_SUMS, ids=BY_SUMS_IDS)
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("ahead", [0, 10**9], ids=["by sums", "value by value"])
 def test_finiteness_read_from_the_sums_refuses_every_inf_and_nan(
-    make, weighted, ahead, monkeypatch: pytest.MonkeyPatch
+    make, true_columns, pred_columns, weighted, ahead, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An inf or NaN anywhere (one value of a long 2-D batch, its row weighted 0) is refused with
-    the message of the value-by-value check; on batches of one chunk and of several, and on
-    batches too short for the sums (``SUMS_AHEAD_ROWS``)."""
+    """An inf or NaN anywhere (one value of a long batch, its row weighted 0) is refused with the
+    message of the value-by-value check; on batches of one chunk and of several, and on batches
+    too short for the sums (``SUMS_AHEAD_ROWS``)."""
     monkeypatch.setattr(aggregation_base, "SUMS_AHEAD_ROWS", ahead)
     rng = np.random.default_rng(11)
     for n in (300, N):
-        yt, yp = rng.normal(size=(n, 2)), rng.normal(size=(n, 2))
+        yt, yp = _rows(rng, n, true_columns), _rows(rng, n, pred_columns)
         w = rng.uniform(0.5, 2.0, n) if weighted else None
         if w is not None:
             w[n - 7] = 0.0
-        for which, value in ((0, np.nan), (1, np.inf), (1, -np.inf), (0, np.inf)):
+        for which, value in ((0, np.nan), (1, np.inf), (1, -np.inf), (0, np.inf), (1, np.nan)):
             bad = [yt.copy(), yp.copy()]
-            bad[which][n - 7, 1] = value
+            bad[which][(n - 7, 1) if bad[which].ndim == 2 else n - 7] = value
             m = make().update(yt, yp, sample_weight=w)
             before = m.to_bytes()
             name = ("y_true", "y_pred")[which]
@@ -395,21 +409,24 @@ def test_finiteness_read_from_the_sums_refuses_every_inf_and_nan(
             assert m.to_bytes() == before
 
 
-@pytest.mark.parametrize("make", BY_SUMS, ids=lambda make: type(make()).__name__)
-def test_finite_values_whose_sums_overflow_are_accepted(make) -> None:
-    """Finite values are never refused, not even when their losses' sums overflow to inf."""
+@pytest.mark.parametrize(("make", "true_columns", "pred_columns"), BY_SUMS, ids=BY_SUMS_IDS)
+def test_finite_values_whose_sums_overflow_are_accepted(make, true_columns, pred_columns) -> None:
+    """Finite values are never refused, not even when their values' sums overflow to inf."""
+    big = np.array([1e308, -1e308, 1.0])
+    yt = big if true_columns is None else np.repeat(big[:, None], true_columns, axis=1)
+    yp = -np.repeat(big[:, None], pred_columns, axis=1)
     m = make()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        m.update([1e308, -1e308, 1.0], [-1e308, 1e308, 2.0])
+        m.update(yt, yp)
     assert m.n_samples == 3
 
 
-@pytest.mark.parametrize("make", BY_SUMS, ids=lambda make: type(make()).__name__)
-def test_sums_carried_by_the_batch_are_those_of_the_fold(make) -> None:
+@pytest.mark.parametrize(("make", "true_columns", "pred_columns"), BY_SUMS, ids=BY_SUMS_IDS)
+def test_sums_carried_by_the_batch_are_those_of_the_fold(make, true_columns, pred_columns) -> None:
     """A batch checked by its sums adds exactly what the same batch adds without them."""
     rng = np.random.default_rng(12)
-    yt, yp, w = rng.normal(size=500), rng.normal(size=500), rng.uniform(size=500)
+    yt, yp, w = _rows(rng, 500, true_columns), _rows(rng, 500, pred_columns), rng.uniform(size=500)
     for weights in (None, w):
         m, plain = make(), make()
         batch = m._validate(yt, yp, weights)
