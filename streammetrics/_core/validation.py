@@ -283,10 +283,12 @@ def _check_int64(arr: np.ndarray, name: str) -> None:
 
 
 def _zeros_and_ones(arr: np.ndarray) -> bool:
-    """Whether every value of a numeric array is 0 or 1 (integers: two reductions; ``np.isin``
-    sorts)."""
-    if arr.dtype.kind in "iu":
-        return bool(arr.min() >= 0) and bool(arr.max() <= 1)
+    """Whether every value of a numeric array is 0 or 1 (integers: one reduction, a negative
+    value read as unsigned being above 1; ``np.isin`` sorts)."""
+    if arr.dtype.kind == "i":
+        arr = arr.view(arr.dtype.str.replace("i", "u"))
+    if arr.dtype.kind == "u":
+        return bool(arr.max() <= 1)
     return bool(((arr == 0) | (arr == 1)).all())
 
 

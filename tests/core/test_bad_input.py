@@ -48,6 +48,29 @@ BAD_BATCHES = [
         sm.InputError,
         ["y_pred", "3 score columns"],
     ),
+    # a value other than 0 or 1 in an integer indicator matrix, of any width (a negative one too)
+    (
+        sm.F1,
+        (np.array([[0, 1], [-1, 0]], np.int8), [[0, 1], [1, 0]]),
+        {},
+        sm.InputError,
+        ["y_true", "0/1", "-1"],
+    ),
+    (sm.F1, ([[0, 1], [1, 0]], np.array([[0, 1], [0, -1]])), {}, sm.InputError, ["y_pred", "0/1", "-1"]),
+    (
+        sm.CoverageError,
+        (np.array([[0, 1], [2, 0]], np.uint16), [[0.1, 0.2], [0.3, 0.4]]),
+        {},
+        sm.InputError,
+        ["y_true", "0/1", "2"],
+    ),
+    (
+        sm.LabelRankingLoss,
+        (np.array([[0, 1], [1, -(2**31)]], np.int32), [[0.1, 0.2], [0.3, 0.4]]),
+        {},
+        sm.InputError,
+        ["y_true", "0/1", "-2147483648"],
+    ),
 ]
 
 
