@@ -282,11 +282,16 @@ def _check_int64(arr: np.ndarray, name: str) -> None:
             raise InputError(f"{name}: expected labels that fit in int64, found {bad}")
 
 
+#: The unsigned type of each native signed integer type (others: by their type string, which
+#: keeps the byte order).
+_UNSIGNED = {np.dtype(f"i{size}"): np.dtype(f"u{size}") for size in (1, 2, 4, 8)}
+
+
 def _zeros_and_ones(arr: np.ndarray) -> bool:
     """Whether every value of a numeric array is 0 or 1 (integers: one reduction, a negative
     value read as unsigned being above 1; ``np.isin`` sorts)."""
     if arr.dtype.kind == "i":
-        arr = arr.view(arr.dtype.str.replace("i", "u"))
+        arr = arr.view(_UNSIGNED.get(arr.dtype) or arr.dtype.str.replace("i", "u"))
     if arr.dtype.kind == "u":
         return bool(arr.max() <= 1)
     return bool(((arr == 0) | (arr == 1)).all())

@@ -129,23 +129,16 @@ class TopKAccuracy(_ClassRows):
         true = _true_class(s, idx)
         # the true class's rank: the classes scored above it, and those tied with it after it;
         # one column at a time, each contiguous (a broadcast over short rows pays per row, and a
-        # column of the rows reads every row's memory), small integer counts in work arrays,
-        # the comparisons added as uint8 (no cast of the booleans)
-        st = N.by_label(s, "top k")
+        # column of the rows reads every row's memory), small integer counts
+        st = np.ascontiguousarray(s.T)
         small = N.counter_dtype(c)
-        rank, equal = work(("top k", "rank"), n, small), work(("top k", "equal"), n, small)
-        rank.fill(0)
-        equal.fill(0)
-        compared = work(("top k", "compared"), n, bool)
-        count = compared.view(np.uint8)
+        rank, equal = np.zeros(n, small), np.zeros(n, small)
         for j in range(c):
-            np.add(rank, np.greater(st[j], true, out=compared).view(np.uint8), out=rank)
-            np.add(equal, np.equal(st[j], true, out=compared).view(np.uint8), out=equal)
+            np.add(rank, np.greater(st[j], true), out=rank)
+            np.add(equal, np.equal(st[j], true), out=equal)
         if n and int(equal.max()) > 1:  # ties with the true class's score: those after it count
             for j in range(c):
-                np.equal(st[j], true, out=compared)
-                compared &= idx < j
-                np.add(rank, count, out=rank)
+                np.add(rank, np.equal(st[j], true) & (idx < j), out=rank)
         return rank < self.k
 
     def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
