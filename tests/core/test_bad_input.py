@@ -147,3 +147,24 @@ def test_labels_first_seen_in_different_shards_are_unioned():
     merged = a + b
     assert merged.classes == ["ant", "cat", "dog"]
     np.testing.assert_array_equal(merged.compute(), [[0, 0, 1], [0, 1, 0], [0, 0, 2]])
+
+
+@pytest.mark.parametrize("dtype", ["i1", "<i2", ">i4", ">i8", "u1", ">u2", "<u8"])
+def test_indicator_matrices_of_any_integer_type_and_byte_order(dtype) -> None:
+    """0/1 indicators of any integer width and byte order give the state of the same int64
+    matrix; a 2 (or a -1, signed) among them is refused, naming it."""
+    y = np.array([[0, 1, 1], [1, 0, 0], [1, 1, 0]])
+    scores = np.array([[0.2, 0.9, 0.1], [0.5, 0.6, 0.7], [0.3, 0.3, 0.8]])
+    for make in (sm.LabelRankingLoss, lambda: sm.F1(average="micro")):
+        second = scores if isinstance(make(), sm.LabelRankingLoss) else (scores > 0.5).astype(int)
+        typed = make().update(y.astype(dtype), second)
+        assert typed.to_bytes() == make().update(y, second).to_bytes()
+        for value in (2, -1) if np.dtype(dtype).kind == "i" else (2,):
+            bad = y.astype(dtype)
+            bad[2, 1] = value
+            before = typed.to_bytes()
+            with pytest.raises(
+                sm.InputError, match=rf"^y_true: expected a 0/1 indicator matrix, found the value {value}"
+            ):
+                typed.update(bad, second)
+            assert typed.to_bytes() == before
