@@ -201,8 +201,7 @@ class HingeLoss(_ClassRows):
             idx = _class_index(yt, c, self.labels)
             cells = _true_cells(idx, c)
             true = d.ravel()[cells]
-            other = work("hinge scores", d.shape)  # (a work array: a fresh copy costs page faults)
-            np.copyto(other, d)
+            other = d.copy()
             other.ravel()[cells] = -np.inf
             margin = true - N.row_max(other) if n else true
         return margin, inputs.weights(len(yt))
