@@ -26,7 +26,7 @@ from .._core.workspace import work
 from .rows import PairRows
 from .state import RowSums
 
-#: Rows per chunk of a batch's per-row values (see :meth:`RowValueMetric._fold`): a batch of
+#: Rows per chunk of a batch's per-row values (see :meth:`RowValueMetric._batch_sums`): a batch of
 #: 100,000 rows is one chunk (each chunk costs tens of microseconds of calls).
 CHUNK_ROWS = 131072
 #: Batches of fewer rows are checked value by value even by a metric that can read their
@@ -99,40 +99,43 @@ class RowValueMetric(OneRowMixin, Metric[RowSums], base=True):
             self._fold(state, batch, -1)
 
     def _fold(self, state: RowSums, batch: tuple[Any, ...], sign: int) -> None:
-        """Add the batch's row values to ``state``, :data:`CHUNK_ROWS` rows at a time.
-
-        The cheap formulas write their temporaries in the reused :func:`scratch` buffers (fresh
-        batch-sized temporaries cost page faults that dwarf the arithmetic). Each chunk's column
-        sums are pairwise sums, column by column (BLAS dot products when weighted); the chunks'
-        sums are added pairwise; the state changes once, after every chunk (atomic).
-        """
+        """Add the batch's row values to ``state`` (their sums: those the batch carries, if it
+        is a :class:`SummedBatch`, else :meth:`_batch_sums`); the state changes once (atomic)."""
         n = len(batch[0])
-        if type(batch) is SummedBatch:
-            sums = batch.sums
-        elif n <= CHUNK_ROWS:
-            sums = self._value_sums(batch)
-        else:
-            parts = [
-                tuple(
-                    a[lo : lo + CHUNK_ROWS] if isinstance(a, np.ndarray) and a.ndim and len(a) == n else a
-                    for a in batch
-                )
-                for lo in range(0, n, CHUNK_ROWS)
-            ]
-            sums = np.sum([self._value_sums(part) for part in parts], axis=0)
+        sums = batch.sums if type(batch) is SummedBatch else self._batch_sums(batch)
         weights = batch[-1]
         total = float(n) if weights is None else float(weights.sum())
         state.add_sums(sums, total, n, len(sums), sign=sign)
 
+    def _batch_sums(self, batch: tuple[Any, ...]) -> np.ndarray:
+        """The weighted column sums of the batch's row values, :data:`CHUNK_ROWS` rows at a time.
+
+        The cheap formulas write their temporaries in the reused :func:`scratch` buffers (fresh
+        batch-sized temporaries cost page faults that dwarf the arithmetic). Each chunk's column
+        sums are pairwise sums, column by column (BLAS dot products when weighted); the chunks'
+        sums are added pairwise.
+        """
+        n = len(batch[0])
+        if n <= CHUNK_ROWS:
+            return self._value_sums(batch)
+        parts = [
+            tuple(
+                a[lo : lo + CHUNK_ROWS] if isinstance(a, np.ndarray) and a.ndim and len(a) == n else a
+                for a in batch
+            )
+            for lo in range(0, n, CHUNK_ROWS)
+        ]
+        return np.sum([self._value_sums(part) for part in parts], axis=0)
+
     def _sums_ahead(self, batch: tuple[Any, ...]) -> np.ndarray | None:
-        """The sums :meth:`_fold` will add for ``batch``, computed now with over- and invalid-value
-        warnings off (a parser reads the inputs' finiteness from them and hands them on in a
-        :class:`SummedBatch`); ``None`` for a batch of more than one chunk, or of fewer than
+        """The sums :meth:`_fold` will add for ``batch`` (:meth:`_batch_sums`), computed now with
+        over- and invalid-value warnings off (a parser reads the inputs' finiteness from them and
+        hands them on in a :class:`SummedBatch`); ``None`` for a batch of fewer than
         :data:`SUMS_AHEAD_ROWS` rows."""
-        if not SUMS_AHEAD_ROWS <= len(batch[0]) <= CHUNK_ROWS:
+        if len(batch[0]) < SUMS_AHEAD_ROWS:
             return None
         with np.errstate(invalid="ignore", over="ignore"):
-            return self._value_sums(batch)
+            return self._batch_sums(batch)
 
     def _checked_by_sums(
         self, inputs: Inputs, batch: tuple[Any, ...], unchecked: tuple[tuple[int, str, np.ndarray], ...]

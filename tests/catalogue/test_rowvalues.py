@@ -424,10 +424,11 @@ def test_finite_values_whose_sums_overflow_are_accepted(make, true_columns, pred
 
 @pytest.mark.parametrize(("make", "true_columns", "pred_columns"), BY_SUMS, ids=BY_SUMS_IDS)
 def test_sums_carried_by_the_batch_are_those_of_the_fold(make, true_columns, pred_columns) -> None:
-    """A batch checked by its sums adds exactly what the same batch adds without them."""
+    """A batch checked by its sums adds exactly what the same batch adds without them, on
+    batches of one chunk and of several."""
     rng = np.random.default_rng(12)
-    yt, yp, w = _rows(rng, 500, true_columns), _rows(rng, 500, pred_columns), rng.uniform(size=500)
-    for weights in (None, w):
+    for n, weights in ((500, None), (500, rng.uniform(size=500)), (N, None), (N, rng.uniform(size=N))):
+        yt, yp = _rows(rng, n, true_columns), _rows(rng, n, pred_columns)
         m, plain = make(), make()
         batch = m._validate(yt, yp, weights)
         assert isinstance(batch, aggregation_base.SummedBatch)
