@@ -378,6 +378,17 @@ BY_SUMS = [
 BY_SUMS_IDS = [f"{type(make()).__name__}-{k}" for make, _, k in BY_SUMS]
 
 
+def test_every_metric_checked_by_its_sums_is_listed() -> None:
+    """The regression losses flagged ``finite_from_sums`` (and CRPS) are exactly those tested here."""
+    flagged = {
+        name
+        for name in sm.__all__
+        if isinstance(getattr(sm, name), type) and getattr(getattr(sm, name), "finite_from_sums", False)
+    }
+    listed = {type(make()).__name__ for make, _, _ in BY_SUMS}
+    assert flagged | {"CRPS"} == listed
+
+
 def _rows(rng: np.random.Generator, n: int, columns: int | None) -> np.ndarray:
     return rng.normal(size=n if columns is None else (n, columns))
 
