@@ -29,3 +29,7 @@ workspace.FRESH_BYTES = 0
 # sums each batch carries from its check to the fold. Tests of the value-by-value path set it
 # back.
 aggregation_base.SUMS_AHEAD_ROWS = 0
+# Batches of more than 16 rows of the per-row value metrics are parsed and summed 16 rows at a
+# time (in use, 131,072): the laws, collections, windows, bootstrap replicates and engines then
+# see batches of several chunks, most of the law batches holding up to 30 rows.
+aggregation_base.CHUNK_ROWS = 16

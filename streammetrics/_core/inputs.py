@@ -190,6 +190,27 @@ class Inputs:
             return None
         return self.derived(("weights", n), lambda: v.as_weights(self.sample_weight, n))
 
+    def rows(self, lo: int, hi: int) -> Inputs:
+        """Rows ``lo:hi`` as a batch of their own, for a batch of ``n`` rows whose every argument
+        has been read by :meth:`array` and whose weights by :meth:`weights(n) <weights>`: its
+        arguments, weights and conversions are views of this batch's (what was converted or
+        checked here is not done again)."""
+        n = len(self._memo[_ARRAY[0]])
+        weights = self.weights(n)
+        part = Inputs(
+            tuple(self._memo[_ARRAY[i]][lo:hi] for i in range(len(self.args))),
+            None if weights is None else weights[lo:hi],
+        )
+        memo = part._memo
+        for key, value in self._memo.items():
+            if key in _PER_ROW:
+                memo[key] = value[lo:hi]
+            elif key in _FLAGS:
+                memo[key] = value
+        if weights is not None:
+            memo["weights", len(weights[lo:hi])] = part.sample_weight
+        return part
+
 
 _MISSING = object()
 #: How far a probability row's sum may be from 1 (``np.allclose``'s default at 1: ``1e-8 + 1e-5``).
@@ -198,6 +219,10 @@ ROW_SUM_TOLERANCE = 1e-8 + 1e-5
 _ARRAY, _LABELS, _FLOATS, _UNIT = (
     tuple((i, what) for i in range(8)) for what in ("array", "labels", "floats", "unit")
 )
-
+#: The conversions that are arrays of one entry per row (:meth:`Inputs.rows` slices them: the
+#: arguments, their labels and floats, the probability rows' sums), and those that are facts
+#: about every value (it keeps them: the probabilities' range checked).
+_PER_ROW = frozenset(_ARRAY + _LABELS + _FLOATS + tuple((i, "row sums") for i in range(8)))
+_FLAGS = frozenset(_UNIT)
 
 __all__ = ["FEATURES_AND_LABELS", "TRUTH_AND_PREDICTION", "TRUTH_AND_TWO_PREDICTIONS", "Inputs"]

@@ -1,6 +1,6 @@
 """The base class of the metrics on the per-row value state.
 
-A metric here is (input parser, per-row values, formula): ``_parse`` checks a batch (the family's
+A metric here is (input parser, per-row values, formula): ``_parse_rows`` checks a batch (the family's
 inputs: real values, labels and class scores, probabilities, relevance rows), ``_row_values``
 turns the parsed batch into an ``(n, width)`` array of per-row values, and ``_compute`` reads the
 weighted sums of :class:`~streammetrics.aggregation.state.RowSums`. Merge, revert, scale (for
@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Callable, Hashable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
@@ -23,11 +23,12 @@ from .._core.onerow import OneRowMixin
 from .._core.replicates import replicate_sums
 from .._core.state import canonical_json
 from .._core.workspace import work
+from ..errors import InputError
 from .rows import PairRows
 from .state import RowSums
 
-#: Rows per chunk of a batch's per-row values (see :meth:`RowValueMetric._batch_sums`): a batch of
-#: 100,000 rows is one chunk (each chunk costs tens of microseconds of calls).
+#: Rows per chunk of a batch (see :meth:`RowValueMetric._parse` and :meth:`~RowValueMetric._batch_sums`):
+#: a batch of 100,000 rows is one chunk (each chunk costs tens of microseconds of calls).
 CHUNK_ROWS = 131072
 #: Batches of fewer rows are checked value by value even by a metric that can read their
 #: finiteness from its value sums (:meth:`RowValueMetric._sums_ahead`): on a short batch the
@@ -55,6 +56,18 @@ class SummedBatch(tuple):
         return tuple, (tuple(self),)
 
 
+class ChunkedBatch(NamedTuple):
+    """A batch of more than :data:`CHUNK_ROWS` rows, parsed a chunk of rows at a time
+    (:meth:`RowValueMetric._parse`): each chunk's parsed batch, the column sums of all its
+    values (those :meth:`RowValueMetric._batch_sums` gives the whole batch: the same chunks, the
+    same additions), its rows and its weights."""
+
+    parts: list[tuple[Any, ...]]
+    sums: np.ndarray
+    n: int
+    weights: np.ndarray | None
+
+
 def scratch(n: int, columns: int = 1) -> list[np.ndarray]:
     """:data:`N_SCRATCH` float64 work arrays of ``n`` rows (``(columns, n)`` when ``columns``
     > 1), reused across calls in each thread (:func:`~streammetrics._core.workspace.work`): the
@@ -66,7 +79,7 @@ def scratch(n: int, columns: int = 1) -> list[np.ndarray]:
 class RowValueMetric(OneRowMixin, Metric[RowSums], base=True):
     """A weighted mean (or sum) of a value of each ``(y_true, y_pred)`` row.
 
-    Subclasses define :meth:`_parse` (returning a tuple whose last item is the weights),
+    Subclasses define :meth:`_parse_rows` (returning a tuple whose last item is the weights),
     :meth:`_row_values` and :meth:`_compute`. A subclass whose rows are two scalars sets
     ``row_domain`` (the cheap test of a valid pair of finite numbers) and ``row_width`` (the
     columns such a row gives) to get the buffered per-row path.
@@ -87,6 +100,45 @@ class RowValueMetric(OneRowMixin, Metric[RowSums], base=True):
     def _validate(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> tuple[Any, ...]:
         return self._parse(Inputs((y_true, y_pred), sample_weight))
 
+    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+        """The batch checked and parsed by :meth:`_parse_rows`; a batch of more than
+        :data:`CHUNK_ROWS` rows a chunk at a time, each chunk's value sums computed right after
+        its check (a :class:`ChunkedBatch`): the temporaries of both stay chunk-sized, where
+        batch-sized ones cost page faults and cache misses (a whole batch's checks and sums
+        otherwise read its inputs from memory twice). A fault in any chunk raises before the
+        state changes, as for any batch."""
+        n = self._chunked_rows(inputs)
+        if n is None:
+            return self._parse_rows(inputs)
+        parts, sums = [], []
+        for lo in range(0, n, CHUNK_ROWS):
+            part = self._parse_rows(inputs.rows(lo, lo + CHUNK_ROWS))
+            parts.append(part)
+            sums.append(part.sums if type(part) is SummedBatch else self._value_sums(part))
+        return ChunkedBatch(parts, np.sum(sums, axis=0), n, inputs.weights(n))
+
+    @staticmethod
+    def _chunked_rows(inputs: Inputs) -> int | None:
+        """The rows of a batch to parse in chunks: every argument an array of the same number of
+        rows, more than :data:`CHUNK_ROWS`, and valid weights (``None`` otherwise, the small
+        batches after one ``len``: a malformed batch is parsed whole, for its usual error)."""
+        try:
+            if len(inputs.args[0]) <= CHUNK_ROWS:
+                return None
+            arrays = [inputs.array(i, "inputs") for i in range(len(inputs.args))]
+            n = len(arrays[0])
+            if n <= CHUNK_ROWS or any(a.ndim == 0 or len(a) != n for a in arrays):
+                return None
+            inputs.weights(n)
+        except (TypeError, InputError):
+            return None
+        return n
+
+    def _parse_rows(self, inputs: Inputs) -> tuple[Any, ...]:
+        """The batch checked and parsed (a tuple whose last item is the weights); raises
+        :class:`~streammetrics.InputError` naming the argument at fault."""
+        raise NotImplementedError
+
     def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
         """The ``(n, width)`` float64 values of the parsed rows."""
         raise NotImplementedError
@@ -100,9 +152,13 @@ class RowValueMetric(OneRowMixin, Metric[RowSums], base=True):
 
     def _fold(self, state: RowSums, batch: tuple[Any, ...], sign: int) -> None:
         """Add the batch's row values to ``state`` (their sums: those the batch carries, if it
-        is a :class:`SummedBatch`, else :meth:`_batch_sums`); the state changes once (atomic)."""
-        n = len(batch[0])
-        sums = batch.sums if type(batch) is SummedBatch else self._batch_sums(batch)
+        is a :class:`SummedBatch` or a :class:`ChunkedBatch`, else :meth:`_batch_sums`); the
+        state changes once (atomic)."""
+        if type(batch) is ChunkedBatch:
+            n, sums = batch.n, batch.sums
+        else:
+            n = len(batch[0])
+            sums = batch.sums if type(batch) is SummedBatch else self._batch_sums(batch)
         weights = batch[-1]
         total = float(n) if weights is None else float(weights.sum())
         state.add_sums(sums, total, n, len(sums), sign=sign)
@@ -166,10 +222,14 @@ class RowValueMetric(OneRowMixin, Metric[RowSums], base=True):
         of rows for every replicate (the bootstrap's replicates of a per-row value metric)."""
         if type(self)._apply is not RowValueMetric._apply or not states:
             return None
-        n = len(batch[0])
+        n = batch.n if type(batch) is ChunkedBatch else len(batch[0])
         if not n:
             return [s.copy() for s in states]
-        values = self._row_values(batch)
+        if type(batch) is ChunkedBatch:
+            # (each chunk's values copied out: a formula may write them in reused scratch arrays)
+            values = np.concatenate([self._row_values(part).copy() for part in batch.parts])
+        else:
+            values = self._row_values(batch)
         sums, totals = replicate_sums(counts, batch[-1], values)
         k = values.shape[1]
         out = []

@@ -115,7 +115,7 @@ class TopKAccuracy(_ClassRows):
     def get_config(self) -> dict[str, Any]:
         return {"k": self.k, "normalize": self.normalize, "labels": self.labels}
 
-    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+    def _parse_rows(self, inputs: Inputs) -> tuple[Any, ...]:
         yt = inputs.labels(0, "y_true")
         s = inputs.floats(1, "y_score", (2,))
         v.check_length(s, len(yt), "y_score")
@@ -188,7 +188,7 @@ class HingeLoss(_ClassRows):
         """A binary row (an integer label, a finite decision) takes the per-row path."""
         return (lambda t, d: _label_value(t)) if _int_label(self.pos_label) else None
 
-    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+    def _parse_rows(self, inputs: Inputs) -> tuple[Any, ...]:
         yt = inputs.labels(0, "y_true")
         d = inputs.floats(1, "y_score")
         v.check_length(d, len(yt), "y_score")
@@ -243,7 +243,7 @@ class ZeroOneLoss(_ClassRows):
         """Two integer labels take the per-row path (strings and others: the batch check)."""
         return _label_value(t) and _label_value(p)
 
-    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+    def _parse_rows(self, inputs: Inputs) -> tuple[Any, ...]:
         if inputs.array(0, "y_true").ndim == 2:
             yt = v.as_indicator(inputs.array(0, "y_true"), "y_true")
             yp = v.as_indicator(inputs.array(1, "y_pred"), "y_pred")
@@ -359,7 +359,7 @@ class KLDivergence(_Divergence):
         0.0853
     """
 
-    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+    def _parse_rows(self, inputs: Inputs) -> tuple[Any, ...]:
         p, q, sums = _distributions(inputs, self.log_prob)
         values = N.row_sum(np.exp(p) * (p - q)) if sums is None else _kl_of_weights(p, q, sums)
         if len(values) and not np.isfinite(values).all():
@@ -385,7 +385,7 @@ class JensenShannonDivergence(_Divergence):
         0.02246
     """
 
-    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+    def _parse_rows(self, inputs: Inputs) -> tuple[Any, ...]:
         p, q, sums = _distributions(inputs, self.log_prob)
         # (the two distributions in work arrays: fresh ones would cost more in page faults)
         if sums is None:
@@ -444,7 +444,7 @@ class NormalizedEntropy(_ClassRows):
     def get_config(self) -> dict[str, Any]:
         return {"from_logits": self.from_logits}
 
-    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+    def _parse_rows(self, inputs: Inputs) -> tuple[Any, ...]:
         y, p = _binary_pair(inputs, self.from_logits)
         return y, p, inputs.weights(len(y))
 
@@ -525,7 +525,7 @@ class WeightedCalibration(_ClassRows):
     def get_config(self) -> dict[str, Any]:
         return {}
 
-    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+    def _parse_rows(self, inputs: Inputs) -> tuple[Any, ...]:
         y = inputs.floats(0, "y_true", (1,))
         p = inputs.floats(1, "y_pred", (1,))
         v.check_length(p, len(y), "y_pred")
@@ -578,7 +578,7 @@ class _D2Probability(_ClassRows, base=True):
             return lambda t, p: (t == positive and 0.0 < p <= 1.0) or (t == negative and 0.0 <= p < 1.0)
         return lambda t, p: (t == positive or t == negative) and 0.0 <= p <= 1.0
 
-    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+    def _parse_rows(self, inputs: Inputs) -> tuple[Any, ...]:
         yt = inputs.labels(0, "y_true")
         p = inputs.probabilities(1, "y_proba")
         v.check_length(p, len(yt), "y_proba")

@@ -155,7 +155,7 @@ class _RowRanking(RowValueMetric, base=True):
     def get_config(self) -> dict[str, Any]:
         return {}
 
-    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+    def _parse_rows(self, inputs: Inputs) -> tuple[Any, ...]:
         raw = inputs.array(0, "y_true")
         _columns(raw, "y_true", "labels")
         y = v.as_indicator(raw, "y_true")
@@ -392,7 +392,7 @@ class _Gain(_RowRanking, base=True):
     #: Whether the relevances must be non-negative (NDCG).
     non_negative: ClassVar[bool] = False
 
-    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+    def _parse_rows(self, inputs: Inputs) -> tuple[Any, ...]:
         raw = inputs.array(0, "y_true")
         _columns(raw, "y_true", "documents")
         y = inputs.floats(0, "y_true", (2,))

@@ -96,7 +96,7 @@ class _RowRegression(RowValueMetric, base=True):
     #: (the same errors).
     finite_from_sums: ClassVar[bool] = False
 
-    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+    def _parse_rows(self, inputs: Inputs) -> tuple[Any, ...]:
         if self.finite_from_sums:
             return self._parse_by_sums(inputs)
         yt, yp = self._pair(inputs)
@@ -104,7 +104,7 @@ class _RowRegression(RowValueMetric, base=True):
         return yt, yp, inputs.weights(len(yt))
 
     def _parse_by_sums(self, inputs: Inputs) -> tuple[Any, ...]:
-        """:meth:`_parse` with the finiteness read from the batch's value sums (computed here,
+        """:meth:`_parse_rows` with the finiteness read from the batch's value sums (computed here,
         carried by the batch to :meth:`_fold`): two passes over the inputs fewer."""
         yt, yp = self._pair(inputs, checked=False)
         batch = self._checked_by_sums(
@@ -390,7 +390,7 @@ class D2TweedieScore(_RowRegression):
     def get_config(self) -> dict[str, Any]:
         return {"power": self.power}
 
-    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+    def _parse_rows(self, inputs: Inputs) -> tuple[Any, ...]:
         yt, yp = self._pair(inputs)
         if yt.shape[1] != 1:
             raise InputError(
@@ -646,7 +646,7 @@ class CosineSimilarity(RowValueMetric):
     def get_config(self) -> dict[str, Any]:
         return {"reduction": self.reduction}
 
-    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+    def _parse_rows(self, inputs: Inputs) -> tuple[Any, ...]:
         yt = inputs.unchecked_floats(0, "y_true", (2,))
         yp = inputs.unchecked_floats(1, "y_pred", (2,))
         arrays, squares = [], []
@@ -701,7 +701,7 @@ class CRPS(RowValueMetric):
     def get_config(self) -> dict[str, Any]:
         return {}
 
-    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+    def _parse_rows(self, inputs: Inputs) -> tuple[Any, ...]:
         yt = inputs.unchecked_floats(0, "y_true", (1,))
         yp = inputs.unchecked_floats(1, "y_pred", (2,))
         v.check_length(yp, len(yt), "y_pred")

@@ -16,6 +16,7 @@ import streammetrics as sm
 from streammetrics._core import workspace
 from streammetrics.aggregation import base as aggregation_base
 from tests.helpers import assert_same
+from tests.law_cases import all_cases
 
 #: Chunks of this many rows here (the library's are larger): the same code, smaller batches.
 CHUNK_ROWS = 4096
@@ -436,14 +437,80 @@ def test_finite_values_whose_sums_overflow_are_accepted(make, true_columns, pred
 @pytest.mark.parametrize(("make", "true_columns", "pred_columns"), BY_SUMS, ids=BY_SUMS_IDS)
 def test_sums_carried_by_the_batch_are_those_of_the_fold(make, true_columns, pred_columns) -> None:
     """A batch checked by its sums adds exactly what the same batch adds without them, on
-    batches of one chunk and of several."""
+    batches of one chunk and of several (each chunk checked by its own sums)."""
     rng = np.random.default_rng(12)
     for n, weights in ((500, None), (500, rng.uniform(size=500)), (N, None), (N, rng.uniform(size=N))):
         yt, yp = _rows(rng, n, true_columns), _rows(rng, n, pred_columns)
         m, plain = make(), make()
         batch = m._validate(yt, yp, weights)
-        assert isinstance(batch, aggregation_base.SummedBatch)
-        m._apply(m._state, batch)
-        plain._apply(plain._state, tuple(batch))  # (a plain tuple: the fold computes the sums)
-        assert m.to_bytes() == plain.to_bytes()
-        assert pickle.loads(pickle.dumps(batch)).__class__ is tuple
+        parts = batch.parts if n > CHUNK_ROWS else [batch]
+        assert all(isinstance(part, aggregation_base.SummedBatch) for part in parts)
+        if n <= CHUNK_ROWS:
+            m._apply(m._state, batch)
+            plain._apply(plain._state, tuple(batch))  # (a plain tuple: the fold computes the sums)
+            assert m.to_bytes() == plain.to_bytes()
+        else:  # the chunks' carried sums, added, are those of the chunks without them
+            fold = np.sum([m._value_sums(tuple(part)) for part in parts], axis=0)
+            assert batch.sums.tobytes() == fold.tobytes()
+        assert pickle.loads(pickle.dumps(parts[0])).__class__ is tuple
+
+
+ROW_VALUE_CASES = [case for case in all_cases() if isinstance(case.make(), aggregation_base.RowValueMetric)]
+
+
+@pytest.mark.parametrize("case", ROW_VALUE_CASES, ids=str)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_a_long_batch_parsed_chunk_by_chunk_adds_what_the_whole_batch_adds(
+    case, weighted: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every per-row value metric: a batch of several chunks, checked and summed a chunk at a
+    time, gives the state bytes of the same batch parsed whole (the fold then cuts it into the
+    same chunks), and is refused or accepted alike."""
+    rng = np.random.default_rng(21)
+    args = case.batch(rng, N)
+    w = rng.uniform(0.5, 2.0, N) if weighted and case.weights else None
+    m = case.make()
+    batch = m._validate(*args, sample_weight=w)
+    assert isinstance(batch, aggregation_base.ChunkedBatch)
+    assert [len(part[0]) for part in batch.parts] == [CHUNK_ROWS, CHUNK_ROWS, N - 2 * CHUNK_ROWS]
+    m.update(*args, sample_weight=w)
+    monkeypatch.setattr(aggregation_base.RowValueMetric, "_chunked_rows", staticmethod(lambda inputs: None))
+    whole = case.make().update(*args, sample_weight=w)
+    assert m.to_bytes() == whole.to_bytes()
+
+
+def _long(row: list, n: int = N) -> np.ndarray:
+    return np.array([row] * n, dtype=float)
+
+
+@pytest.mark.parametrize(
+    ("make", "good", "bad"),
+    [
+        (sm.TopKAccuracy, ([0], [[0.5, 0.3, 0.2]]), ([3], [[0.5, 0.3, 0.2]])),
+        (sm.HingeLoss, ([1], [0.3]), ([1], [np.nan])),
+        (sm.KLDivergence, ([[0.5, 0.5]], [[0.4, 0.6]]), ([[0.5, 0.5]], [[1.4, -0.4]])),
+        (sm.D2LogLossScore, ([1], [[0.5, 0.5]]), ([1], [[1.0, 0.0]])),
+        (sm.NDCG, ([[1.0, 0.0]], [[0.1, 0.2]]), ([[1.0, -2.0]], [[0.1, 0.2]])),
+        (sm.CoverageError, ([[1, 0]], [[0.1, 0.2]]), ([[1, 2]], [[0.1, 0.2]])),
+        (sm.CosineSimilarity, ([[1.0, 2.0]], [[0.1, 0.2]]), ([[0.0, 0.0]], [[0.1, 0.2]])),
+        (lambda: sm.TweedieDeviance(1.5), ([1.0], [2.0]), ([1.0], [-2.0])),
+    ],
+)
+@pytest.mark.parametrize("where", [0, CHUNK_ROWS + 5, N - 1], ids=["first chunk", "second", "last"])
+def test_a_fault_in_any_chunk_refuses_the_whole_batch_as_the_whole_parse_does(
+    make, good, bad, where, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch of several chunks with one bad row (in the first, a middle or the last chunk) is
+    refused with the message of the whole-batch parse, and changes nothing."""
+    args = [np.repeat(np.asarray(g), N, axis=0) for g in good]
+    for arg, row in zip(args, bad, strict=True):
+        arg[where] = np.asarray(row)[0]
+    m = make().update(*[np.asarray(g) for g in good])
+    before = m.to_bytes()
+    with pytest.raises(sm.InputError) as chunked:
+        m.update(*args)
+    assert m.to_bytes() == before
+    monkeypatch.setattr(aggregation_base.RowValueMetric, "_chunked_rows", staticmethod(lambda inputs: None))
+    with pytest.raises(sm.InputError) as whole:
+        make().update(*args)
+    assert str(chunked.value) == str(whole.value)
