@@ -29,6 +29,9 @@ import numpy as np
 
 from .workspace import work
 
+#: Batches of fewer rows get fresh temporaries where larger ones get work arrays (a fresh array
+#: this small costs less than a look-up of a work array; see :mod:`~streammetrics._core.workspace`).
+SMALL_ROWS = 4096
 #: Rows of at most this many columns take the column-by-column paths (NumPy sums rows of up to
 #: seven values sequentially, so the two agree bit for bit there).
 NARROW = 7
@@ -85,13 +88,13 @@ def row_sum(a: np.ndarray, dtype: Any = None) -> np.ndarray:
     return out
 
 
-def _fold(op: Any, a: np.ndarray) -> np.ndarray:
+def _fold(op: Any, a: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """``op.reduce(a, axis=1)`` for a binary ufunc ``op`` whose reduction is order-free (min,
-    max, or, and): pairwise across the columns of a narrow array."""
+    max, or, and): pairwise across the columns of a narrow array (into ``out`` when given)."""
     n_cols = a.shape[1]
     if not 2 <= n_cols <= NARROW:
-        return op.reduce(a, axis=1)
-    out = op(a[:, 0], a[:, 1])
+        return op.reduce(a, axis=1, out=out)
+    out = op(a[:, 0], a[:, 1], out=out)
     for j in range(2, n_cols):
         op(out, a[:, j], out=out)
     return out
@@ -102,9 +105,9 @@ def row_min(a: np.ndarray) -> np.ndarray:
     return _fold(np.minimum, a)
 
 
-def row_max(a: np.ndarray) -> np.ndarray:
-    """``a.max(axis=1)`` of a 2-D array with at least one column."""
-    return _fold(np.maximum, a)
+def row_max(a: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``a.max(axis=1)`` of a 2-D array with at least one column (into ``out`` when given)."""
+    return _fold(np.maximum, a, out)
 
 
 def row_any(a: np.ndarray) -> np.ndarray:
@@ -121,15 +124,37 @@ def row_all(a: np.ndarray) -> np.ndarray:
 ROW_DOT_EINSUM_BELOW = 1 << 13
 
 
-def row_dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def row_dot(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """``np.einsum("ij,ij->i", a, b)`` of two float 2-D arrays of one shape: the products summed
     by a matrix-vector product. einsum runs one short loop per row; BLAS's product is several
     times faster on narrow rows (the additions' order is BLAS's, not einsum's); einsum itself on
-    arrays of fewer than :data:`ROW_DOT_EINSUM_BELOW` values, whose fixed costs are lower."""
+    arrays of fewer than :data:`ROW_DOT_EINSUM_BELOW` values, whose fixed costs are lower. Into
+    ``out`` (float64, one value per row) when given."""
     if a.size < ROW_DOT_EINSUM_BELOW:
-        return np.einsum("ij,ij->i", a, b)
+        return np.einsum("ij,ij->i", a, b, out=out)
     products = np.multiply(a, b, out=work(("row dot", 0), a.shape))
-    return products @ np.ones(a.shape[1])
+    return np.matmul(products, np.ones(a.shape[1]), out=out)
+
+
+def row_offsets(n: int, k: int) -> np.ndarray:
+    """``np.arange(0, n * k, k)`` (the flat index of each row's first cell in a C-ordered
+    ``(n, k)`` array) in a work array (valid until the next call in the thread); fresh on a
+    small batch, where the look-up costs more."""
+    if n < SMALL_ROWS:
+        return np.arange(0, n * k, k)
+    return np.multiply(_counting(n), k, out=work(("row offsets",), n, np.intp))
+
+
+def _counting(n: int) -> np.ndarray:
+    """``np.arange(n)`` as a view of a kept array, grown as needed (never written to)."""
+    global _COUNTING
+    if len(_COUNTING) < n:
+        _COUNTING = np.arange(max(n, 2 * len(_COUNTING)), dtype=np.intp)
+        _COUNTING.flags.writeable = False
+    return _COUNTING[:n]
+
+
+_COUNTING = np.arange(0, dtype=np.intp)
 
 
 #: Rows of at most this many values are sorted by a sorting network applied to their columns

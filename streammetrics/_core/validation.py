@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from .workspace import work
 
 
 def to_array(value: Any, name: str) -> np.ndarray:
@@ -174,8 +175,20 @@ def as_float_unchecked(value: Any, name: str, ndim: tuple[int, ...] = (1,)) -> n
     return arr.astype(np.float64, copy=False)
 
 
+#: Values from which :func:`check_finite` writes its mask in a work array: glibc maps a block of
+#: 128 KiB and more afresh (by default), and a fresh mask of a large batch then costs more in page
+#: faults than the test; a smaller one is cheaper fresh than looked up.
+MASK_IN_WORK = 1 << 17
+
+
 def check_finite(arr: np.ndarray, name: str) -> None:
-    if arr.dtype.kind == "f" and arr.size and not np.logical_and.reduce(np.isfinite(arr), axis=None):
+    if arr.dtype.kind != "f" or not arr.size:
+        return
+    if arr.size < MASK_IN_WORK:
+        mask = np.isfinite(arr)
+    else:
+        mask = np.isfinite(arr, out=work(("finite",), arr.shape, bool))
+    if not np.logical_and.reduce(mask, axis=None):
         bad = arr[~np.isfinite(arr)][0]
         raise InputError(f"{name}: expected finite values, found {bad}")
 

@@ -76,6 +76,11 @@ def scratch(n: int, columns: int = 1) -> list[np.ndarray]:
     return list(work(("scratch",), (N_SCRATCH, columns, n) if columns > 1 else (N_SCRATCH, n)))
 
 
+def scratch_row(n: int, i: int = 0) -> np.ndarray:
+    """``scratch(n)[i]`` (one float64 work array of ``n`` values) without the others' views."""
+    return work(("scratch",), (N_SCRATCH, n))[i]
+
+
 class RowValueMetric(OneRowMixin, Metric[RowSums], base=True):
     """A weighted mean (or sum) of a value of each ``(y_true, y_pred)`` row.
 
@@ -107,6 +112,9 @@ class RowValueMetric(OneRowMixin, Metric[RowSums], base=True):
         batch-sized ones cost page faults and cache misses (a whole batch's checks and sums
         otherwise read its inputs from memory twice). A fault in any chunk raises before the
         state changes, as for any batch."""
+        first = inputs.args[0]
+        if type(first) is np.ndarray and (not first.ndim or len(first) <= CHUNK_ROWS):
+            return self._parse_rows(inputs)  # (the common case, without the checks below)
         n = self._chunked_rows(inputs)
         if n is None:
             return self._parse_rows(inputs)

@@ -67,19 +67,20 @@ class _ClassRows(RowValueMetric, base=True):
 
 def _true_cells(idx: np.ndarray, k: int) -> np.ndarray:
     """The flat indices of each row's true-class cell in a C-ordered ``(n, k)`` array (a 1-D
-    gather or scatter: NumPy pays per row for a 2-D one)."""
-    cells = np.arange(0, len(idx) * k, k)
+    gather or scatter: NumPy pays per row for a 2-D one), in a work array."""
+    cells = N.row_offsets(len(idx), k)
     cells += idx
     return cells
 
 
-def _true_class(p: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """``p[np.arange(n), idx]``: each row's score (or probability) of its true class."""
-    return (
-        np.take(np.ravel(p), _true_cells(idx, p.shape[1]))
-        if p.flags.c_contiguous
-        else p[np.arange(len(p)), idx]
-    )
+def _true_class(p: np.ndarray, idx: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``p[np.arange(n), idx]``: each row's score (or probability) of its true class (into
+    ``out`` when given)."""
+    if not p.flags.c_contiguous:
+        return np.take_along_axis(p, idx[:, None], axis=1)[:, 0]
+    # (mode="clip": the cells are in range by construction; the default mode copies the result
+    # through a buffer of its own when given ``out``)
+    return np.take(np.ravel(p), _true_cells(idx, p.shape[1]), out=out, mode="clip")
 
 
 class TopKAccuracy(_ClassRows):
@@ -126,11 +127,11 @@ class TopKAccuracy(_ClassRows):
         """Whether each row's true class is among its ``k`` highest scores."""
         s, idx, _ = batch
         n, c = s.shape
-        true = _true_class(s, idx)
+        true = _true_class(s, idx, out=work(("top k", "true"), n))
         # the true class's rank: the classes scored above it, and those tied with it after it;
         # one column at a time, each contiguous (a broadcast over short rows pays per row, and a
         # column of the rows reads every row's memory), small integer counts
-        st = np.ascontiguousarray(s.T)
+        st = N.by_label(s, "scores")
         small = N.counter_dtype(c)
         rank, equal = np.zeros(n, small), np.zeros(n, small)
         for j in range(c):
@@ -193,17 +194,22 @@ class HingeLoss(_ClassRows):
         d = inputs.floats(1, "y_score")
         v.check_length(d, len(yt), "y_score")
         if d.ndim == 1:
-            margin = np.where(yt == self.pos_label, d, -d) if len(yt) else d
+            # (-d in a work array; the margins themselves are the parsed batch: fresh)
+            margin = np.where(yt == self.pos_label, d, np.negative(d, out=work(("hinge", "negated"), len(d))))
         else:
             n, c = d.shape
             if c < 2:
                 raise InputError(f"y_score: expected at least 2 columns for multiclass decisions, found {c}")
             idx = _class_index(yt, c, self.labels)
+            # the true class's decision, less the largest other (the true cells set to -inf in
+            # a work copy)
             cells = _true_cells(idx, c)
-            true = d.ravel()[cells]
-            other = d.copy()
+            margin = d.ravel()[cells]
+            other = work(("hinge", "other"), d.shape)
+            np.copyto(other, d)
             other.ravel()[cells] = -np.inf
-            margin = true - N.row_max(other) if n else true
+            if n:
+                np.subtract(margin, N.row_max(other, out=work(("hinge", "max"), n)), out=margin)
         return margin, inputs.weights(len(yt))
 
     def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
@@ -296,8 +302,9 @@ def _distributions(inputs: Inputs, log_prob: bool) -> tuple[np.ndarray, np.ndarr
     return p, q, sums
 
 
-def _kl_rows(p: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """``sum_j p_j log(p_j / q_j)`` per row (0 where p_j = 0; inf where q_j = 0 < p_j)."""
+def _kl_rows(p: np.ndarray, q: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``sum_j p_j log(p_j / q_j)`` per row (0 where p_j = 0; inf where q_j = 0 < p_j), into
+    ``out`` when given."""
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.divide(p, q, out=work(("kl rows", 0), p.shape))
         np.log(terms, out=terms)
@@ -305,7 +312,7 @@ def _kl_rows(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     held = np.greater(p, 0.0, out=work(("kl rows", 1), p.shape, bool))
     if not held.all():
         np.copyto(terms, 0.0, where=~held)  # (p = 0: no term, whatever q; not 0 * -inf)
-    return terms @ np.ones(terms.shape[1])  # (row sums as one matrix-vector product)
+    return np.matmul(terms, np.ones(terms.shape[1]), out=out)  # (row sums: one matrix-vector product)
 
 
 def _kl_of_weights(p: np.ndarray, q: np.ndarray, sums: list[np.ndarray]) -> np.ndarray:
@@ -314,15 +321,19 @@ def _kl_of_weights(p: np.ndarray, q: np.ndarray, sums: list[np.ndarray]) -> np.n
     total_p, total_q = sums
     out = _kl_rows(p, q)
     out /= total_p
+    ratio = np.divide(total_q, total_p, out=work(("kl", "log ratio"), len(out)))
     with np.errstate(divide="ignore", invalid="ignore"):  # (inf rows stay inf: refused)
-        out += np.log(total_q / total_p)
+        out += np.log(ratio, out=ratio)
     return out
 
 
 def _js_rows(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     m = np.add(p, q, out=work(("js rows", 0), p.shape))
     m /= 2
-    return 0.5 * _kl_rows(p, m) + 0.5 * _kl_rows(q, m)
+    out = _kl_rows(p, m)
+    out += _kl_rows(q, m, out=work(("js rows", 1), len(out)))
+    out *= 0.5  # (the mean of the two: halving is exact)
+    return out
 
 
 class _Divergence(_ClassRows, base=True):
@@ -455,9 +466,8 @@ class NormalizedEntropy(_ClassRows):
         if self.from_logits:
             loss = self._logit_losses(p, positive)
         else:
-            ones, zeros = np.flatnonzero(positive), np.flatnonzero(~positive)
             loss = np.empty(len(y))
-            loss[ones], loss[zeros] = self._probability_losses(p, ones, zeros)
+            loss[positive], loss[~positive] = self._probability_losses(p, positive)
         np.minimum(loss, -TORCH_LOG_FLOOR, out=out[:, 0])
         out[:, 1] = y
         return out
@@ -471,8 +481,7 @@ class NormalizedEntropy(_ClassRows):
         if self.from_logits:
             parts = [self._logit_losses(p, positive)]
         else:
-            ones = np.flatnonzero(positive)
-            parts = self._probability_losses(p, ones, np.flatnonzero(~positive))
+            parts = self._probability_losses(p, positive)
         total = math.fsum(float(np.add.reduce(np.minimum(x, -TORCH_LOG_FLOOR, out=x))) for x in parts)
         return np.array([total, float(np.count_nonzero(positive))])
 
@@ -483,13 +492,15 @@ class NormalizedEntropy(_ClassRows):
         return np.logaddexp(0.0, np.where(positive, -x, x))
 
     @staticmethod
-    def _probability_losses(p: np.ndarray, ones: np.ndarray, zeros: np.ndarray) -> list[np.ndarray]:
-        """-log p on the positive rows, -log(1 - p) (as ``log1p(-p)``) on the others: each row's
-        one logarithm, on its rows only."""
+    def _probability_losses(p: np.ndarray, positive: np.ndarray) -> list[np.ndarray]:
+        """-log p on the ``positive`` rows, -log(1 - p) (as ``log1p(-p)``) on the others, in row
+        order: each row's one logarithm, on its rows only (computed in the gathered copies)."""
+        ones, zeros = np.compress(positive, p), np.compress(~positive, p)
         with np.errstate(divide="ignore"):
-            positive = np.log(p[ones])
-            negative = np.log1p(-p[zeros])
-        return [np.negative(positive, out=positive), np.negative(negative, out=negative)]
+            np.log(ones, out=ones)
+            np.negative(zeros, out=zeros)
+            np.log1p(zeros, out=zeros)
+        return [np.negative(ones, out=ones), np.negative(zeros, out=zeros)]
 
     def _compute(self, state: RowSums) -> float:
         ce, rate = self._means(state)
@@ -653,8 +664,10 @@ class D2LogLossScore(_D2Probability):
     positive_truth: ClassVar[bool] = True
 
     def _loss(self, p: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        loss = _true_class(p, idx, out=work(("d2 log loss",), len(idx)))
         with np.errstate(divide="ignore"):
-            loss = -np.log(_true_class(p, idx))
+            np.log(loss, out=loss)
+        np.negative(loss, out=loss)
         if len(loss) and not np.isfinite(loss).all():
             raise InputError("y_proba: expected a positive probability for the true class, found 0")
         return loss
@@ -688,9 +701,11 @@ class D2BrierScore(_D2Probability):
 
     @staticmethod
     def _residuals(p: np.ndarray, idx: np.ndarray) -> np.ndarray:
-        """``p`` minus the one-hot rows of the true classes (a copy)."""
-        d = np.array(p, order="C")
-        d.ravel()[_true_cells(idx, d.shape[1])] -= 1.0
+        """``p`` minus the one-hot rows of the true classes (a work copy)."""
+        d = work(("brier", "residuals"), p.shape)
+        np.copyto(d, p)
+        cells = _true_cells(idx, d.shape[1])
+        d.ravel()[cells] -= 1.0
         return d
 
     def _null(self, prior: np.ndarray) -> float:

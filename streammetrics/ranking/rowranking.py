@@ -25,7 +25,7 @@ from .._core import validation as v
 from .._core.inputs import Inputs
 from .._core.narrow import by_label, sort_rows
 from .._core.workspace import work
-from ..aggregation.base import RowValueMetric
+from ..aggregation.base import RowValueMetric, scratch_row
 from ..aggregation.state import RowSums
 from ..errors import InputError
 
@@ -203,10 +203,11 @@ class CoverageError(_RowRanking):
             np.divide(1.0, raised, out=raised)
         raised -= 1.0
         raised += s
-        lowest = raised.min(axis=0)
-        return label_sums(np.greater_equal(s, lowest, out=work(("coverage", 1), s.shape, bool))).astype(
-            np.float64
-        )
+        lowest = np.minimum.reduce(raised, axis=0, out=work(("coverage", 2), n))
+        covered = label_sums(np.greater_equal(s, lowest, out=work(("coverage", 1), s.shape, bool)))
+        out = scratch_row(n)
+        np.copyto(out, covered)
+        return out
 
 
 class LabelRankingAveragePrecision(_RowRanking):
@@ -237,13 +238,17 @@ class LabelRankingAveragePrecision(_RowRanking):
             cell = np.multiply(rank, np.uint8(m + 1), out=rank)
             cell += relevant_at_least
             cell *= y.view(np.uint8)
-            ratio = np.ones(m) @ looked_up(_precisions(m), cell, "precisions")
+            ratio = np.matmul(
+                np.ones(m), looked_up(_precisions(m), cell, "precisions"), out=scratch_row(len(s))
+            )
         else:
             rel, rank, relevant_at_least, n_relevant = label_ranks(y, s)
             ratio = np.where(rel, relevant_at_least / rank, 0.0).sum(axis=1)
         # 1 for a row without relevant labels (as scikit-learn; a row whose labels are all
         # relevant gets m / m = 1 from the sum); arithmetic, not np.where, on a random mask
-        return ratio / np.maximum(n_relevant, 1) + (n_relevant == 0)
+        ratio /= np.maximum(n_relevant, 1)
+        ratio += n_relevant == 0
+        return ratio
 
 
 class LabelRankingLoss(_RowRanking):
@@ -273,9 +278,14 @@ class LabelRankingLoss(_RowRanking):
             rank -= relevant_at_least
             rank *= y.view(np.uint8)
             wrong = label_sums(rank)
-        else:
-            rel, rank, relevant_at_least, n_relevant = label_ranks(y, s)
-            wrong = np.where(rel, rank - relevant_at_least, 0).sum(axis=1)
+            # the (relevant, irrelevant) pairs, at most 16 (uint8), in a work array
+            pairs = np.subtract(
+                np.uint8(m), n_relevant, out=work(("ranking loss", "pairs"), len(n_relevant), np.uint8)
+            )
+            pairs *= n_relevant
+            return np.divide(wrong, np.maximum(pairs, 1, out=pairs), out=scratch_row(len(pairs)))
+        rel, rank, relevant_at_least, n_relevant = label_ranks(y, s)
+        wrong = np.where(rel, rank - relevant_at_least, 0).sum(axis=1)
         pairs = n_relevant * (m - n_relevant.astype(np.intp))
         return wrong / np.maximum(pairs, 1)  # (no pairs: nothing wrong, 0)
 
@@ -303,6 +313,8 @@ def dcg_rows(
     n, m = s.shape
     if not n:
         return np.zeros(0)
+    if gains.dtype.kind != "f" and (ignore_ties or m > PAIRWISE_LABELS):
+        gains = gains.astype(np.float64)  # (integer relevances: summed as floats, never wrapped)
     if ignore_ties:
         ranking = np.argsort(s, axis=1)[:, ::-1]
         return np.take_along_axis(gains, ranking, axis=1) @ discount
@@ -362,10 +374,11 @@ def _dcg_pairwise(gains: np.ndarray, s: np.ndarray, discount: np.ndarray) -> np.
 
 
 def _gain_sums(gains: np.ndarray, table: np.ndarray, cells: np.ndarray, slot: str) -> np.ndarray:
-    """``sum_j gains[j] * table[cells[j]]`` per row (``gains`` and ``cells`` by label)."""
+    """``sum_j gains[j] * table[cells[j]]`` per row (``gains`` and ``cells`` by label), in the
+    first :func:`scratch` array."""
     values = looked_up(table, cells, slot)
     values *= gains
-    return np.ones(len(cells)) @ values
+    return np.matmul(np.ones(len(cells)), values, out=scratch_row(values.shape[1]))
 
 
 def ideal_dcg(
@@ -382,7 +395,7 @@ def ideal_dcg(
     np.copyto(rows[:m], relevance.T if by_label_relevance is None else by_label_relevance)
     weights = np.zeros(m + 1)  # (0 for the spare row)
     weights[sort_rows(rows)] = discount[::-1]
-    return weights @ rows
+    return np.matmul(weights, rows, out=scratch_row(n, 1))  # (not the first: the DCG's)
 
 
 class _Gain(_RowRanking, base=True):
@@ -395,7 +408,9 @@ class _Gain(_RowRanking, base=True):
     def _parse_rows(self, inputs: Inputs) -> tuple[Any, ...]:
         raw = inputs.array(0, "y_true")
         _columns(raw, "y_true", "documents")
-        y = inputs.floats(0, "y_true", (2,))
+        # integer or boolean relevances are kept as they are (exact and finite; the formulas
+        # convert each value where they use it): no float64 copy of the batch
+        y = raw if raw.ndim == 2 and raw.dtype.kind in "iub" else inputs.floats(0, "y_true", (2,))
         if self.non_negative and y.size and y.min() < 0:
             raise InputError(
                 f"y_true: expected non-negative relevances for {type(self).__name__}, found {y.min()}"
@@ -481,4 +496,6 @@ class NDCG(_Gain):
         shared = by_label(y, "gains") if y.shape[1] <= PAIRWISE_LABELS and len(y) else None
         gain = dcg_rows(y, s, discount, self.ignore_ties, None if self.ignore_ties else shared)
         ideal = ideal_dcg(y, discount, shared)
-        return gain / (ideal + (ideal == 0))  # (0 where no document is relevant: the gain is 0 too)
+        ideal += ideal == 0  # (0 where no document is relevant: the gain is 0 too)
+        gain /= ideal
+        return gain

@@ -22,7 +22,7 @@ from .._core.inputs import Inputs
 from .._core.narrow import SORTING_NETWORK_MEMBERS, row_dot, row_max, sort_rows
 from .._core.params import check_option
 from .._core.workspace import work
-from ..aggregation.base import RowValueMetric, always, scratch
+from ..aggregation.base import RowValueMetric, always, scratch, scratch_row
 from ..aggregation.state import RowSums
 from ..errors import InputError, UndefinedMetricWarning
 from .base import RegressionMetric, check_multioutput
@@ -651,7 +651,8 @@ class CosineSimilarity(RowValueMetric):
         yp = inputs.unchecked_floats(1, "y_pred", (2,))
         arrays, squares = [], []
         with np.errstate(over="ignore", under="ignore"):
-            sums = [row_dot(yt, yt), row_dot(yp, yp)]
+            # (the second in a work array: the first becomes the product of the norms, kept)
+            sums = [row_dot(yt, yt), row_dot(yp, yp, out=work(("cosine", "squares"), len(yp)))]
         for i, arr, name, sq in ((0, yt, "y_true", sums[0]), (1, yp, "y_pred", sums[1])):
             # a row's sum of squares is finite only if its values are: one pass checks both
             low, high = (float(sq.min()), float(sq.max())) if len(sq) else (1.0, 1.0)
@@ -669,11 +670,16 @@ class CosineSimilarity(RowValueMetric):
         v.check_length(yp, len(yt), "y_pred")
         if yp.shape[1] != yt.shape[1]:
             raise InputError(f"y_pred: expected {yt.shape[1]} columns (those of y_true), found {yp.shape[1]}")
-        return arrays[0], arrays[1], np.sqrt(squares[0]) * np.sqrt(squares[1]), inputs.weights(len(yt))
+        # the product of the norms in the memory of the sums of squares (each row_dot's own)
+        norms = np.sqrt(squares[0], out=squares[0])
+        norms *= np.sqrt(squares[1], out=squares[1])
+        return arrays[0], arrays[1], norms, inputs.weights(len(yt))
 
     def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
         yt, yp, norms, _ = batch
-        return (row_dot(yt, yp) / norms).reshape(-1, 1)
+        cosine = row_dot(yt, yp, out=scratch_row(len(yt)))
+        cosine /= norms
+        return cosine.reshape(-1, 1)
 
     def _compute(self, state: RowSums) -> float:
         total = float(state.totals[0])
@@ -728,15 +734,19 @@ class CRPS(RowValueMetric):
         rows = work(("crps", "members"), (m + 1, n))
         np.copyto(rows[:m], yp.T)
         spare = rows[m]
-        spread = np.zeros(n)
+        spread, ranked, *_ = scratch(n)
+        spread.fill(0.0)
         for x in rows[:m]:
             np.subtract(x, yt, out=spare)
             spread += np.abs(spare, out=spare)
         spread /= m
         weights = np.zeros(m + 1)  # the coefficients by row (0 for the spare)
         weights[sort_rows(rows)] = coef
-        ranked = weights @ rows
-        return (spread - 2.0 * ranked / (2.0 * m * m)).reshape(-1, 1)
+        np.matmul(weights, rows, out=ranked)
+        ranked *= 2.0
+        ranked /= 2.0 * m * m
+        spread -= ranked
+        return spread.reshape(-1, 1)
 
     def _compute(self, state: RowSums) -> float:
         return float(self._means(state)[0])
