@@ -388,6 +388,7 @@ def ideal_dcg(
     ``by_label_relevance``: the caller's :func:`by_label` copy of them, if it has one."""
     n, m = relevance.shape
     if m > PAIRWISE_LABELS:
+        relevance = relevance.astype(np.float64, copy=False)  # (integers: as floats, as the DCG's)
         return np.sort(relevance, axis=1)[:, ::-1] @ discount if n else np.zeros(0)
     # the relevances by label, sorted in a work array by a sorting network over the label rows
     # (never the caller's copy), the k-th largest weighted by the k-th discount

@@ -77,6 +77,29 @@ def test_dcg_and_ndcg_agree_with_scikit_learn_with_ties(m: int, k: int | None) -
     _close(sm.NDCG(k).update(rel, s).compute(), skm.ndcg_score(rel, s, k=k))
 
 
+@pytest.mark.parametrize("m", WIDTHS)
+@pytest.mark.parametrize("ignore_ties", [False, True])
+@pytest.mark.parametrize("dtype", [np.int8, np.int64, np.uint16, bool])
+def test_integer_relevances_are_read_as_their_float_values(m: int, ignore_ties: bool, dtype) -> None:
+    """DCG and NDCG keep integer or boolean relevances without a float copy: the state is the
+    one their float64 values give, on every path (pairwise, sorted, ignoring ties)."""
+    rng = np.random.default_rng(m)
+    rel = rng.integers(0, 2 if dtype is bool else 4, (300, m)).astype(dtype)
+    s = np.round(rng.standard_normal((300, m)), 1)
+    for make in (lambda: sm.DCG(3, ignore_ties=ignore_ties), lambda: sm.NDCG(ignore_ties=ignore_ties)):
+        assert make().update(rel, s).to_bytes() == make().update(rel.astype(float), s).to_bytes()
+
+
+def test_large_integer_relevances_are_summed_as_floats() -> None:
+    """Relevances near the int64 limit: the sorted path sums them as floats, never wrapped."""
+    m = rowranking.PAIRWISE_LABELS + 2
+    rel = np.full((4, m), 2**62, dtype=np.int64)
+    s = np.arange(4 * m, dtype=float).reshape(4, m)
+    for ignore_ties in (False, True):
+        as_int = sm.DCG(ignore_ties=ignore_ties).update(rel, s).compute()
+        assert as_int == sm.DCG(ignore_ties=ignore_ties).update(rel.astype(float), s).compute() > 0
+
+
 @pytest.mark.parametrize("c", [3, 5, 9])
 def test_top_k_accuracy_with_ties_agrees_with_scikit_learn(c: int) -> None:
     rng = np.random.default_rng(c)

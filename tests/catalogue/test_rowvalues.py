@@ -10,6 +10,8 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.spatial.distance
+import scipy.special
 from sklearn import metrics as skm
 
 import streammetrics as sm
@@ -105,14 +107,55 @@ def test_cosine_similarity_is_exact_for_rows_whose_squares_under_or_overflow(
     assert_same(value, _fsum_cosines(t, p), rtol=1e-12)
 
 
-def test_classification_batches_of_several_chunks_agree() -> None:
-    rng = np.random.default_rng(4)
-    y = rng.integers(0, 4, N)
-    s = rng.standard_normal((N, 4))
-    assert_same(sm.TopKAccuracy(2).update(y, s).compute(), skm.top_k_accuracy_score(y, s, k=2), rtol=1e-12)
-    rel = (rng.random((N, 5)) < 0.4).astype(int)
-    scores = np.round(rng.standard_normal((N, 5)), 1)
-    assert_same(sm.NDCG(3).update(rel, scores).compute(), skm.ndcg_score(rel, scores, k=3), rtol=1e-12)
+def _labels_and_scores(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    return rng.integers(0, 4, N), rng.standard_normal((N, 4))
+
+
+def _labels_and_probabilities(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    return rng.integers(0, 4, N), rng.dirichlet(np.ones(4), N)
+
+
+def _relevance_and_scores(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    return (rng.random((N, 5)) < 0.4).astype(int), np.round(rng.standard_normal((N, 5)), 1)
+
+
+def _distributions(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    return rng.dirichlet(np.ones(5), N), rng.dirichlet(np.ones(5), N)
+
+
+@pytest.mark.parametrize(
+    ("make", "data", "reference"),
+    [
+        (lambda: sm.TopKAccuracy(2), _labels_and_scores, lambda y, s: skm.top_k_accuracy_score(y, s, k=2)),
+        (sm.HingeLoss, _labels_and_scores, skm.hinge_loss),
+        (
+            sm.HingeLoss,
+            lambda rng: (rng.integers(0, 2, N), rng.standard_normal(N)),
+            skm.hinge_loss,
+        ),
+        (sm.D2LogLossScore, _labels_and_probabilities, skm.d2_log_loss_score),
+        (sm.D2BrierScore, _labels_and_probabilities, skm.d2_brier_score),
+        (sm.CoverageError, _relevance_and_scores, skm.coverage_error),
+        (sm.LabelRankingAveragePrecision, _relevance_and_scores, skm.label_ranking_average_precision_score),
+        (sm.LabelRankingLoss, _relevance_and_scores, skm.label_ranking_loss),
+        (sm.DCG, _relevance_and_scores, skm.dcg_score),
+        (lambda: sm.NDCG(3), _relevance_and_scores, lambda y, s: skm.ndcg_score(y, s, k=3)),
+        (
+            sm.KLDivergence,
+            _distributions,
+            lambda p, q: math.fsum(scipy.special.rel_entr(p, q).sum(axis=1)) / N,
+        ),
+        (
+            sm.JensenShannonDivergence,
+            _distributions,
+            lambda p, q: math.fsum(scipy.spatial.distance.jensenshannon(p, q, axis=1) ** 2) / N,
+        ),
+    ],
+)
+def test_classification_and_ranking_batches_of_several_chunks_agree(make, data, reference) -> None:
+    """Batches of several chunks, each long enough for the work arrays, against the peers."""
+    y, s = data(np.random.default_rng(4))
+    assert_same(make().update(y, s).compute(), reference(y, s), rtol=1e-12)
 
 
 def test_per_row_streams_equal_one_batch() -> None:

@@ -168,3 +168,26 @@ def test_indicator_matrices_of_any_integer_type_and_byte_order(dtype) -> None:
             ):
                 typed.update(bad, second)
             assert typed.to_bytes() == before
+
+
+@pytest.mark.parametrize("shape", [(1 << 17,), ((1 << 15) + 1, 4)])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_large_arrays_refuse_inf_and_nan_through_the_work_mask(shape, bad) -> None:
+    """Arrays of ``MASK_IN_WORK`` values and more test their finiteness in a work array: the
+    same refusals (the last value bad), the same acceptance, nothing kept from one to the next."""
+    from streammetrics._core import validation
+
+    assert np.prod(shape) >= validation.MASK_IN_WORK
+    good = np.random.default_rng(0).random(shape)
+    validation.check_finite(good, "y_pred")
+    bad_array = good.copy()
+    bad_array.flat[-1] = bad
+    with pytest.raises(sm.InputError, match=rf"^y_pred: expected finite values, found {bad}$"):
+        validation.check_finite(bad_array, "y_pred")
+    validation.check_finite(good, "y_pred")  # (the mask of the refused array is not read again)
+    m = sm.MSE().update(np.zeros(len(good)), good.reshape(len(good), -1)[:, 0])
+    before = m.to_bytes()
+    if bad_array.ndim == 1:  # a metric's batch, checked the same way
+        with pytest.raises(sm.InputError, match=r"^y_pred: expected finite values"):
+            m.update(np.zeros(len(bad_array)), bad_array)
+    assert m.to_bytes() == before
