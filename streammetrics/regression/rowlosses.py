@@ -400,7 +400,7 @@ class D2TweedieScore(_RowRegression):
         return yt[:, 0], yp[:, 0], inputs.weights(len(yt))
 
     def _loss(self, yt: np.ndarray, yp: np.ndarray) -> np.ndarray:
-        out = np.empty((len(yt), 3))
+        out = work(("d2 tweedie",), (len(yt), 3))  # (the row values: read once, by the sums)
         out[:, 0] = tweedie_deviance(yt, yp, self.power)
         out[:, 1] = yt
         p = self.power
