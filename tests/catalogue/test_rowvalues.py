@@ -557,3 +557,17 @@ def test_a_fault_in_any_chunk_refuses_the_whole_batch_as_the_whole_parse_does(
     with pytest.raises(sm.InputError) as whole:
         make().update(*args)
     assert str(chunked.value) == str(whole.value)
+
+
+@pytest.mark.parametrize("case", ROW_VALUE_CASES, ids=str)
+def test_bootstrap_replicates_of_a_long_batch_are_those_of_the_whole_parse(
+    case, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The replicates read every chunk's row values after all chunks are parsed: nothing a chunk's
+    parsed batch holds may be overwritten by the next chunk's parse."""
+    rng = np.random.default_rng(22)
+    args = case.batch(rng, N)
+    chunked = sm.Bootstrap(case.make(), n_replicates=4, seed=1).update(*args)
+    monkeypatch.setattr(aggregation_base.RowValueMetric, "_chunked_rows", staticmethod(lambda inputs: None))
+    whole = sm.Bootstrap(case.make(), n_replicates=4, seed=1).update(*args)
+    assert chunked.to_bytes() == whole.to_bytes()
