@@ -127,7 +127,7 @@ class TopKAccuracy(_ClassRows):
         """Whether each row's true class is among its ``k`` highest scores."""
         s, idx, _ = batch
         n, c = s.shape
-        true = _true_class(s, idx, out=work(("top k", "true"), n))
+        true = _true_class(s, idx, out=None if n < N.SMALL_ROWS else work(("top k", "true"), n))
         # the true class's rank: the classes scored above it, and those tied with it after it;
         # one column at a time, each contiguous (a broadcast over short rows pays per row, and a
         # column of the rows reads every row's memory), small integer counts
@@ -205,11 +205,15 @@ class HingeLoss(_ClassRows):
             # a work copy)
             cells = _true_cells(idx, c)
             margin = d.ravel()[cells]
-            other = work(("hinge", "other"), d.shape)
-            np.copyto(other, d)
+            small = n < N.SMALL_ROWS  # (fresh arrays: cheaper than a look-up on a small batch)
+            other = d.copy() if small else work(("hinge", "other"), d.shape)
+            if not small:
+                np.copyto(other, d)
             other.ravel()[cells] = -np.inf
             if n:
-                np.subtract(margin, N.row_max(other, out=work(("hinge", "max"), n)), out=margin)
+                np.subtract(
+                    margin, N.row_max(other, out=None if small else work(("hinge", "max"), n)), out=margin
+                )
         return margin, inputs.weights(len(yt))
 
     def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
