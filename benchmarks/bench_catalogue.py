@@ -1,13 +1,21 @@
 """Issue 17 catalogue (per-row values): batch throughput on batches of 100k rows, per-row updates,
 against torchmetrics (CPU, float64, its update on the same batches) and river (one row at a time).
 
-Run from the repository root: ``python -m benchmarks.bench_catalogue [--quick]`` (as a module, so
-that the checkout's ``streammetrics`` is imported, not an installed one). Numbers are rows per second (best of
-3); ratios are ours over the peer, measured in the same run.
+Run from the repository root: ``python -m benchmarks.bench_catalogue [--quick] [--cold-allocator]``
+(as a module, so that the checkout's ``streammetrics`` is imported, not an installed one). Numbers
+are rows per second (best of 3); ratios are ours over the peer, measured in the same run.
+
+``--cold-allocator`` runs the benchmark with glibc's mmap threshold fixed at 128 KiB
+(``MALLOC_MMAP_THRESHOLD_``), as in a process that has not yet freed a large block: every fresh
+temporary of 128 KiB or more is then mapped afresh and page-faults on every call. A plain run
+inherits whatever threshold the data generation left (glibc raises it when a mapped block is
+freed), so the two bracket what a user's process sees.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -255,6 +263,10 @@ def bench_rows(n: int) -> list[list[object]]:
     return rows
 
 
+#: The environment of ``--cold-allocator``: glibc's mmap threshold fixed at its default, 128 KiB
+#: (fixing it also stops glibc from raising it when a mapped block is freed).
+COLD_ALLOCATOR = {"MALLOC_MMAP_THRESHOLD_": str(128 * 1024)}
+
 #: Threads torch may use (NumPy's element-wise work here runs on one): set by ``main``.
 TORCH_THREADS = 1
 
@@ -268,9 +280,11 @@ def main(quick: bool = False, torch_threads: int = TORCH_THREADS) -> str:
         torch.set_num_threads(torch_threads)
     except ImportError:
         pass
+    cold = os.environ.get("MALLOC_MMAP_THRESHOLD_") == COLD_ALLOCATOR["MALLOC_MMAP_THRESHOLD_"]
     out = [
         f"Batches of {BATCH:,} rows, {n:,} rows in all: M rows/s, and torchmetrics' time over ours "
-        f"(torch on {torch_threads} thread{'s' if torch_threads > 1 else ''})",
+        f"(torch on {torch_threads} thread{'s' if torch_threads > 1 else ''}"
+        f"{'; glibc mmap threshold fixed at 128 KiB' if cold else ''})",
         markdown_table(
             ["metric", "M rows/s", "torchmetrics time / ours", "floor: its log/exp alone, M rows/s"],
             bench_batches(n),
@@ -290,5 +304,13 @@ if __name__ == "__main__":
     parser.add_argument(
         "--torch-threads", type=int, default=TORCH_THREADS, help="threads torch may use (default 1, as NumPy)"
     )
+    parser.add_argument(
+        "--cold-allocator",
+        action="store_true",
+        help="fix glibc's mmap threshold at 128 KiB (every large fresh temporary page-faults)",
+    )
     args = parser.parse_args()
+    if args.cold_allocator and os.environ.get("MALLOC_MMAP_THRESHOLD_") is None:
+        # (glibc reads the variable at start-up: the benchmark starts again with it set)
+        os.execve(sys.executable, sys.orig_argv, {**os.environ, **COLD_ALLOCATOR})
     print(main(quick=args.quick, torch_threads=args.torch_threads))
