@@ -146,12 +146,15 @@ def row_offsets(n: int, k: int) -> np.ndarray:
 
 
 def _counting(n: int) -> np.ndarray:
-    """``np.arange(n)`` as a view of a kept array, grown as needed (never written to)."""
+    """``np.arange(n)`` as a view of a kept array, grown as needed (never written to; read into
+    a local first, so a thread growing it at the same time cannot hand this call a shorter one)."""
     global _COUNTING
-    if len(_COUNTING) < n:
-        _COUNTING = np.arange(max(n, 2 * len(_COUNTING)), dtype=np.intp)
-        _COUNTING.flags.writeable = False
-    return _COUNTING[:n]
+    counting = _COUNTING
+    if len(counting) < n:
+        counting = np.arange(max(n, 2 * len(counting)), dtype=np.intp)
+        counting.flags.writeable = False
+        _COUNTING = counting
+    return counting[:n]
 
 
 _COUNTING = np.arange(0, dtype=np.intp)

@@ -78,3 +78,21 @@ def test_row_dot_is_einsum_to_rounding(rows: int, width: int) -> None:
     # row's sum of magnitudes
     scale = np.einsum("ij,ij->i", np.abs(a), np.abs(b))
     assert got.shape == (rows,) and np.all(np.abs(got - want) <= 8 * width * np.finfo(float).eps * scale)
+
+
+def test_row_offsets_are_numpys_arange_on_both_sides_of_the_small_batches() -> None:
+    """The flat offsets of each row's first cell, fresh below ``SMALL_ROWS`` and from the kept
+    counting array above it (grown, never shortened, by later larger requests)."""
+    for n in (0, 1, 7, N.SMALL_ROWS - 1, N.SMALL_ROWS, 3 * N.SMALL_ROWS + 5, N.SMALL_ROWS + 1):
+        for k in (1, 2, 5):
+            got = N.row_offsets(n, k)
+            assert got.dtype == np.intp and np.array_equal(got, np.arange(0, n * k, k))
+
+
+@pytest.mark.parametrize("rows", [3, 300, 5000])
+def test_row_max_and_row_dot_write_into_out(rows: int) -> None:
+    rng = np.random.default_rng(rows)
+    a, b = _floats(rng, rows, 5), _floats(rng, rows, 5)
+    out = np.full(rows, np.nan)
+    assert N.row_max(a, out=out) is out and np.array_equal(out, a.max(axis=1))
+    assert N.row_dot(a, b, out=out) is out and np.array_equal(out, N.row_dot(a, b))
