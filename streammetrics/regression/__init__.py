@@ -25,7 +25,7 @@ from .metrics import (
     MeanError,
     PearsonR,
 )
-from .moments import CoMoments, ResidualMoments
+from .moments import CoMoments, ResidualMoments, TargetMoments
 
 __all__ = [
     "MAE",
@@ -44,9 +44,9 @@ __all__ = [
 ]
 
 # The states are public in the subpackage (streammetrics.regression.CoMoments, ...) but not at top level.
-_STATES = (CoMoments, ResidualMoments, MaxAbsError)
+_STATES = (CoMoments, ResidualMoments, TargetMoments, MaxAbsError)
 
-# issue 17: losses on the per-row value state, and NRMSE on the co-moments
+# issue 17: losses on the per-row value state, and NRMSE on the moments of y_true and the residual
 from .rowlosses import (  # noqa: E402
     CRPS,
     NRMSE,

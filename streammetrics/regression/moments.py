@@ -6,7 +6,8 @@
 cross co-moment ``C = sum w (t - mean_t)(p - mean_p)``, the weighted sums of ``|r|`` (MAE) and
 ``|r| / max(|t|, eps)`` (MAPE), the total weight and the row count. :class:`ResidualMoments`
 keeps the residual's part alone (shift, mean, M2 and the sum of ``|r|``): all that the error
-metrics (MAE, MSE, RMSE, mean error, MSLE, RMSLE) read.
+metrics (MAE, MSE, RMSE, mean error, MSLE, RMSLE) read; :class:`TargetMoments` the y_true and
+residual parts (shift, mean, M2 of each): all that NRMSE reads.
 
 A batch is reduced in float64 with a two-pass algorithm (mean of the shifted values, then the
 deviations from it) and folded in with Chan et al.'s / Pébay's pairwise formulas in their
@@ -42,7 +43,7 @@ TRANSFORMS = (None, "log1p")
 
 
 class Moments(State):
-    """The machinery shared by :class:`CoMoments` and :class:`ResidualMoments`.
+    """The machinery shared by :class:`CoMoments`, :class:`ResidualMoments` and :class:`TargetMoments`.
 
     A subclass names its moment rows (``ROWS``: which of y_true, y_pred and the residual it
     keeps, the residual last), whether it keeps the cross co-moment of the first two, and its
@@ -65,6 +66,12 @@ class Moments(State):
             raise ValueError(f"transform: expected one of {list(TRANSFORMS)!r}, found {transform!r}")
         self._transform = transform
         self.reset()
+
+    @classmethod
+    def columns(cls, y_true: Any, y_pred: Any, residual: Any) -> tuple[Any, ...]:
+        """The series of :attr:`ROWS`, in order, from y_true, y_pred and their residual."""
+        series = {"true": y_true, "pred": y_pred, "residual": residual}
+        return tuple(series[name] for name in cls.ROWS)
 
     @classmethod
     def arrays(cls) -> tuple[str, ...]:
@@ -169,12 +176,12 @@ class Moments(State):
         yt, yp = y_true.reshape(n, k), y_pred.reshape(n, k)
         with np.errstate(over="ignore", invalid="ignore"):
             res = yt - yp
-            x = np.concatenate((yt, yp, res) if cls.CROSS else (res,), axis=1)  # (n, rows * k)
+            x = np.concatenate(cls.columns(yt, yp, res), axis=1)  # (n, rows * k)
             near = np.abs(x - x.mean(axis=0)).argmin(axis=0)
             shift = x[near, np.arange(x.shape[1])]
             dev = x - shift
             absolute = np.abs(res)
-            columns = [dev, dev * dev, absolute]
+            columns = [dev, dev * dev, *([absolute] if "sum_abs" in cls.SUMS else [])]
             if cls.CROSS:
                 columns.append(dev[:, :k] * dev[:, k : 2 * k])
             if "sum_ape" in cls.SUMS:
@@ -202,8 +209,10 @@ class Moments(State):
             mean_b = sums[:, :c] / totals[:, None]
         mean_b[~theirs] = 0.0
         m2_b = np.maximum(sums[:, c : 2 * c] - totals[:, None] * mean_b * mean_b, 0.0)
-        parts = {"sum_abs": sums[:, 2 * c : 2 * c + k]}
-        at = 2 * c + k
+        parts, at = {}, 2 * c
+        if "sum_abs" in cls.SUMS:
+            parts["sum_abs"] = sums[:, at : at + k]
+            at += k
         if cls.CROSS:
             parts["cross"] = sums[:, at : at + k] - totals[:, None] * mean_b[:, :k] * mean_b[:, k : 2 * k]
             at += k
@@ -428,7 +437,8 @@ class ResidualMoments(Moments):
         earlier versions) is read too: its residual part is exactly this state."""
         if isinstance(data, dict) and set(data) == {"n_samples", "n_outputs", "weight", *CoMoments.arrays()}:
             full = CoMoments(self._transform)
-            full.load_dict(data)  # every check of a co-moment state
+            full.load_dict(data)
+            full.check()  # every check of a co-moment state, the cross moment's bound included
             data = {
                 "n_samples": full.n_samples,
                 "n_outputs": full.n_outputs,
@@ -439,6 +449,56 @@ class ResidualMoments(Moments):
                 "sum_abs": full.sum_abs,
             }
         super().load_dict(data)
+
+
+class TargetMoments(Moments):
+    """Weighted moments of y_true and of the residual ``y_true - y_pred`` per output column.
+
+    The state of NRMSE: its mean, standard deviation and L2 norm of y_true and its sum of squared
+    residuals, and nothing it does not read (two moment rows of the three of :class:`CoMoments`,
+    no cross moment, no MAE/MAPE sums). ``shift``, ``mean`` and ``m2`` are ``(2, n_outputs)``.
+
+    Examples:
+        >>> import numpy as np
+        >>> s = TargetMoments()
+        >>> s.update(np.array([1.0, 2.0, 3.0]), np.array([1.5, 2.0, 2.0]), None)
+        >>> s.mean_true.tolist(), s.ss_true.tolist(), s.ss_residual.tolist()
+        ([2.0], [2.0], [1.25])
+    """
+
+    ROWS = ("true", "residual")
+    NAME = "target moments"
+
+    @property
+    def mean_true(self) -> np.ndarray:
+        """Weighted mean of y_true per output."""
+        return self.shift[0] + self.mean[0]
+
+    @property
+    def ss_true(self) -> np.ndarray:
+        """``sum w (y_true - mean_true)^2`` per output."""
+        return self.m2[0]
+
+    def load_dict(self, data: dict[str, Any]) -> None:
+        """Load a state dict; a :class:`CoMoments` dict (the state NRMSE kept in earlier
+        versions) is read too: its y_true and residual rows are exactly this state."""
+        super().load_dict(_target_part(data, CoMoments))
+
+
+def _target_part(data: Any, full_kind: type[Moments]) -> Any:
+    """``data`` itself, or the y_true and residual rows of a ``full_kind`` (co-moments) dict,
+    checked as such first."""
+    if isinstance(data, dict) and set(data) >= {"n_samples", "n_outputs", "weight", *full_kind.arrays()}:
+        full = full_kind()
+        full.load_dict(data)
+        full.check()  # every check of a co-moment state, the cross moment's bound included
+        data = {
+            **{name: value for name, value in full.to_dict().items() if name not in full_kind.arrays()},
+            "shift": full.shift[0::2],
+            "mean": full.mean[0::2],
+            "m2": full.m2[0::2],
+        }
+    return data
 
 
 # ---------------------------------------------------------------------- batch reduction
@@ -518,7 +578,8 @@ def _chunk_stats(
         return None
     res, dt, dp, dr, tmp = _scratch(y_true.shape)
     np.subtract(y_true, y_pred, out=res)
-    columns, devs = ((y_true, y_pred, res), (dt, dp, dr)) if kind.CROSS else ((res,), (dr,))
+    columns = kind.columns(y_true, y_pred, res)
+    devs = (dt, dp, dr)[-len(columns) :]  # (the residual's always dr)
     if shift is None:
         first = 0 if w is None else int(np.argmax(w > 0))
         shift = np.stack([np.atleast_1d(x[first]) for x in columns]).astype(np.float64)
@@ -543,8 +604,10 @@ def _chunk_stats(
     }
     if kind.CROSS:
         out["cross"] = _wdot(dt, dp, w, tmp)
-    np.abs(res, out=res)
-    out["sum_abs"] = _wsum(res, w, tmp)
+    if "sum_abs" in kind.SUMS or "sum_ape" in kind.SUMS:
+        np.abs(res, out=res)
+    if "sum_abs" in kind.SUMS:
+        out["sum_abs"] = _wsum(res, w, tmp)
     if "sum_ape" in kind.SUMS:
         np.abs(y_true, out=dt)
         np.maximum(dt, EPS, out=dt)
@@ -579,7 +642,7 @@ def _overflowed_chunk(
     shift = shift.copy()
     with np.errstate(over="ignore", invalid="ignore"):
         res = y_true - y_pred
-        columns = (y_true, y_pred, res) if kind.CROSS else (res,)
+        columns = kind.columns(y_true, y_pred, res)
         means, devs, ups = [], [], []
         for j, x in enumerate(columns):
             # per output: 2^-600 where a difference overflowed (an overflowed deviation makes
@@ -608,7 +671,8 @@ def _overflowed_chunk(
         if kind.CROSS:
             out["cross"] = _wdot(devs[0], devs[1], w, np.empty_like(devs[0])) * ups[0] * ups[1]
         np.abs(res, out=res)
-        out["sum_abs"] = _wsum(res, w, np.empty_like(res))
+        if "sum_abs" in kind.SUMS:
+            out["sum_abs"] = _wsum(res, w, np.empty_like(res))
         if "sum_ape" in kind.SUMS:
             out["sum_ape"] = _wsum(res / np.maximum(np.abs(y_true), EPS), w, np.empty_like(res))
     return out

@@ -1,6 +1,7 @@
-"""The co-moments with the range of y_true: the state of ``NRMSE(normalization="range")``.
+"""Moment states with the range of y_true: the state of ``NRMSE(normalization="range")``.
 
-:class:`RangedCoMoments` keeps what :class:`~streammetrics.regression.moments.CoMoments` keeps
+:class:`RangedTargetMoments` keeps what :class:`~streammetrics.regression.moments.TargetMoments`
+keeps (:class:`RangedCoMoments`, what :class:`~streammetrics.regression.moments.CoMoments` keeps)
 and, per output, the smallest and the largest y_true over the rows of positive weight. A minimum
 cannot be taken back out: the state merges (the extremes of the union are the extremes of the
 extremes) but does not revert, and ``scale`` (exponential forgetting) leaves the extremes as they
@@ -9,37 +10,33 @@ are (a factor 0 forgets everything).
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
 
 from .._core.schema import Array, Schema
 from ..errors import InputError, MergeError, StateError
-from .moments import CoMoments, _add, _batch_stats, _copy, _schema_of
-
-_FIELDS = Schema(
-    "RangedCoMoments state",
-    **_schema_of(CoMoments).fields,
-    low=Array("if", dtype="float64", shape=("n_outputs",)),
-    high=Array("if", dtype="float64", shape=("n_outputs",)),
-)
+from .moments import CoMoments, Moments, TargetMoments, _add, _batch_stats, _copy, _schema_of, _target_part
 
 
-class RangedCoMoments(CoMoments):
-    """:class:`~streammetrics.regression.moments.CoMoments` and the per-output minimum and
-    maximum of y_true (``low``, ``high``; zeros while no row has weight). Mergeable, not
-    revertible.
+@functools.cache
+def _fields_of(cls: type[Moments]) -> Schema:
+    """The fields of a ranged state's dict: those of its moments, and ``low`` and ``high``."""
+    return Schema(
+        f"{cls.__name__} state",
+        **_schema_of(cls).fields,
+        low=Array("if", dtype="float64", shape=("n_outputs",)),
+        high=Array("if", dtype="float64", shape=("n_outputs",)),
+    )
 
-    Examples:
-        >>> import numpy as np
-        >>> s = RangedCoMoments()
-        >>> s.update(np.array([1.0, 4.0, 3.0]), np.array([1.5, 2.0, 2.0]), np.array([1.0, 0.0, 1.0]))
-        >>> s.low.tolist(), s.high.tolist(), s.weight
-        ([1.0], [3.0], 2.0)
-    """
+
+class _Ranged(Moments):
+    """A moment state (the class after this one in a subclass's bases) and the per-output
+    minimum and maximum of y_true (``low``, ``high``; zeros while no row has weight).
+    Mergeable, not revertible."""
 
     revertible = False
-    NAME = "ranged co-moments"
 
     def _empty(self, k: int) -> dict[str, Any]:
         return {**super()._empty(k), "low": np.zeros(k), "high": np.zeros(k)}
@@ -57,9 +54,11 @@ class RangedCoMoments(CoMoments):
     def update(
         self, y_true: np.ndarray, y_pred: np.ndarray, weights: np.ndarray | None, *, sign: int = 1
     ) -> None:
-        """Add a batch (as :meth:`CoMoments.update`) and widen the range; atomic."""
+        """Add a batch (as :meth:`Moments.update`) and widen the range; atomic."""
         if sign < 0:
-            raise TypeError("RangedCoMoments cannot revert: a minimum or maximum cannot be taken back out")
+            raise TypeError(
+                f"{type(self).__name__} cannot revert: a minimum or maximum cannot be taken back out"
+            )
         n = len(y_true)
         k = 1 if y_true.ndim == 1 else y_true.shape[1]
         if self.n_outputs is not None and k != self.n_outputs and n:
@@ -84,7 +83,7 @@ class RangedCoMoments(CoMoments):
 
     def merge(self, other: Any) -> None:
         self.check_mergeable(other)
-        assert isinstance(other, RangedCoMoments)
+        assert isinstance(other, _Ranged)
         if other.n_outputs is not None and self.n_outputs is not None and other.n_outputs != self.n_outputs:
             raise MergeError(
                 f"cannot merge {self.NAME} of {other.n_outputs} outputs into {self.NAME} of {self.n_outputs}"
@@ -107,7 +106,7 @@ class RangedCoMoments(CoMoments):
         return {**super().to_dict(), "low": self.low, "high": self.high}
 
     def load_dict(self, data: dict[str, Any]) -> None:
-        values = _FIELDS.read(data)
+        values = _fields_of(type(self)).read(data)
         self._commit(
             _n=values["n_samples"],
             n_outputs=values["n_outputs"],
@@ -116,18 +115,56 @@ class RangedCoMoments(CoMoments):
         )
 
     def check(self) -> None:
-        where = _FIELDS.where
-        _FIELDS.check(self.to_dict())
+        fields = _fields_of(type(self))
+        where = fields.where
+        fields.check(self.to_dict())
         if self._n == 0 and (self.weight != 0 or self.n_outputs is not None):
             raise StateError(f"{where}: no rows but a weight or an output count")
         if self._n and self.n_outputs is None:
             raise StateError(f"{where}: rows but no output count")
         if self.weight == 0 and any(getattr(self, name).any() for name in self.arrays()):
             raise StateError(f"{where}: moments without weight")
-        bound = np.sqrt(self.m2[0] * self.m2[1])  # Cauchy-Schwarz, up to rounding
-        if np.any(np.abs(self.cross) > bound * (1 + 1e-6) + 1e-300):
-            raise StateError(f"{where}: cross co-moment beyond sqrt(m2_true * m2_pred)")
+        if self.CROSS:
+            bound = np.sqrt(self.m2[0] * self.m2[1])  # Cauchy-Schwarz, up to rounding
+            if np.any(np.abs(self.cross) > bound * (1 + 1e-6) + 1e-300):
+                raise StateError(f"{where}: cross co-moment beyond sqrt(m2_true * m2_pred)")
         if self.weight <= 0 and (self.low.any() or self.high.any()):
             raise StateError(f"{where}: a range without weight")
         if np.any(self.low > self.high):
             raise StateError(f"{where}: low above high")
+
+
+class RangedCoMoments(_Ranged, CoMoments):
+    """:class:`~streammetrics.regression.moments.CoMoments` and the per-output minimum and
+    maximum of y_true (``low``, ``high``; zeros while no row has weight). Mergeable, not
+    revertible.
+
+    Examples:
+        >>> import numpy as np
+        >>> s = RangedCoMoments()
+        >>> s.update(np.array([1.0, 4.0, 3.0]), np.array([1.5, 2.0, 2.0]), np.array([1.0, 0.0, 1.0]))
+        >>> s.low.tolist(), s.high.tolist(), s.weight
+        ([1.0], [3.0], 2.0)
+    """
+
+    NAME = "ranged co-moments"
+
+
+class RangedTargetMoments(_Ranged, TargetMoments):
+    """:class:`~streammetrics.regression.moments.TargetMoments` and the per-output minimum and
+    maximum of y_true: the state of ``NRMSE(normalization="range")``. Mergeable, not revertible.
+
+    Examples:
+        >>> import numpy as np
+        >>> s = RangedTargetMoments()
+        >>> s.update(np.array([1.0, 4.0, 3.0]), np.array([1.5, 2.0, 2.0]), np.array([1.0, 0.0, 1.0]))
+        >>> s.low.tolist(), s.high.tolist(), s.ss_residual.tolist()
+        ([1.0], [3.0], [1.25])
+    """
+
+    NAME = "ranged target moments"
+
+    def load_dict(self, data: dict[str, Any]) -> None:
+        """Load a state dict; a :class:`RangedCoMoments` dict (the state of NRMSE's range in
+        earlier versions) is read too: its y_true and residual rows and its range."""
+        super().load_dict(_target_part(data, RangedCoMoments))

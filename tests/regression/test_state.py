@@ -7,7 +7,8 @@ import pytest
 from sklearn import metrics as skm
 
 import streammetrics as sm
-from streammetrics.regression import CoMoments, MaxAbsError, ResidualMoments
+from streammetrics.regression import CoMoments, MaxAbsError, ResidualMoments, TargetMoments
+from streammetrics.regression.ranged import RangedCoMoments, RangedTargetMoments
 
 REVERTIBLE = [
     sm.MAE,
@@ -248,3 +249,66 @@ def test_error_metric_states_saved_as_co_moments_still_load(make) -> None:
     saved["state"]["m2"] = -saved["state"]["m2"] - 1.0  # still checked as co-moments
     with pytest.raises(sm.StateError):
         sm.from_state_dict(saved)
+
+
+@pytest.mark.parametrize("outputs", [None, 3])
+@pytest.mark.parametrize(
+    ("kind", "full_kind"), [(TargetMoments, CoMoments), (RangedTargetMoments, RangedCoMoments)]
+)
+def test_target_moments_are_the_true_and_residual_part_of_the_co_moments(outputs, kind, full_kind) -> None:
+    # Same reduction code: the y_true and residual rows are bit-identical, through batches with
+    # weights (one of them 0), merges of far-apart shifts, a revert (where revertible) and a scale.
+    rng = np.random.default_rng(17)
+    shape = (400,) if outputs is None else (400, outputs)
+    y = 1e6 + rng.normal(size=shape)
+    p = y + rng.normal(size=shape)
+    w = rng.random(400)
+    w[160] = 0.0
+    target, full = kind(), full_kind()
+    other_target, other_full = kind(), full_kind()
+    for state, second in ((target, other_target), (full, other_full)):
+        state.update(y[:150], p[:150], None)
+        state.update(y[150:300], p[150:300], w[150:300])
+        second.update(y[300:] - 5e5, p[300:], w[300:])
+        state.merge(second)
+        if state.revertible:
+            state.revert(y[:20], p[:20], None)
+        state.scale(0.75)
+    assert target.n_samples == full.n_samples and target.weight == full.weight
+    for name in ("mean_true", "ss_true", "mean_residual", "ss_residual", "ss_residual_centered"):
+        np.testing.assert_array_equal(getattr(target, name), getattr(full, name))
+    np.testing.assert_array_equal(target.shift, full.shift[0::2])
+    np.testing.assert_array_equal(target.m2, full.m2[0::2])
+    if kind is RangedTargetMoments:
+        assert target.low.tolist() == full.low.tolist() and target.high.tolist() == full.high.tolist()
+
+
+@pytest.mark.parametrize("normalization", ["mean", "std", "l2", "range"])
+def test_nrmse_states_saved_as_co_moments_still_load(normalization) -> None:
+    # Earlier versions kept the co-moments (and their range) for NRMSE: such a state loads,
+    # keeping the y_true and residual rows (bit-identical to what the state holds for the same rows).
+    rng = np.random.default_rng(6)
+    y, p, w = rng.gamma(2.0, size=(60, 2)), rng.gamma(2.0, size=(60, 2)), rng.random(60)
+    old = RangedCoMoments() if normalization == "range" else CoMoments()
+    old.update(y, p, w)
+    current = sm.NRMSE(normalization, multioutput="raw_values").update(y, p, sample_weight=w)
+    saved = current.state_dict()
+    saved["state"] = old.to_dict()
+    loaded = sm.from_state_dict(saved)
+    np.testing.assert_array_equal(loaded.compute(), current.compute())
+    assert loaded.to_bytes() == current.to_bytes()
+    saved["state"]["m2"] = -saved["state"]["m2"] - 1.0  # still checked as co-moments
+    with pytest.raises(sm.StateError):
+        sm.from_state_dict(saved)
+    saved["state"] = {**old.to_dict(), "cross": np.full(2, 1e300)}  # beyond Cauchy-Schwarz
+    with pytest.raises(sm.StateError, match="cross"):
+        sm.from_state_dict(saved)
+
+
+def test_a_target_state_does_not_merge_into_co_moments() -> None:
+    a, b = CoMoments(), TargetMoments()
+    b.update(np.array([1.0]), np.array([2.0]), None)
+    with pytest.raises(sm.MergeError, match="TargetMoments"):
+        a.merge(b)
+    with pytest.raises(sm.MergeError):
+        sm.R2().merge(sm.NRMSE())
