@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 
 from .._core import validation as v
 from .._core.inputs import Inputs
-from .._core.narrow import SORTING_NETWORK_MEMBERS, row_dot, row_max, sort_rows
+from .._core.narrow import SMALL_ROWS, SORTING_NETWORK_MEMBERS, row_dot, row_max, sort_rows
 from .._core.params import check_option
 from .._core.workspace import work
 from ..aggregation.base import RowValueMetric, always, scratch, scratch_row
@@ -651,8 +651,10 @@ class CosineSimilarity(RowValueMetric):
         yp = inputs.unchecked_floats(1, "y_pred", (2,))
         arrays, squares = [], []
         with np.errstate(over="ignore", under="ignore"):
-            # (the second in a work array: the first becomes the product of the norms, kept)
-            sums = [row_dot(yt, yt), row_dot(yp, yp, out=work(("cosine", "squares"), len(yp)))]
+            # (the second in a work array on a large batch: the first becomes the product of the
+            # norms, which the batch keeps)
+            spare = None if len(yp) < SMALL_ROWS else work(("cosine", "squares"), len(yp))
+            sums = [row_dot(yt, yt), row_dot(yp, yp, out=spare)]
         for i, arr, name, sq in ((0, yt, "y_true", sums[0]), (1, yp, "y_pred", sums[1])):
             # a row's sum of squares is finite only if its values are: one pass checks both
             low, high = (float(sq.min()), float(sq.max())) if len(sq) else (1.0, 1.0)
@@ -677,7 +679,7 @@ class CosineSimilarity(RowValueMetric):
 
     def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
         yt, yp, norms, _ = batch
-        cosine = row_dot(yt, yp, out=scratch_row(len(yt)))
+        cosine = row_dot(yt, yp, out=None if len(yt) < SMALL_ROWS else scratch_row(len(yt)))
         cosine /= norms
         return cosine.reshape(-1, 1)
 
