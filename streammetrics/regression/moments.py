@@ -321,17 +321,27 @@ class Moments(State):
             **{name: getattr(self, name) for name in self.arrays()},
         }
 
+    @classmethod
+    def _schema(cls) -> Schema:
+        """The fields of this state's dict."""
+        return _schema_of(cls)
+
+    @classmethod
+    def _stored(cls) -> tuple[str, ...]:
+        """The per-output arrays of this state's dict."""
+        return cls.arrays()
+
     def load_dict(self, data: dict[str, Any]) -> None:
-        values = _schema_of(type(self)).read(data)
+        values = self._schema().read(data)
         self._commit(
             _n=values["n_samples"],
             n_outputs=values["n_outputs"],
             weight=values["weight"],
-            **{name: values[name] for name in self.arrays()},
+            **{name: values[name] for name in self._stored()},
         )
 
     def check(self) -> None:
-        fields = _schema_of(type(self))
+        fields = self._schema()
         fields.check(self.to_dict())
         if self._n == 0 and (self.weight != 0 or self.n_outputs is not None):
             raise StateError(f"{fields.where}: no rows but a weight or an output count")
@@ -368,7 +378,39 @@ def _schema_of(cls: type[Moments]) -> Schema:
     )
 
 
-class CoMoments(Moments):
+class _TrueRow(Moments):
+    """The views of a moment state whose first row is y_true."""
+
+    @property
+    def mean_true(self) -> np.ndarray:
+        """Weighted mean of y_true per output."""
+        return self.shift[0] + self.mean[0]
+
+    @property
+    def ss_true(self) -> np.ndarray:
+        """``sum w (y_true - mean_true)^2`` per output."""
+        return self.m2[0]
+
+
+def _earlier_state(data: Any, full_kind: type[Moments], kind: type[Moments], transform: str | None) -> Any:
+    """``data`` itself, or, for a dict of ``full_kind`` (a state kept by earlier versions, with
+    more rows and sums), the rows and sums of ``kind`` in it, after every check of a
+    ``full_kind`` state (the cross moment's bound included); other fields (a range) pass."""
+    if not (
+        isinstance(data, dict) and set(data) >= {"n_samples", "n_outputs", "weight", *full_kind.arrays()}
+    ):
+        return data
+    full = full_kind(transform)
+    full.load_dict(data)
+    full.check()
+    rows = [full_kind.ROWS.index(name) for name in kind.ROWS]
+    part = {name: value for name, value in full.to_dict().items() if name not in full_kind.arrays()}
+    part.update({name: getattr(full, name)[rows] for name in ("shift", "mean", "m2")})
+    part.update({name: getattr(full, name) for name in kind.arrays() if name not in part})
+    return part
+
+
+class CoMoments(_TrueRow):
     """Weighted co-moments of (y_true, y_pred, residual) per output column, mergeable exactly.
 
     ``transform="log1p"`` stores the moments of ``log1p(y)`` instead of ``y``. Rows ``t``,
@@ -392,19 +434,9 @@ class CoMoments(Moments):
     NAME = "co-moments"
 
     @property
-    def mean_true(self) -> np.ndarray:
-        """Weighted mean of y_true per output."""
-        return self.shift[0] + self.mean[0]
-
-    @property
     def mean_pred(self) -> np.ndarray:
         """Weighted mean of y_pred per output."""
         return self.shift[1] + self.mean[1]
-
-    @property
-    def ss_true(self) -> np.ndarray:
-        """``sum w (y_true - mean_true)^2`` per output."""
-        return self.m2[0]
 
     @property
     def ss_pred(self) -> np.ndarray:
@@ -435,23 +467,10 @@ class ResidualMoments(Moments):
     def load_dict(self, data: dict[str, Any]) -> None:
         """Load a state dict; a :class:`CoMoments` dict (the state the error metrics kept in
         earlier versions) is read too: its residual part is exactly this state."""
-        if isinstance(data, dict) and set(data) == {"n_samples", "n_outputs", "weight", *CoMoments.arrays()}:
-            full = CoMoments(self._transform)
-            full.load_dict(data)
-            full.check()  # every check of a co-moment state, the cross moment's bound included
-            data = {
-                "n_samples": full.n_samples,
-                "n_outputs": full.n_outputs,
-                "weight": full.weight,
-                "shift": full.shift[2:],
-                "mean": full.mean[2:],
-                "m2": full.m2[2:],
-                "sum_abs": full.sum_abs,
-            }
-        super().load_dict(data)
+        super().load_dict(_earlier_state(data, CoMoments, ResidualMoments, self._transform))
 
 
-class TargetMoments(Moments):
+class TargetMoments(_TrueRow):
     """Weighted moments of y_true and of the residual ``y_true - y_pred`` per output column.
 
     The state of NRMSE: its mean, standard deviation and L2 norm of y_true and its sum of squared
@@ -469,36 +488,10 @@ class TargetMoments(Moments):
     ROWS = ("true", "residual")
     NAME = "target moments"
 
-    @property
-    def mean_true(self) -> np.ndarray:
-        """Weighted mean of y_true per output."""
-        return self.shift[0] + self.mean[0]
-
-    @property
-    def ss_true(self) -> np.ndarray:
-        """``sum w (y_true - mean_true)^2`` per output."""
-        return self.m2[0]
-
     def load_dict(self, data: dict[str, Any]) -> None:
         """Load a state dict; a :class:`CoMoments` dict (the state NRMSE kept in earlier
         versions) is read too: its y_true and residual rows are exactly this state."""
-        super().load_dict(_target_part(data, CoMoments))
-
-
-def _target_part(data: Any, full_kind: type[Moments]) -> Any:
-    """``data`` itself, or the y_true and residual rows of a ``full_kind`` (co-moments) dict,
-    checked as such first."""
-    if isinstance(data, dict) and set(data) >= {"n_samples", "n_outputs", "weight", *full_kind.arrays()}:
-        full = full_kind()
-        full.load_dict(data)
-        full.check()  # every check of a co-moment state, the cross moment's bound included
-        data = {
-            **{name: value for name, value in full.to_dict().items() if name not in full_kind.arrays()},
-            "shift": full.shift[0::2],
-            "mean": full.mean[0::2],
-            "m2": full.m2[0::2],
-        }
-    return data
+        super().load_dict(_earlier_state(data, CoMoments, TargetMoments, self._transform))
 
 
 # ---------------------------------------------------------------------- batch reduction

@@ -17,7 +17,7 @@ import numpy as np
 
 from .._core.schema import Array, Schema
 from ..errors import InputError, MergeError, StateError
-from .moments import CoMoments, Moments, TargetMoments, _add, _batch_stats, _copy, _schema_of, _target_part
+from .moments import CoMoments, Moments, TargetMoments, _add, _batch_stats, _copy, _earlier_state, _schema_of
 
 
 @functools.cache
@@ -105,29 +105,17 @@ class _Ranged(Moments):
     def to_dict(self) -> dict[str, Any]:
         return {**super().to_dict(), "low": self.low, "high": self.high}
 
-    def load_dict(self, data: dict[str, Any]) -> None:
-        values = _fields_of(type(self)).read(data)
-        self._commit(
-            _n=values["n_samples"],
-            n_outputs=values["n_outputs"],
-            weight=values["weight"],
-            **{name: values[name] for name in (*self.arrays(), "low", "high")},
-        )
+    @classmethod
+    def _schema(cls) -> Schema:
+        return _fields_of(cls)
+
+    @classmethod
+    def _stored(cls) -> tuple[str, ...]:
+        return (*cls.arrays(), "low", "high")
 
     def check(self) -> None:
-        fields = _fields_of(type(self))
-        where = fields.where
-        fields.check(self.to_dict())
-        if self._n == 0 and (self.weight != 0 or self.n_outputs is not None):
-            raise StateError(f"{where}: no rows but a weight or an output count")
-        if self._n and self.n_outputs is None:
-            raise StateError(f"{where}: rows but no output count")
-        if self.weight == 0 and any(getattr(self, name).any() for name in self.arrays()):
-            raise StateError(f"{where}: moments without weight")
-        if self.CROSS:
-            bound = np.sqrt(self.m2[0] * self.m2[1])  # Cauchy-Schwarz, up to rounding
-            if np.any(np.abs(self.cross) > bound * (1 + 1e-6) + 1e-300):
-                raise StateError(f"{where}: cross co-moment beyond sqrt(m2_true * m2_pred)")
+        super().check()  # (the moments' checks, on this state's fields)
+        where = self._schema().where
         if self.weight <= 0 and (self.low.any() or self.high.any()):
             raise StateError(f"{where}: a range without weight")
         if np.any(self.low > self.high):
@@ -167,4 +155,4 @@ class RangedTargetMoments(_Ranged, TargetMoments):
     def load_dict(self, data: dict[str, Any]) -> None:
         """Load a state dict; a :class:`RangedCoMoments` dict (the state of NRMSE's range in
         earlier versions) is read too: its y_true and residual rows and its range."""
-        super().load_dict(_target_part(data, RangedCoMoments))
+        super().load_dict(_earlier_state(data, RangedCoMoments, RangedTargetMoments, self._transform))

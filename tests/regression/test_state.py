@@ -232,15 +232,35 @@ def test_revert_down_to_one_row_leaves_no_spread() -> None:
     assert m.compute() == 0.0
 
 
-@pytest.mark.parametrize("make", [sm.MAE, sm.RMSE, sm.MeanError, sm.MSLE], ids=lambda c: c.__name__)
-def test_error_metric_states_saved_as_co_moments_still_load(make) -> None:
-    # Earlier versions kept co-moments for the error metrics: such a file loads, keeping the
-    # residual part (bit-identical to what the residual state holds for the same rows).
+@pytest.mark.parametrize(
+    ("make", "old_state", "weighted"),
+    [
+        *[
+            (
+                lambda make=make: make(multioutput="raw_values"),
+                lambda make=make: CoMoments(make.transform),
+                False,
+            )
+            for make in (sm.MAE, sm.RMSE, sm.MeanError, sm.MSLE)
+        ],
+        *[
+            (lambda n=n: sm.NRMSE(n, multioutput="raw_values"), CoMoments, True)
+            for n in ("mean", "std", "l2")
+        ],
+        (lambda: sm.NRMSE("range", multioutput="raw_values"), RangedCoMoments, True),
+    ],
+    ids=["MAE", "RMSE", "MeanError", "MSLE", "NRMSE-mean", "NRMSE-std", "NRMSE-l2", "NRMSE-range"],
+)
+def test_states_saved_as_co_moments_still_load(make, old_state, weighted) -> None:
+    # Earlier versions kept the co-moments (with the range for NRMSE's) for the error metrics and
+    # NRMSE: such a state loads, keeping the rows the metric reads (bit-identical to what its
+    # state holds for the same rows), after every check of a co-moment state.
     rng = np.random.default_rng(5)
-    y, p = rng.gamma(2.0, size=(50, 2)), rng.gamma(2.0, size=(50, 2))
-    old = CoMoments(make.transform)
-    old.update(y, p, None)
-    current = make(multioutput="raw_values").update(y, p)
+    y, p = rng.gamma(2.0, size=(60, 2)), rng.gamma(2.0, size=(60, 2))
+    w = rng.random(60) if weighted else None
+    old = old_state()
+    old.update(y, p, w)
+    current = make().update(y, p, sample_weight=w)
     saved = current.state_dict()
     saved["state"] = old.to_dict()
     loaded = sm.from_state_dict(saved)
@@ -248,6 +268,9 @@ def test_error_metric_states_saved_as_co_moments_still_load(make) -> None:
     assert loaded.to_bytes() == current.to_bytes()
     saved["state"]["m2"] = -saved["state"]["m2"] - 1.0  # still checked as co-moments
     with pytest.raises(sm.StateError):
+        sm.from_state_dict(saved)
+    saved["state"] = {**old.to_dict(), "cross": np.full(2, 1e300)}  # beyond Cauchy-Schwarz
+    with pytest.raises(sm.StateError, match="cross"):
         sm.from_state_dict(saved)
 
 
@@ -281,28 +304,6 @@ def test_target_moments_are_the_true_and_residual_part_of_the_co_moments(outputs
     np.testing.assert_array_equal(target.m2, full.m2[0::2])
     if kind is RangedTargetMoments:
         assert target.low.tolist() == full.low.tolist() and target.high.tolist() == full.high.tolist()
-
-
-@pytest.mark.parametrize("normalization", ["mean", "std", "l2", "range"])
-def test_nrmse_states_saved_as_co_moments_still_load(normalization) -> None:
-    # Earlier versions kept the co-moments (and their range) for NRMSE: such a state loads,
-    # keeping the y_true and residual rows (bit-identical to what the state holds for the same rows).
-    rng = np.random.default_rng(6)
-    y, p, w = rng.gamma(2.0, size=(60, 2)), rng.gamma(2.0, size=(60, 2)), rng.random(60)
-    old = RangedCoMoments() if normalization == "range" else CoMoments()
-    old.update(y, p, w)
-    current = sm.NRMSE(normalization, multioutput="raw_values").update(y, p, sample_weight=w)
-    saved = current.state_dict()
-    saved["state"] = old.to_dict()
-    loaded = sm.from_state_dict(saved)
-    np.testing.assert_array_equal(loaded.compute(), current.compute())
-    assert loaded.to_bytes() == current.to_bytes()
-    saved["state"]["m2"] = -saved["state"]["m2"] - 1.0  # still checked as co-moments
-    with pytest.raises(sm.StateError):
-        sm.from_state_dict(saved)
-    saved["state"] = {**old.to_dict(), "cross": np.full(2, 1e300)}  # beyond Cauchy-Schwarz
-    with pytest.raises(sm.StateError, match="cross"):
-        sm.from_state_dict(saved)
 
 
 def test_a_target_state_does_not_merge_into_co_moments() -> None:
