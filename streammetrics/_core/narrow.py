@@ -37,14 +37,44 @@ SMALL_ROWS = 4096
 NARROW = 7
 
 
-def by_label(a: np.ndarray, slot: str) -> np.ndarray:
-    """``(n, m)`` rows as ``(m, n)``, one contiguous row per column, in the work array ``slot``
-    (see :func:`~streammetrics._core.workspace.work`): the pairwise paths compare column against
-    column over every row at once (a column of a narrow row-major array is strided, and a
-    broadcast against a column runs an inner loop of ``m`` per row)."""
-    out = work(("by label", slot), a.shape[::-1], a.dtype)
-    np.copyto(out, a.T)
+#: :func:`transpose_into` copies blocks of rows of about this many bytes (of the source): a
+#: block and its transpose stay in the core's cache while the copy reads each cache line of the
+#: block once per column.
+TRANSPOSE_BLOCK_BYTES = 1 << 19
+#: Rows narrower than this many bytes are transposed in one copy (blocks gain nothing there).
+TRANSPOSE_BLOCK_ROW_BYTES = 24
+
+
+def transpose_into(out: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """``np.copyto(out, a.T)`` for a 2-D ``a`` (``out``: ``a.T``'s shape, any dtype ``a``
+    casts to safely), a block of rows at a time where the rows are wide enough to gain: a
+    strided read of a whole large column after column misses the cache on every column (a
+    ``(100_000, 8)`` float64 transpose takes about 0.5 ms in one copy, 0.33 ms in blocks of
+    8,192 rows on the development machine). The same values, whatever the blocks.
+
+    Examples:
+        >>> a = np.arange(6).reshape(3, 2)
+        >>> transpose_into(np.empty((2, 3)), a).tolist()
+        [[0.0, 2.0, 4.0], [1.0, 3.0, 5.0]]
+    """
+    row_bytes = a.shape[1] * a.itemsize
+    step = max(TRANSPOSE_BLOCK_BYTES // max(row_bytes, 1), 1)
+    if row_bytes < TRANSPOSE_BLOCK_ROW_BYTES or len(a) <= step:
+        np.copyto(out, a.T)
+        return out
+    for lo in range(0, len(a), step):
+        np.copyto(out[:, lo : lo + step], a[lo : lo + step].T)
     return out
+
+
+def by_label(a: np.ndarray, slot: str, dtype: Any = None) -> np.ndarray:
+    """``(n, m)`` rows as ``(m, n)``, one contiguous row per column, in the work array ``slot``
+    (see :func:`~streammetrics._core.workspace.work`), as ``dtype`` when given (else ``a``'s):
+    the pairwise paths compare column against column over every row at once (a column of a
+    narrow row-major array is strided, and a broadcast against a column runs an inner loop of
+    ``m`` per row)."""
+    out = work(("by label", slot), a.shape[::-1], a.dtype if dtype is None else dtype)
+    return transpose_into(out, a)
 
 
 def take_rows(a: np.ndarray, index: Any) -> np.ndarray:

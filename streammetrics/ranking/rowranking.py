@@ -23,7 +23,7 @@ import numpy as np
 
 from .._core import validation as v
 from .._core.inputs import Inputs
-from .._core.narrow import by_label, sort_rows
+from .._core.narrow import by_label, sort_rows, transpose_into
 from .._core.workspace import work
 from ..aggregation.base import RowValueMetric, scratch_row
 from ..aggregation.state import RowSums
@@ -320,7 +320,7 @@ def dcg_rows(
         return np.take_along_axis(gains, ranking, axis=1) @ discount
     if m <= PAIRWISE_LABELS:
         return _dcg_pairwise(
-            by_label(gains, "gains") if gains_by_label is None else gains_by_label, s, discount
+            by_label(gains, "gains", np.float64) if gains_by_label is None else gains_by_label, s, discount
         )
     neg = -s
     order = np.argsort(neg, axis=1, kind="stable")
@@ -393,7 +393,10 @@ def ideal_dcg(
     # the relevances by label, sorted in a work array by a sorting network over the label rows
     # (never the caller's copy), the k-th largest weighted by the k-th discount
     rows = work(("ideal", "sorted"), (m + 1, n))
-    np.copyto(rows[:m], relevance.T if by_label_relevance is None else by_label_relevance)
+    if by_label_relevance is None:
+        transpose_into(rows[:m], relevance)
+    else:
+        np.copyto(rows[:m], by_label_relevance)
     weights = np.zeros(m + 1)  # (0 for the spare row)
     weights[sort_rows(rows)] = discount[::-1]
     return np.matmul(weights, rows, out=scratch_row(n, 1))  # (not the first: the DCG's)
@@ -494,7 +497,8 @@ class NDCG(_Gain):
     def _per_row(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
         discount = discounts(y.shape[1], self.k)
         # the relevances by label once, for both DCGs when both take the pairwise path
-        shared = by_label(y, "gains") if y.shape[1] <= PAIRWISE_LABELS and len(y) else None
+        # (as floats: integer relevances are converted once, not in each product)
+        shared = by_label(y, "gains", np.float64) if y.shape[1] <= PAIRWISE_LABELS and len(y) else None
         gain = dcg_rows(y, s, discount, self.ignore_ties, None if self.ignore_ties else shared)
         ideal = ideal_dcg(y, discount, shared)
         ideal += ideal == 0  # (0 where no document is relevant: the gain is 0 too)

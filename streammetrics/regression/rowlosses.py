@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 
 from .._core import validation as v
 from .._core.inputs import Inputs
-from .._core.narrow import SMALL_ROWS, SORTING_NETWORK_MEMBERS, row_dot, row_max, sort_rows
+from .._core.narrow import SMALL_ROWS, SORTING_NETWORK_MEMBERS, row_dot, row_max, sort_rows, transpose_into
 from .._core.params import check_option
 from .._core.workspace import work
 from ..aggregation.base import RowValueMetric, always, scratch, scratch_row
@@ -734,7 +734,7 @@ class CRPS(RowValueMetric):
         # them in place, swapping rows with the spare)
         n = len(yt)
         rows = work(("crps", "members"), (m + 1, n))
-        np.copyto(rows[:m], yp.T)
+        transpose_into(rows[:m], yp)
         spare = rows[m]
         spread, ranked, *_ = scratch(n)
         spread.fill(0.0)

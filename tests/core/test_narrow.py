@@ -96,3 +96,24 @@ def test_row_max_and_row_dot_write_into_out(rows: int) -> None:
     out = np.full(rows, np.nan)
     assert N.row_max(a, out=out) is out and np.array_equal(out, a.max(axis=1))
     assert N.row_dot(a, b, out=out) is out and np.array_equal(out, N.row_dot(a, b))
+
+
+@pytest.mark.parametrize("width", [1, 2, 3, 5, 8, 16])
+def test_transpose_into_is_numpys_transpose_in_blocks_or_not(
+    width: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # blocks of 7 rows: several blocks and a short last one on a small array
+    monkeypatch.setattr(N, "TRANSPOSE_BLOCK_BYTES", 7 * 8 * width)
+    rng = np.random.default_rng(width)
+    a = _floats(rng, 103, width)
+    for x, dtype in (
+        (a, np.float64),
+        (a[:, ::-1], np.float64),
+        ((a > 0).astype(np.int64), np.float64),
+        (a, np.float32),
+    ):
+        out = np.full((width, len(x)), np.nan, dtype)
+        assert N.transpose_into(out, x) is out
+        assert np.array_equal(out, x.T.astype(dtype))
+    by_label = N.by_label(a, "test", np.float32)
+    assert by_label.dtype == np.float32 and np.array_equal(by_label, a.T.astype(np.float32))
