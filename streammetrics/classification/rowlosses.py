@@ -278,9 +278,10 @@ class ZeroOneLoss(_ClassRows):
         return float(self._means(state)[0] if self.normalize else state.totals[0])
 
 
-def _distributions(inputs: Inputs, log_prob: bool) -> tuple[np.ndarray, np.ndarray, Any]:
-    """Two ``(n, d)`` distributions, checked, and their row sums: rows of non-negative weights
-    with a positive sum (normalized by the formulas), or log-probabilities (sums ``None``)."""
+def _distributions(inputs: Inputs, log_prob: bool) -> tuple[np.ndarray, np.ndarray, Any, bool]:
+    """Two ``(n, d)`` distributions, checked, their row sums and whether every value of both is
+    positive: rows of non-negative weights with a positive sum (normalized by the formulas), or
+    log-probabilities (sums ``None``)."""
     if log_prob:
         p = inputs.floats(0, "y_true", (2,))
         q = inputs.floats(1, "y_pred", (2,))
@@ -291,10 +292,11 @@ def _distributions(inputs: Inputs, log_prob: bool) -> tuple[np.ndarray, np.ndarr
     if q.shape != p.shape:
         raise InputError(f"y_pred: expected shape {p.shape} (that of y_true), found {q.shape}")
     if log_prob:
-        return p, q, None
-    sums = []
+        return p, q, None, True
+    sums, positive = [], True
     for i, arr, name in ((0, p, "y_true"), (1, q, "y_pred")):
         lowest = arr.min() if arr.size else 0.0
+        positive = positive and lowest > 0
         if not lowest >= 0:  # a negative value, or NaN
             v.check_finite(arr, name)  # (NaN and inf said first, as floats() says them)
             raise InputError(f"{name}: expected non-negative probabilities, found {lowest}")
@@ -303,7 +305,7 @@ def _distributions(inputs: Inputs, log_prob: bool) -> tuple[np.ndarray, np.ndarr
         if len(arr) and not total.min() > 0:
             raise InputError(f"{name}: expected rows with a positive sum, found a row of zeros")
         sums.append(total)
-    return p, q, sums
+    return p, q, sums, bool(positive)
 
 
 def _kl_rows(p: np.ndarray, q: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
@@ -332,11 +334,60 @@ def _kl_of_weights(p: np.ndarray, q: np.ndarray, sums: list[np.ndarray]) -> np.n
 
 
 def _js_rows(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """``(KL(p || m) + KL(q || m)) / 2``, ``m = (p + q) / 2``, per row of two distributions."""
     m = np.add(p, q, out=work(("js rows", 0), p.shape))
     m /= 2
     out = _kl_rows(p, m)
     out += _kl_rows(q, m, out=work(("js rows", 1), len(out)))
     out *= 0.5  # (the mean of the two: halving is exact)
+    return out
+
+
+def _js_by_ratios(p: np.ndarray, q: np.ndarray, total_p: np.ndarray, total_q: np.ndarray) -> np.ndarray:
+    """JS of the normalized rows ``p / P``, ``q / Q`` of positive weights, without normalizing
+    them: with ``u = (q / p) (P / Q)`` (the ratio of the normalized values), ``p' / m = 2 / (1 + u)``
+    and ``q' / m = u p' / m``, so ``2 JS = sum_j p_j log(p'_j / m_j) / P + sum_j q_j log(q'_j / m_j) / Q``
+    (half the passes of normalizing both). A zero weight, or a ratio beyond the float range,
+    makes its row's value NaN or infinite (the caller computes those rows otherwise)."""
+    with np.errstate(all="ignore"):
+        ratio = np.divide(q, p, out=work(("js ratios", 0), p.shape))
+        ratio *= np.divide(total_p, total_q, out=work(("js ratios", "sums"), len(p)))[:, None]
+        p_over_m = np.add(ratio, 1.0, out=work(("js ratios", 1), p.shape))
+        np.divide(2.0, p_over_m, out=p_over_m)
+        q_over_m = np.multiply(p_over_m, ratio, out=ratio)
+        np.log(p_over_m, out=p_over_m)
+        p_over_m *= p
+        np.log(q_over_m, out=q_over_m)
+        q_over_m *= q
+        ones = np.ones(p.shape[1])
+        out = np.matmul(p_over_m, ones)  # (row sums: one matrix-vector product)
+        out /= total_p
+        second = np.matmul(q_over_m, ones, out=work(("js ratios", "sums"), len(p)))
+        second /= total_q
+        out += second
+    out *= 0.5
+    return out
+
+
+def _js_of_weights(p: np.ndarray, q: np.ndarray, sums: list[np.ndarray], positive: bool) -> np.ndarray:
+    """JS of the normalized rows of ``p`` and ``q`` (non-negative, positive row sums ``sums``):
+    :func:`_js_by_ratios` for the rows it can take, :func:`_js_rows` of the normalized rows for
+    the rest (rows with a zero weight, or a ratio beyond the float range). Each row's value
+    depends on that row alone, whatever else the batch holds."""
+    total_p, total_q = sums
+    if positive:
+        out = _js_by_ratios(p, q, total_p, total_q)
+        redo = ~np.isfinite(out)
+    else:  # the rows with a zero go to the normalized path at once
+        redo = N.row_any(p == 0)
+        redo |= N.row_any(q == 0)
+        out = np.empty(len(p))
+        take = ~redo
+        out[take] = _js_by_ratios(N.keep_rows(p, take), N.keep_rows(q, take), total_p[take], total_q[take])
+        redo |= ~np.isfinite(out)
+    if redo.any():
+        rows = [N.keep_rows(a, redo) / total[redo][:, None] for a, total in ((p, total_p), (q, total_q))]
+        out[redo] = _js_rows(*rows)
     return out
 
 
@@ -375,7 +426,7 @@ class KLDivergence(_Divergence):
     """
 
     def _parse_rows(self, inputs: Inputs) -> tuple[Any, ...]:
-        p, q, sums = _distributions(inputs, self.log_prob)
+        p, q, sums, _ = _distributions(inputs, self.log_prob)
         values = N.row_sum(np.exp(p) * (p - q)) if sums is None else _kl_of_weights(p, q, sums)
         if len(values) and not np.isfinite(values).all():
             raise InputError("y_pred: expected q_j > 0 wherever p_j > 0, found a zero (infinite divergence)")
@@ -401,16 +452,13 @@ class JensenShannonDivergence(_Divergence):
     """
 
     def _parse_rows(self, inputs: Inputs) -> tuple[Any, ...]:
-        p, q, sums = _distributions(inputs, self.log_prob)
-        # (the two distributions in work arrays: fresh ones would cost more in page faults)
+        p, q, sums, positive = _distributions(inputs, self.log_prob)
         if sums is None:
+            # (the two distributions in work arrays: fresh ones would cost more in page faults)
             p, q = (np.exp(a, out=work(("js", i), a.shape)) for i, a in enumerate((p, q)))
+            values = _js_rows(p, q)
         else:
-            p, q = (
-                N.with_column(np.divide, a, total, out=work(("js", i), a.shape))
-                for i, (a, total) in enumerate(zip((p, q), sums, strict=True))
-            )
-        values = _js_rows(p, q)
+            values = _js_of_weights(p, q, sums, positive)
         return values, inputs.weights(len(p))
 
     def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:

@@ -8,12 +8,14 @@ import itertools
 
 import numpy as np
 import pytest
+import scipy.spatial.distance
 import scipy.special
 import sklearn.metrics as skm
 
 import streammetrics as sm
 from streammetrics._core import workspace
 from streammetrics._core.narrow import SORTING_NETWORK_MEMBERS, sort_rows, sorting_network
+from streammetrics.classification import rowlosses
 from streammetrics.ranking import rowranking
 
 WIDTHS = [2, 3, 5, rowranking.PAIRWISE_LABELS, rowranking.PAIRWISE_LABELS + 1]
@@ -131,6 +133,40 @@ def test_divergences_agree_with_scipy() -> None:
     mid = (p + q) / 2
     js = (scipy.special.rel_entr(p, mid).sum(axis=1) + scipy.special.rel_entr(q, mid).sum(axis=1)) / 2
     _close(sm.JensenShannonDivergence().update(p, q).compute(), float(js.mean()))
+
+
+def _js_rows_of_weights(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Each row's Jensen-Shannon divergence as the metric computes it (unnormalized rows)."""
+    sums = [p @ np.ones(p.shape[1]), q @ np.ones(q.shape[1])]
+    return rowlosses._js_of_weights(p, q, sums, bool(p.min() > 0 and q.min() > 0))
+
+
+def test_each_rows_jensen_shannon_depends_on_that_row_alone() -> None:
+    """Rows of positive weights take the ratios' path, rows with a zero weight or a ratio beyond
+    the float range the normalized one: a row's value is the same alone, in a batch of positive
+    rows and in a batch with zeros (to the last bit or two: BLAS's row sums can differ by an ulp
+    with the number of rows), and agrees with SciPy."""
+    rng = np.random.default_rng(11)
+    n = 600
+    p = rng.dirichlet(np.ones(5), n) * rng.uniform(0.01, 100.0, (n, 1))  # any positive row sums
+    q = rng.dirichlet(np.ones(5), n)
+    p[:40, 0] = 0.0  # zero terms
+    q[40:60, 2] = 0.0
+    p[60:80, 1] = 1e-300  # ratios beyond the float range
+    q[80:100, 3] = 1e-310  # a subnormal weight
+    q[100:110] = p[100:110] * 3.0  # equal distributions: 0, to rounding (SciPy's too)
+    whole = _js_rows_of_weights(p, q)
+    positive = ~((p == 0) | (q == 0)).any(axis=1)
+    only_positive = _js_rows_of_weights(p[positive], q[positive])
+    np.testing.assert_allclose(whole[positive], only_positive, rtol=1e-15, atol=1e-300)
+    for i in [0, 45, 65, 85, 105, 300]:
+        alone = _js_rows_of_weights(p[i : i + 1], q[i : i + 1])
+        np.testing.assert_allclose(alone, whole[i : i + 1], rtol=1e-15, atol=1e-300)
+    reference = scipy.spatial.distance.jensenshannon(p, q, axis=1) ** 2
+    np.testing.assert_allclose(whole[100:110], 0.0, rtol=0, atol=1e-15)
+    others = np.ones(n, bool)
+    others[100:110] = False
+    np.testing.assert_allclose(whole[others], reference[others], rtol=1e-12, atol=0)
 
 
 def test_crps_leaves_its_input_as_it_was() -> None:
