@@ -381,15 +381,24 @@ def _gain_sums(gains: np.ndarray, table: np.ndarray, cells: np.ndarray, slot: st
     return np.matmul(np.ones(len(cells)), values, out=scratch_row(values.shape[1]))
 
 
+#: Integer relevances of at most this grade take :func:`ideal_dcg` from counts (a pass over the
+#: labels per grade); higher ones the sorting network, which costs about as much as three grades.
+IDEAL_FROM_COUNTS_GRADES = 3
+
+
 def ideal_dcg(
     relevance: np.ndarray, discount: np.ndarray, by_label_relevance: np.ndarray | None = None
 ) -> np.ndarray:
-    """The DCG of each row's relevances in decreasing order (the best ranking);
+    """The DCG of each row's non-negative relevances in decreasing order (the best ranking);
     ``by_label_relevance``: the caller's :func:`by_label` copy of them, if it has one."""
     n, m = relevance.shape
     if m > PAIRWISE_LABELS:
         relevance = relevance.astype(np.float64, copy=False)  # (integers: as floats, as the DCG's)
         return np.sort(relevance, axis=1)[:, ::-1] @ discount if n else np.zeros(0)
+    top = _small_grade(relevance)  # (integer relevances: no check of each value)
+    if top is not None:
+        rows = by_label(relevance, "relevance") if by_label_relevance is None else by_label_relevance
+        return _ideal_from_counts(rows, discount, top)
     # the relevances by label, sorted in a work array by a sorting network over the label rows
     # (never the caller's copy), the k-th largest weighted by the k-th discount
     rows = work(("ideal", "sorted"), (m + 1, n))
@@ -400,6 +409,41 @@ def ideal_dcg(
     weights = np.zeros(m + 1)  # (0 for the spare row)
     weights[sort_rows(rows)] = discount[::-1]
     return np.matmul(weights, rows, out=scratch_row(n, 1))  # (not the first: the DCG's)
+
+
+def _small_grade(relevance: np.ndarray) -> int | None:
+    """The largest of non-negative relevances (any layout) that are all integers (of any dtype)
+    up to :data:`IDEAL_FROM_COUNTS_GRADES`; ``None`` otherwise, or for none."""
+    if not relevance.size:
+        return None
+    top = relevance.max()
+    if not top <= IDEAL_FROM_COUNTS_GRADES:
+        return None
+    if relevance.dtype.kind == "f":
+        whole = np.trunc(relevance, out=work(("small grade",), relevance.shape))
+        if not np.array_equal(whole, relevance):
+            return None
+    return int(top)
+
+
+def _ideal_from_counts(relevance: np.ndarray, discount: np.ndarray, top: int) -> np.ndarray:
+    """:func:`ideal_dcg` of integer relevances from 0 to ``top`` (by label): a relevance ``r`` is
+    the number of grades ``1 <= g <= r`` it reaches, and the documents reaching grade ``g`` fill
+    the first ``c_g`` positions of the best ranking, so the ideal DCG is ``sum_g D(c_g)`` with
+    ``D(c)`` the sum of the first ``c`` discounts."""
+    n = relevance.shape[1]
+    firsts = np.concatenate([[0.0], np.cumsum(discount)])
+    out = scratch_row(n, 1)  # (not the first: the DCG's)
+    out.fill(0.0)
+    reached = work(("ideal counts", 0), n, bool)
+    count = work(("ideal counts", 1), n, np.uint8)
+    for grade in range(1, top + 1):
+        count.fill(0)
+        for row in relevance:
+            np.greater_equal(row, grade, out=reached)
+            count += reached.view(np.uint8)
+        out += looked_up(firsts, count, "ideal counts")
+    return out
 
 
 class _Gain(_RowRanking, base=True):

@@ -92,6 +92,28 @@ def test_integer_relevances_are_read_as_their_float_values(m: int, ignore_ties: 
         assert make().update(rel, s).to_bytes() == make().update(rel.astype(float), s).to_bytes()
 
 
+@pytest.mark.parametrize("m", WIDTHS[:-1])
+def test_the_ideal_dcg_of_small_grades_from_counts_is_the_sorted_one(m: int) -> None:
+    """Relevances that are all integers up to IDEAL_FROM_COUNTS_GRADES (any dtype) take the
+    ideal DCG from counts of the documents reaching each grade: the sorted relevances' DCG to
+    rounding; others (a higher grade, a fraction) the sort."""
+    rng = np.random.default_rng(m)
+    discount = rowranking.discounts(m, 3)
+    for top in range(rowranking.IDEAL_FROM_COUNTS_GRADES + 2):
+        rel = rng.integers(0, top + 1, (500, m))
+        for x in (rel, rel.astype(np.uint8), rel.astype(float), rel.astype(bool) if top == 1 else rel):
+            grade = rowranking._small_grade(x)
+            assert grade == (int(x.max()) if top <= rowranking.IDEAL_FROM_COUNTS_GRADES else None)
+            ranked = np.sort(x.astype(float), axis=1)[:, ::-1] @ discount
+            np.testing.assert_allclose(rowranking.ideal_dcg(x, discount), ranked, rtol=1e-15, atol=0)
+    halves = rng.integers(0, 3, (500, m)) / 2.0
+    assert rowranking._small_grade(halves) is None
+    assert rowranking._small_grade(np.zeros((0, m))) is None
+    np.testing.assert_allclose(
+        rowranking.ideal_dcg(halves, discount), np.sort(halves, axis=1)[:, ::-1] @ discount, rtol=1e-15
+    )
+
+
 def test_large_integer_relevances_are_summed_as_floats() -> None:
     """Relevances near the int64 limit: the sorted path sums them as floats, never wrapped."""
     m = rowranking.PAIRWISE_LABELS + 2
