@@ -345,31 +345,33 @@ def _dcg_pairwise(gains: np.ndarray, s: np.ndarray, discount: np.ndarray) -> np.
     the mean discount of the positions ``p .. p + t - 1``, which is its share of its tie group's
     mean gain."""
     n, m = s.shape
+    s_by_label = by_label(s, "scores")
+    # the mean discount of the positions p .. a by (a, b), flat at a * m + b (0 where no such
+    # positions: a pair of counts no document has)
     cum = np.concatenate([[0.0], np.cumsum(discount)])
-    # the mean discount by (p, t), flat at p * (m + 1) + t (t >= 1, p + t <= m)
-    p_grid, t_grid = np.divmod(np.arange(m * (m + 1)), m + 1)
-    ends = np.minimum(p_grid + t_grid, m)
+    a_grid, b_grid = np.divmod(np.arange(m * m), m)
+    above, tied = m - 1 - b_grid, a_grid + b_grid - m + 2
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean_discount = (cum[ends] - cum[p_grid]) / t_grid
-    st = by_label(s, "scores")
-    # each pair compared once: what is above one document is below the other unless tied
-    above = work(("dcg", "above"), (m, n), np.uint8)
-    above.fill(0)
-    tied = work(("dcg", "tied"), (m, n), np.uint8)
-    tied.fill(1)  # (each document ties itself)
-    gt, eq = work(("dcg", "gt"), n, bool), work(("dcg", "eq"), n, bool)
-    gt_count, eq_count = gt.view(np.uint8), eq.view(np.uint8)
+        mean_discount = np.where(tied >= 1, (cum[a_grid + 1] - cum[above]) / tied, 0.0)
+    # each pair compared twice, once each way; a document's counts of the others scored at least
+    # as high (a) and at most as high (b) give p = m - 1 - b above it and t = a + b - m + 2 tied
+    # with it (itself included), its positions p .. a
+    at_least = work(("dcg", "at least"), (m, n), np.uint8)
+    at_least.fill(0)
+    at_most = work(("dcg", "at most"), (m, n), np.uint8)
+    at_most.fill(0)
+    ge, le = work(("dcg", "ge"), n, bool), work(("dcg", "le"), n, bool)
+    ge_count, le_count = ge.view(np.uint8), le.view(np.uint8)
     for j in range(m):
         for i in range(j + 1, m):
-            np.greater(st[i], st[j], out=gt)
-            np.equal(st[i], st[j], out=eq)
-            np.add(above[j], gt_count, out=above[j])
-            np.add(tied[j], eq_count, out=tied[j])
-            np.add(tied[i], eq_count, out=tied[i])
-            gt |= eq  # i at or above j: j is above i where not
-            np.add(above[i], np.logical_not(gt, out=gt).view(np.uint8), out=above[i])
-    cell = np.multiply(above, np.uint8(m + 1), out=above)
-    cell += tied
+            np.greater_equal(s_by_label[i], s_by_label[j], out=ge)  # i at least as high as j
+            np.less_equal(s_by_label[i], s_by_label[j], out=le)
+            np.add(at_least[j], ge_count, out=at_least[j])
+            np.add(at_most[i], ge_count, out=at_most[i])
+            np.add(at_least[i], le_count, out=at_least[i])
+            np.add(at_most[j], le_count, out=at_most[j])
+    cell = np.multiply(at_least, np.uint8(m), out=at_least)
+    cell += at_most
     return _gain_sums(gains, mean_discount, cell, "dcg")
 
 
@@ -384,6 +386,8 @@ def _gain_sums(gains: np.ndarray, table: np.ndarray, cells: np.ndarray, slot: st
 #: Integer relevances of at most this grade take :func:`ideal_dcg` from counts (a pass over the
 #: labels per grade); higher ones the sorting network, which costs about as much as three grades.
 IDEAL_FROM_COUNTS_GRADES = 3
+#: Float relevances are checked for whole numbers in their first rows before all of them.
+SAMPLE_ROWS = 256
 
 
 def ideal_dcg(
@@ -420,9 +424,10 @@ def _small_grade(relevance: np.ndarray) -> int | None:
     if not top <= IDEAL_FROM_COUNTS_GRADES:
         return None
     if relevance.dtype.kind == "f":
-        whole = np.trunc(relevance, out=work(("small grade",), relevance.shape))
-        if not np.array_equal(whole, relevance):
-            return None
+        # (the first rows first: fractional gains are told apart without a pass over all)
+        for part in (relevance[:SAMPLE_ROWS], relevance):
+            if not np.array_equal(np.trunc(part, out=work(("small grade",), part.shape)), part):
+                return None
     return int(top)
 
 
