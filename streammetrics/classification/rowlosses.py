@@ -372,8 +372,8 @@ def _js_by_ratios(p: np.ndarray, q: np.ndarray, total_p: np.ndarray, total_q: np
 def _js_of_weights(p: np.ndarray, q: np.ndarray, sums: list[np.ndarray], positive: bool) -> np.ndarray:
     """JS of the normalized rows of ``p`` and ``q`` (non-negative, positive row sums ``sums``):
     :func:`_js_by_ratios` for the rows it can take, :func:`_js_rows` of the normalized rows for
-    the rest (rows with a zero weight, or a ratio beyond the float range). Each row's value
-    depends on that row alone, whatever else the batch holds."""
+    the rest (rows with a zero weight, or a ratio beyond the float range). Which formula a row
+    takes depends on that row alone, whatever else the batch holds."""
     total_p, total_q = sums
     if positive:
         out = _js_by_ratios(p, q, total_p, total_q)

@@ -309,7 +309,7 @@ def dcg_rows(
     """The DCG of each row: gains ranked by decreasing score; tied scores share the mean gain of
     their tie group over the group's discounts (scikit-learn's ``_tie_averaged_dcg``), or, with
     ``ignore_ties``, are ranked as scikit-learn's ``np.argsort(y_score)[:, ::-1]`` puts them.
-    ``gains_by_label``: the caller's :func:`by_label` copy of the gains, if it has one."""
+    ``gains_by_label``: the caller's :func:`by_label` copy of the gains as float64, if it has one."""
     n, m = s.shape
     if not n:
         return np.zeros(0)
