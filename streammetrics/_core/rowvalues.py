@@ -11,6 +11,7 @@ Examples:
 from __future__ import annotations
 
 import math
+import struct
 from typing import Any
 
 import numpy as np
@@ -22,6 +23,18 @@ LABEL_TYPES = frozenset({int, str, bool, np.int64, np.int32, np.int16, np.int8, 
 #: Types a number may have on the fast path.
 NUMBER_TYPES = frozenset({int, float, bool, np.float64, np.float32, np.int64, np.int32})
 _INT64 = (-(2**63), 2**63 - 1)
+
+
+def floats_of(values: list[Any]) -> np.ndarray:
+    """A buffer of numbers (each a Python or NumPy number a float64 holds: the fast paths
+    buffer nothing else) as a float64 array, each converted as ``float()`` converts it: packed
+    as C doubles in one call, about twice as fast as ``np.fromiter`` over the list (read-only).
+
+    Examples:
+        >>> floats_of([1.5, 2, np.float32(0.25)]).tolist()
+        [1.5, 2.0, 0.25]
+    """
+    return np.frombuffer(struct.pack(f"{len(values)}d", *values), dtype=np.float64)
 
 
 def label_of(value: Any, name: str) -> int | str:

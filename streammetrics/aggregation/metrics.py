@@ -17,6 +17,7 @@ import numpy as np
 
 from .._core import validation as v
 from .._core.metric import Metric
+from .._core.rowvalues import floats_of
 from ..errors import InputError
 from .state import RowExtremes, RowSums
 
@@ -75,7 +76,7 @@ class _Aggregator(Metric[Any], base=True):
             pending = d["_pending"]
             n = len(pending)
             if n:
-                values = np.fromiter(pending[:n], dtype=np.float64, count=n)
+                values = floats_of(pending[:n])
                 self._apply(d["_state_"], (values, None))
                 del pending[:n]
 

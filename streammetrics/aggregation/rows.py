@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.rowvalues import NUMBER_TYPES, innermost_state
+from .._core.rowvalues import NUMBER_TYPES, floats_of, innermost_state
 
 
 class PairRows:
@@ -104,5 +104,5 @@ class PairRows:
         pass
 
     def decode(self, flat: Any) -> tuple[np.ndarray, np.ndarray]:
-        both = np.fromiter(flat, dtype=np.float64, count=len(flat)).reshape(-1, 2)
+        both = floats_of(flat).reshape(-1, 2)
         return both[:, 0].copy(), both[:, 1].copy()

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.rowvalues import NUMBER_TYPES, innermost_state, number_of
+from .._core.rowvalues import NUMBER_TYPES, floats_of, innermost_state, number_of
 from ..errors import InputError
 
 
@@ -86,7 +86,7 @@ class RegressionRows:
     def decode(self, flat: list[Any]) -> tuple[np.ndarray, np.ndarray]:
         """The batch arguments of the buffered values (the residuals as ``(r, 0)``: the very same
         residuals)."""
-        values = np.fromiter(flat, dtype=np.float64, count=len(flat))
+        values = floats_of(flat)
         if self.residual:
             return values, np.zeros(len(values))
         both = values.reshape(-1, 2)

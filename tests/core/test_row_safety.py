@@ -129,3 +129,21 @@ def test_a_collection_batch_interrupted_in_its_last_group_changes_no_group():
     assert c.compute() == pytest.approx(
         {"acc": accuracy_score(y, p >= 0.5), "auc": roc_auc_score(y, p), "ll": log_loss(y, p)}
     )
+
+
+def test_buffered_numbers_become_the_float64_values_numpy_gives_them():
+    """The per-row buffers' numbers (Python floats and ints, NumPy scalars) packed into float64
+    at a flush: each the value ``np.fromiter`` (``float()``) gives it, bit for bit."""
+    from streammetrics._core.rowvalues import floats_of
+
+    values = [1.5, -0.0, 5e-324, 1.7976931348623157e308, 2**53 + 1, -(2**63), 3, 0.1]
+    values += [np.float32(0.1), np.float64(-2.5), np.int64(2**53 + 3), np.int32(-7), True]
+    got = floats_of(values)
+    want = np.fromiter(values, dtype=np.float64, count=len(values))
+    assert got.dtype == np.float64 and got.tobytes() == want.tobytes()
+    assert floats_of([]).shape == (0,)
+    # the aggregators' buffer, flushed: as one batch of the same values
+    m = sm.Mean()
+    for x in values[:8]:
+        m.update(float(x))
+    assert m.to_bytes() == sm.Mean().update(np.array(values[:8], dtype=np.float64)).to_bytes()
