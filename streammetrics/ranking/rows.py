@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.rowvalues import LABEL_TYPES, NUMBER_TYPES, label_of, number_of
+from .._core.rowvalues import LABEL_TYPES, NUMBER_TYPES, floats_of, label_of, number_of
 from ..errors import InputError
 from .positive import check_binary_classes, union
 
@@ -80,7 +80,7 @@ class ScoreRows:
 
     def decode(self, flat: list[Any]) -> tuple[np.ndarray, np.ndarray]:
         """Buffered (label, score) values as the batch arguments."""
-        return np.asarray(flat[0::2]), np.fromiter(flat[1::2], dtype=np.float64, count=len(flat) // 2)
+        return np.asarray(flat[0::2]), floats_of(flat[1::2])
 
     def hot_function(
         self, buffer: Any, limit: int, flush: Callable[[], None], slow: Callable[..., Any], result: Any
