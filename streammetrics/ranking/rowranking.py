@@ -98,6 +98,19 @@ def label_ranks(relevant: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.nda
 PAIRWISE_LABELS = 8
 
 
+#: Batches of at most this many (label, label, row) cells compare all pairs of labels in one
+#: broadcast comparison (a call per pair otherwise: on a small batch the calls, not the
+#: comparisons, are the cost; on 100,000 rows of 5 labels the two read about even).
+BROADCAST_CELLS = 1 << 20
+
+
+def compared_pairs(s: np.ndarray) -> np.ndarray:
+    """``ge[i, j] = s_i >= s_j`` for a :func:`by_label` array ``s`` of ``m`` labels: an
+    ``(m, m, n)`` bool work array (the diagonal, each label against itself, true)."""
+    m, n = s.shape
+    return np.greater_equal(s[:, None, :], s[None, :, :], out=work(("compared pairs",), (m, m, n), bool))
+
+
 def pairwise_ranks(relevant: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For each label ``j`` of each row: the number of labels scored at least ``s_j`` (its rank,
     ties given the largest) and the number of relevant labels among them, as :func:`label_ranks`
@@ -105,6 +118,16 @@ def pairwise_ranks(relevant: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.
     :func:`by_label` arrays of at most :data:`PAIRWISE_LABELS` labels; so are the two uint8
     results (work arrays)."""
     m, n = s.shape
+    if m * m * n <= BROADCAST_CELLS:  # every pair at once; the diagonal counts each label itself
+        ge = compared_pairs(s)
+        rank = np.add.reduce(
+            ge.view(np.uint8), axis=0, dtype=np.uint8, out=work(("pairwise ranks", 0), (m, n), np.uint8)
+        )
+        ge &= relevant[:, None, :]
+        relevant_at_least = np.add.reduce(
+            ge.view(np.uint8), axis=0, dtype=np.uint8, out=work(("pairwise ranks", 1), (m, n), np.uint8)
+        )
+        return rank, relevant_at_least
     rank = work(("pairwise ranks", 0), (m, n), np.uint8)
     rank.fill(1)  # each label is scored at least as high as itself
     relevant_at_least = work(("pairwise ranks", 1), (m, n), np.uint8)
@@ -291,12 +314,31 @@ class LabelRankingLoss(_RowRanking):
 
 
 # ----------------------------------------------------------------------------- DCG, NDCG
+@functools.lru_cache(maxsize=256)
 def discounts(m: int, k: int | None, log_base: float = 2.0) -> np.ndarray:
-    """``1 / log_b(i + 2)`` for the ranks ``i < m`` (0 from rank ``k`` on), as scikit-learn."""
+    """``1 / log_b(i + 2)`` for the ranks ``i < m`` (0 from rank ``k`` on), as scikit-learn
+    (read-only: one array per arguments, kept)."""
     discount = 1 / (np.log(np.arange(m) + 2) / np.log(log_base))
     if k is not None:
         discount[k:] = 0
+    discount.flags.writeable = False
     return discount
+
+
+@functools.lru_cache(maxsize=256)
+def _mean_discounts(discount_bytes: bytes) -> np.ndarray:
+    """The table of :func:`_dcg_pairwise`: the mean discount of the positions ``p .. a`` at
+    ``a * m + b`` (``p = m - 1 - b``; 0 where no such positions: a pair of counts no document
+    has), for the discounts whose float64 bytes are given (read-only, kept)."""
+    discount = np.frombuffer(discount_bytes)
+    m = len(discount)
+    cum = np.concatenate([[0.0], np.cumsum(discount)])
+    a_grid, b_grid = np.divmod(np.arange(m * m), m)
+    above, tied = m - 1 - b_grid, a_grid + b_grid - m + 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        table = np.where(tied >= 1, (cum[a_grid + 1] - cum[above]) / tied, 0.0)
+    table.flags.writeable = False
+    return table
 
 
 def dcg_rows(
@@ -346,16 +388,21 @@ def _dcg_pairwise(gains: np.ndarray, s: np.ndarray, discount: np.ndarray) -> np.
     mean gain."""
     n, m = s.shape
     s_by_label = by_label(s, "scores")
-    # the mean discount of the positions p .. a by (a, b), flat at a * m + b (0 where no such
-    # positions: a pair of counts no document has)
-    cum = np.concatenate([[0.0], np.cumsum(discount)])
-    a_grid, b_grid = np.divmod(np.arange(m * m), m)
-    above, tied = m - 1 - b_grid, a_grid + b_grid - m + 2
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean_discount = np.where(tied >= 1, (cum[a_grid + 1] - cum[above]) / tied, 0.0)
-    # each pair compared twice, once each way; a document's counts of the others scored at least
-    # as high (a) and at most as high (b) give p = m - 1 - b above it and t = a + b - m + 2 tied
-    # with it (itself included), its positions p .. a
+    mean_discount = _mean_discounts(np.asarray(discount, np.float64).tobytes())
+    # a document's counts of the others scored at least as high (a) and at most as high (b) give
+    # p = m - 1 - b above it and t = a + b - m + 2 tied with it (itself included), its positions
+    # p .. a: its mean discount is the table's cell a * m + b
+    if m * m * n <= BROADCAST_CELLS:
+        # every pair at once: the counts, the document itself included, are the sums of its
+        # column (the documents at least as high) and of its row (at most as high)
+        ge = compared_pairs(s_by_label).view(np.uint8)
+        at_least = np.add.reduce(ge, axis=0, dtype=np.uint8, out=work(("dcg", "at least"), (m, n), np.uint8))
+        at_most = np.add.reduce(ge, axis=1, dtype=np.uint8, out=work(("dcg", "at most"), (m, n), np.uint8))
+        cell = np.multiply(at_least, np.uint8(m), out=at_least)
+        cell += at_most
+        cell -= np.uint8(m + 1)  # (the document itself out of both counts)
+        return _gain_sums(gains, mean_discount, cell, "dcg")
+    # each pair compared twice, once each way
     at_least = work(("dcg", "at least"), (m, n), np.uint8)
     at_least.fill(0)
     at_most = work(("dcg", "at most"), (m, n), np.uint8)
@@ -436,9 +483,16 @@ def _ideal_from_counts(relevance: np.ndarray, discount: np.ndarray, top: int) ->
     the number of grades ``1 <= g <= r`` it reaches, and the documents reaching grade ``g`` fill
     the first ``c_g`` positions of the best ranking, so the ideal DCG is ``sum_g D(c_g)`` with
     ``D(c)`` the sum of the first ``c`` discounts."""
-    n = relevance.shape[1]
+    m, n = relevance.shape
     firsts = np.concatenate([[0.0], np.cumsum(discount)])
     out = scratch_row(n, 1)  # (not the first: the DCG's)
+    if top * m * n <= BROADCAST_CELLS:  # every grade at once; the grades' sums in the same order
+        grades = np.arange(1, top + 1).reshape(-1, 1, 1)
+        reached = np.greater_equal(relevance, grades, out=work(("ideal counts", 0), (top, m, n), bool))
+        counts = np.add.reduce(
+            reached.view(np.uint8), axis=1, dtype=np.uint8, out=work(("ideal counts", 1), (top, n), np.uint8)
+        )
+        return np.add.reduce(looked_up(firsts, counts, "ideal counts"), axis=0, out=out)
     out.fill(0.0)
     reached = work(("ideal counts", 0), n, bool)
     count = work(("ideal counts", 1), n, np.uint8)

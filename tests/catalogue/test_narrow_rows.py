@@ -28,6 +28,14 @@ def temporaries(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(workspace, "FRESH_BYTES", 0 if request.param == "pooled" else 1 << 16)
 
 
+@pytest.fixture(params=["at once", "pair by pair"])
+def pair_counts(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The label ranking and DCG tests both ways: every pair of labels compared in one broadcast
+    comparison (small batches), and one comparison per pair (large ones)."""
+    if request.param == "pair by pair":
+        monkeypatch.setattr(rowranking, "BROADCAST_CELLS", 0)
+
+
 def _close(a: float, b: float) -> None:
     assert abs(a - b) <= 1e-12 * max(abs(b), 1e-300), (a, b)
 
@@ -54,7 +62,7 @@ def test_sort_rows_sorts_every_column_and_says_where(m: int) -> None:
 
 
 @pytest.mark.parametrize("m", WIDTHS)
-def test_label_rankings_agree_with_scikit_learn_with_ties(m: int) -> None:
+def test_label_rankings_agree_with_scikit_learn_with_ties(m: int, pair_counts: None) -> None:
     rng = np.random.default_rng(m)
     y = (rng.random((600, m)) < 0.4).astype(int)
     s = np.round(rng.standard_normal((600, m)), 1)  # many ties
@@ -70,7 +78,7 @@ def test_label_rankings_agree_with_scikit_learn_with_ties(m: int) -> None:
 
 @pytest.mark.parametrize("m", WIDTHS)
 @pytest.mark.parametrize("k", [None, 1, 3])
-def test_dcg_and_ndcg_agree_with_scikit_learn_with_ties(m: int, k: int | None) -> None:
+def test_dcg_and_ndcg_agree_with_scikit_learn_with_ties(m: int, k: int | None, pair_counts: None) -> None:
     rng = np.random.default_rng(10 * m + (k or 0))
     rel = rng.integers(0, 4, (500, m)).astype(float)
     s = np.round(rng.standard_normal((500, m)), 1)
@@ -82,7 +90,9 @@ def test_dcg_and_ndcg_agree_with_scikit_learn_with_ties(m: int, k: int | None) -
 @pytest.mark.parametrize("m", WIDTHS)
 @pytest.mark.parametrize("ignore_ties", [False, True])
 @pytest.mark.parametrize("dtype", [np.int8, np.int64, np.uint16, bool])
-def test_integer_relevances_are_read_as_their_float_values(m: int, ignore_ties: bool, dtype) -> None:
+def test_integer_relevances_are_read_as_their_float_values(
+    m: int, ignore_ties: bool, dtype, pair_counts: None
+) -> None:
     """DCG and NDCG keep integer or boolean relevances without a float copy: the state is the
     one their float64 values give, on every path (pairwise, sorted, ignoring ties)."""
     rng = np.random.default_rng(m)
@@ -93,7 +103,7 @@ def test_integer_relevances_are_read_as_their_float_values(m: int, ignore_ties: 
 
 
 @pytest.mark.parametrize("m", WIDTHS[:-1])
-def test_the_ideal_dcg_of_small_grades_from_counts_is_the_sorted_one(m: int) -> None:
+def test_the_ideal_dcg_of_small_grades_from_counts_is_the_sorted_one(m: int, pair_counts: None) -> None:
     """Relevances that are all integers up to IDEAL_FROM_COUNTS_GRADES (any dtype) take the
     ideal DCG from counts of the documents reaching each grade: the sorted relevances' DCG to
     rounding; others (a higher grade, a fraction) the sort."""
@@ -112,6 +122,33 @@ def test_the_ideal_dcg_of_small_grades_from_counts_is_the_sorted_one(m: int) -> 
     np.testing.assert_allclose(
         rowranking.ideal_dcg(halves, discount), np.sort(halves, axis=1)[:, ::-1] @ discount, rtol=1e-15
     )
+
+
+@pytest.mark.parametrize("m", WIDTHS[:-1])
+def test_pairs_compared_at_once_give_the_states_of_pairs_compared_one_by_one(
+    m: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The two ways of counting (one broadcast comparison, or a comparison per pair) give the
+    same integer counts, hence the same values and states byte for byte, ties included."""
+    rng = np.random.default_rng(m)
+    y = (rng.random((400, m)) < 0.4).astype(int)
+    rel = rng.integers(0, 4, (400, m))
+    s = np.round(rng.standard_normal((400, m)), 1)
+    s[:30] = 0.5  # whole rows tied
+    cases = [
+        (sm.LabelRankingAveragePrecision, y),
+        (sm.LabelRankingLoss, y),
+        (lambda: sm.DCG(2), rel),
+        (sm.NDCG, rel),
+        (lambda: sm.NDCG(3), rel.astype(float)),
+    ]
+
+    def states() -> list[bytes]:
+        return [make().update(t, s).to_bytes() for make, t in cases]
+
+    at_once = states()
+    monkeypatch.setattr(rowranking, "BROADCAST_CELLS", 0)
+    assert states() == at_once
 
 
 def test_large_integer_relevances_are_summed_as_floats() -> None:
