@@ -258,7 +258,8 @@ def column_sums(a: np.ndarray) -> np.ndarray:
     bit: NumPy adds a narrow array row after row (one rounding per row, and slowly); a column's
     pairwise sum is both faster and more accurate.
     """
-    if a.shape[1] > NARROW or not len(a):
+    if a.shape[1] > NARROW or not a.size:
         return a.sum(axis=0)
     add = np.add.reduce  # (ndarray.sum's own reduction, without its wrapper's cost per call)
-    return np.array([add(a[:, j]) for j in range(a.shape[1])], dtype=add(a[:0, 0]).dtype)
+    # (the sums are NumPy scalars of the reduction's type: the array takes it, as a.sum's)
+    return np.array([add(a[:, j]) for j in range(a.shape[1])])

@@ -141,12 +141,41 @@ class RowSums(State):
         if n_after == 0:
             self.reset()
             return
+        pairs = self._float_sums(batch, total, k, sign) if k <= _FLOAT_COLUMNS else None
+        if pairs is not None:  # (the common case: a few columns, finite totals)
+            sums, weight = pairs
+            if sign < 0 and weight[0] + weight[1] < -1e-9 * abs(self.total_weight):
+                raise InputError("sample_weight: reverting more weight than was added")
+            self._commit(_n=n_after, width=k, weight=np.array(weight), sums=np.array(sums))
+            return
         sums = self.sums if self.width is not None else np.zeros((2, k))
         hi, lo = _add_pairs(sums[0], sums[1], sign * batch, 0.0)
         whi, wlo = _add_pairs(self.weight[0], self.weight[1], sign * total, 0.0)
         if sign < 0 and whi + wlo < -1e-9 * abs(self.total_weight):
             raise InputError("sample_weight: reverting more weight than was added")
         self._commit(_n=n_after, width=k, weight=np.array([whi, wlo]), sums=np.array([hi, lo]))
+
+    def _float_sums(
+        self, batch: np.ndarray, total: float, k: int, sign: int
+    ) -> tuple[list[list[float]], tuple[float, float]] | None:
+        """:meth:`add_sums`' new sums and weight pairs, computed as :func:`_add_pairs` computes
+        them for a few columns (Python floats, the same IEEE arithmetic) in fewer calls; ``None``
+        when a total is not finite (:func:`_add_pairs`' array rule then handles them all)."""
+        his, los = self.sums.tolist() if self.width is not None else ([0.0] * k, [0.0] * k)
+        added = batch.tolist()
+        if sign < 0:
+            added, total = [-x for x in added], -total
+        weight = _add_float_pair(*self.weight.tolist(), total, 0.0)
+        if weight is None:
+            return None
+        new_his, new_los = [], []
+        for hi, lo, x in zip(his, los, added, strict=True):
+            pair = _add_float_pair(hi, lo, x, 0.0)
+            if pair is None:
+                return None
+            new_his.append(pair[0])
+            new_los.append(pair[1])
+        return [new_his, new_los], weight
 
     def revert(self, values: np.ndarray, weights: np.ndarray | None) -> None:
         self.update(values, weights, sign=-1)

@@ -41,6 +41,10 @@ def test_row_reductions_and_column_sums(width: int) -> None:
     ints = rng.integers(-5, 5, (500, width))
     assert np.array_equal(N.column_sums(ints), ints.sum(axis=0))
     assert np.array_equal(N.column_sums(b), b.sum(axis=0))
+    # the type of NumPy's sums, whatever the input's (and no rows, or no columns)
+    for x in (ints, ints.astype(np.int8), ints.astype(np.uint8), b, a, a.astype(np.float32), a[:0], a[:, :0]):
+        got, want = N.column_sums(x), x.sum(axis=0)
+        assert got.dtype == want.dtype and got.shape == want.shape, (x.dtype, x.shape)
 
 
 @pytest.mark.parametrize("width", WIDTHS)
