@@ -64,11 +64,14 @@ def _add_pairs(hi: Any, lo: Any, b_hi: Any, b_lo: Any) -> tuple[Any, Any]:
             return np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])  # type: ignore[index]
     with np.errstate(invalid="ignore", over="ignore"):
         s, e = two_sum(hi, b_hi)
-        lo = lo + b_lo + e
-        s2, e2 = two_sum(s, lo)
-    if np.all(np.isfinite(s2)):
-        return s2, e2
-    return s + lo, np.zeros_like(lo)  # an overflow to inf: no compensation to keep
+        s2, e2 = two_sum(s, lo + b_lo + e)
+        finite = np.isfinite(s2)
+        if np.all(finite):
+            return s2, e2
+        # a total beyond the float range: its plain sum (inf; NaN for inf - inf), no compensation
+        # to keep (TwoSum's error terms of an inf are NaN); the other totals as they are
+        plain = (hi + lo) + (b_hi + b_lo)
+    return np.where(finite, s2, plain), np.where(finite, e2, 0.0)
 
 
 def _add_float_pair(hi: float, lo: float, b_hi: float, b_lo: float) -> tuple[float, float] | None:

@@ -8,6 +8,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+import streammetrics as sm
 from streammetrics.aggregation import state as row_state
 from streammetrics.aggregation.state import RowSums
 
@@ -78,6 +79,8 @@ def test_the_few_columns_path_is_the_array_path_byte_for_byte(
     few = run()
     monkeypatch.setattr(row_state, "_FLOAT_COLUMNS", 0)
     assert run() == few
+    totals = np.frombuffer(few[-1][: 16 * k]).reshape(2, k).sum(axis=0)
+    assert totals[0] == np.inf and np.isfinite(totals[1:]).all()  # (inf, as plain addition says)
 
 
 def test_integer_batch_sums_add_as_their_float_values() -> None:
@@ -88,3 +91,10 @@ def test_integer_batch_sums_add_as_their_float_values() -> None:
         b.add_sums(np.array(x, dtype=np.float64), 1.0, 1, 2)
     assert a.to_dict()["sums"].tobytes() == b.to_dict()["sums"].tobytes()
 
+
+def test_an_overflowing_total_is_inf_as_numpy_sums_it() -> None:
+    with np.errstate(over="ignore"):
+        want = np.sum([1e308, 1e308])
+        assert sm.Sum().update([1e308]).update([1e308]).compute() == want == np.inf
+        assert sm.Mean().update([1e308, 1e308]).compute() == np.inf
+        assert sm.Sum().update([1e308]).update([1e308]).update([-1.0]).compute() == np.inf
