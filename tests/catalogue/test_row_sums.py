@@ -11,6 +11,7 @@ import pytest
 import streammetrics as sm
 from streammetrics.aggregation import state as row_state
 from streammetrics.aggregation.state import RowSums
+from streammetrics.errors import StateError
 
 
 def _integer_batches(rng: np.random.Generator, k: int, n_batches: int) -> list[np.ndarray]:
@@ -98,3 +99,16 @@ def test_an_overflowing_total_is_inf_as_numpy_sums_it() -> None:
         assert sm.Sum().update([1e308]).update([1e308]).compute() == want == np.inf
         assert sm.Mean().update([1e308, 1e308]).compute() == np.inf
         assert sm.Sum().update([1e308]).update([1e308]).update([-1.0]).compute() == np.inf
+
+
+def test_an_overflowed_state_loads_and_a_nan_one_is_refused() -> None:
+    with np.errstate(over="ignore"):
+        m = sm.Sum().update([1e308]).update([1e308])
+    assert sm.Sum.from_bytes(m.to_bytes()).compute() == np.inf  # saved after overflow: loads
+    for row, value in ((0, np.nan), (1, np.nan), (1, 1.0), (1, np.inf)):  # NaN; inf with compensation
+        data = m.state_dict()
+        sums = np.array(data["state"]["sums"], dtype=np.float64)
+        sums[row, 0] = value
+        data["state"] = {**data["state"], "sums": sums}
+        with pytest.raises(StateError, match="sums"):
+            sm.Sum.from_state_dict(data)
