@@ -1,5 +1,5 @@
-"""Issue 17 catalogue (per-row values): batch throughput on batches of 100k rows, per-row updates,
-against torchmetrics (CPU, float64, its update on the same batches) and river (one row at a time).
+"""Issue 17 catalogue (per-row values): batch throughput on batches of 100k and of 256 rows, per-row
+updates, against torchmetrics (CPU, float64, its update on the same batches) and river (one row at a time).
 
 Run from the repository root: ``python -m benchmarks.bench_catalogue [--quick] [--cold-allocator]``
 (as a module, so that the checkout's ``streammetrics`` is imported, not an installed one). Numbers
@@ -30,6 +30,8 @@ except ImportError:  # run as a script
     from _timing import best_time, markdown_table  # type: ignore[no-redef]
 
 BATCH = 100_000
+#: The batch of the training-step table (per-update costs, not passes, dominate there).
+SMALL_BATCH = 256
 
 
 def _data(rng: np.random.Generator, n: int) -> dict[str, Any]:
@@ -167,12 +169,12 @@ def _torch_metric(spec: Any) -> Any:
     return cls(**kwargs), torch
 
 
-def bench_batches(n: int) -> list[list[object]]:
+def bench_batches(n: int, batch: int = BATCH, floors: bool = True) -> list[list[object]]:
     data = _data(np.random.default_rng(0), n)
     rows: list[list[object]] = []
     for name, make, key, spec in CASES:
         args = data[key] if isinstance(data[key], tuple) else (data[key],)
-        chunks = [tuple(a[i : i + BATCH] for a in args) for i in range(0, n, BATCH)]
+        chunks = [tuple(a[i : i + batch] for a in args) for i in range(0, n, batch)]
 
         def ours(chunks=chunks, make=make) -> None:
             m = make()
@@ -214,7 +216,8 @@ def bench_batches(n: int) -> list[list[object]]:
                         bound(*c)
 
             floor = f"{n / best_time(bare) / 1e6:.0f}"
-        rows.append([name, f"{n / t_ours / 1e6:.0f}", peer, floor])
+        speed = f"{n / t_ours / 1e6:.0f}" if batch >= 10_000 else f"{n / t_ours / 1e6:.1f}"
+        rows.append([name, speed, peer, floor] if floors else [name, speed, peer])
     return rows
 
 
@@ -273,6 +276,7 @@ TORCH_THREADS = 1
 
 def main(quick: bool = False, torch_threads: int = TORCH_THREADS) -> str:
     n = 500_000 if quick else 2_000_000
+    n_small = 200 * SMALL_BATCH if quick else 1000 * SMALL_BATCH
     n_rows = 50_000 if quick else 200_000
     try:
         import torch
@@ -288,6 +292,13 @@ def main(quick: bool = False, torch_threads: int = TORCH_THREADS) -> str:
         markdown_table(
             ["metric", "M rows/s", "torchmetrics time / ours", "floor: its log/exp alone, M rows/s"],
             bench_batches(n),
+        ),
+        "",
+        f"Batches of {SMALL_BATCH} rows (a training step's), {n_small:,} rows in all: M rows/s, and "
+        "torchmetrics' time over ours",
+        markdown_table(
+            ["metric", "M rows/s", "torchmetrics time / ours"],
+            bench_batches(n_small, SMALL_BATCH, floors=False),
         ),
         "",
         f"One row at a time ({n_rows:,} rows, Python floats): M rows/s, and river's time over ours",

@@ -24,11 +24,6 @@ if os.environ.get("CI") == "true":
 # thread, where a kernel that kept or shared a slot wrongly would give wrong values. Tests of the
 # fresh path set it back.
 workspace.FRESH_BYTES = 0
-# Every batch, however short, of a metric that reads its inputs' finiteness from its value sums
-# is checked that way (in use, only batches of thousands of rows are): the laws then see the
-# sums each batch carries from its check to the fold. Tests of the value-by-value path set it
-# back.
-aggregation_base.SUMS_AHEAD_ROWS = 0
 # Batches of more than 16 rows of the per-row value metrics are parsed and summed 16 rows at a
 # time (in use, 131,072): the laws, collections, windows, bootstrap replicates and engines then
 # see batches of several chunks, most of the law batches holding up to 30 rows.

@@ -30,10 +30,6 @@ from .state import RowSums
 #: Rows per chunk of a batch (see :meth:`RowValueMetric._parse` and :meth:`~RowValueMetric._batch_sums`):
 #: a batch of 100,000 rows is one chunk (each chunk costs tens of microseconds of calls).
 CHUNK_ROWS = 131072
-#: Batches of fewer rows are checked value by value even by a metric that can read their
-#: finiteness from its value sums (:meth:`RowValueMetric._sums_ahead`): on a short batch the
-#: passes saved cost less than the calls the sums take.
-SUMS_AHEAD_ROWS = 8192
 #: Scratch arrays per call of :func:`scratch`.
 N_SCRATCH = 4
 
@@ -191,13 +187,10 @@ class RowValueMetric(OneRowMixin, Metric[RowSums], base=True):
         ]
         return np.sum([self._value_sums(part) for part in parts], axis=0)
 
-    def _sums_ahead(self, batch: tuple[Any, ...]) -> np.ndarray | None:
+    def _sums_ahead(self, batch: tuple[Any, ...]) -> np.ndarray:
         """The sums :meth:`_fold` will add for ``batch`` (:meth:`_batch_sums`), computed now with
         over- and invalid-value warnings off (a parser reads the inputs' finiteness from them and
-        hands them on in a :class:`SummedBatch`); ``None`` for a batch of fewer than
-        :data:`SUMS_AHEAD_ROWS` rows."""
-        if len(batch[0]) < SUMS_AHEAD_ROWS:
-            return None
+        hands them on in a :class:`SummedBatch`)."""
         with np.errstate(invalid="ignore", over="ignore"):
             return self._batch_sums(batch)
 
@@ -208,11 +201,10 @@ class RowValueMetric(OneRowMixin, Metric[RowSums], base=True):
         :meth:`Inputs.unchecked_floats` array) is settled from its value sums: for a metric any
         inf or NaN of whose inputs makes its row's value non-finite, whatever the other values
         and the weight (zero times inf is NaN). When every sum is finite, so is every value, and
-        the batch carries the sums to :meth:`_fold` (:class:`SummedBatch`); otherwise, or without
-        sums (:meth:`_sums_ahead`), each array is checked value by value (the same errors; an
-        overflow of finite values passes)."""
+        the batch carries the sums to :meth:`_fold` (:class:`SummedBatch`); otherwise each array
+        is checked value by value (the same errors; an overflow of finite values passes)."""
         sums = self._sums_ahead(batch)
-        finite = sums is not None and all(map(math.isfinite, sums.tolist()))
+        finite = all(map(math.isfinite, sums.tolist()))
         for i, name, arr in unchecked:
             inputs.confirm_finite(i, name, arr, finite)
         return SummedBatch(batch, sums) if finite else batch

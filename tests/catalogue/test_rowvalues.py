@@ -439,14 +439,11 @@ def _rows(rng: np.random.Generator, n: int, columns: int | None) -> np.ndarray:
 
 @pytest.mark.parametrize(("make", "true_columns", "pred_columns"), BY_SUMS, ids=BY_SUMS_IDS)
 @pytest.mark.parametrize("weighted", [False, True])
-@pytest.mark.parametrize("ahead", [0, 10**9], ids=["by sums", "value by value"])
 def test_finiteness_read_from_the_sums_refuses_every_inf_and_nan(
-    make, true_columns, pred_columns, weighted, ahead, monkeypatch: pytest.MonkeyPatch
+    make, true_columns, pred_columns, weighted
 ) -> None:
     """An inf or NaN anywhere (one value of a long batch, its row weighted 0) is refused with the
-    message of the value-by-value check; on batches of one chunk and of several, and on batches
-    too short for the sums (``SUMS_AHEAD_ROWS``)."""
-    monkeypatch.setattr(aggregation_base, "SUMS_AHEAD_ROWS", ahead)
+    message of the value-by-value check; on batches of one chunk and of several."""
     rng = np.random.default_rng(11)
     for n in (300, N):
         yt, yp = _rows(rng, n, true_columns), _rows(rng, n, pred_columns)
