@@ -206,7 +206,8 @@ class Array(Field):
     ``kinds`` are the accepted NumPy dtype kinds (``"i"``, ``"u"``, ``"f"``, ``"b"``);
     ``shape`` (see :data:`Shape`) or ``ndim`` constrain the shape; ``finite`` (for floats),
     ``non_negative`` and ``increasing`` (strictly, along a 1-D array) the values. With
-    ``optional``, ``None`` is accepted too.
+    ``optional``, ``None`` is accepted too; with ``infinite``, floats may be infinite (a total
+    that grew past the float range, as the accumulated arithmetic leaves it), never NaN.
     """
 
     kinds: str = "if"
@@ -214,6 +215,7 @@ class Array(Field):
     dtype: str | None = None
     ndim: int | None = None
     finite: bool = True
+    infinite: bool = False
     non_negative: bool = False
     increasing: bool = False
     optional: bool = False
@@ -240,7 +242,10 @@ class Array(Field):
             self.dtype or _WIDE[arr.dtype.kind]
         )  # a copy: the state never shares the dict's memory
         if self.finite and arr.dtype.kind == "f" and not np.isfinite(arr).all():
-            raise Invalid("finite", f"non-finite {arr[~np.isfinite(arr)].flat[0]!r}")
+            if not self.infinite:
+                raise Invalid("finite", f"non-finite {arr[~np.isfinite(arr)].flat[0]!r}")
+            if np.isnan(arr).any():
+                raise Invalid("finite or infinite", "NaN")
         if self.non_negative and arr.dtype.kind in "if" and arr.size and arr.min() < 0:
             raise Invalid("non-negative", f"negative value {arr.min()!r}")
         if self.increasing and arr.ndim == 1 and arr.size > 1 and not np.all(arr[1:] > arr[:-1]):

@@ -224,12 +224,9 @@ class RowSums(State):
             raise StateError(f"{where}: negative total weight {self.total_weight!r}")
         if self.total_weight == 0 and self.sums.any():
             raise StateError(f"{where}: sums without weight")
-        # a total past the float range is inf (with no compensation); never NaN
-        hi, lo = self.sums
-        if np.isnan(hi).any() or not np.isfinite(lo).all() or (np.isinf(hi) & (lo != 0)).any():
-            raise StateError(
-                f"{where}: sums must be finite, or inf without compensation; found {self.sums!r}"
-            )
+        hi, lo = self.sums  # a total past the float range is inf, without compensation
+        if not np.isfinite(lo).all() or (np.isinf(hi) & (lo != 0)).any():
+            raise StateError(f"{where}: sums: expected a finite compensation, 0 beside an inf total")
 
 
 _FIELDS = Schema(
@@ -237,7 +234,7 @@ _FIELDS = Schema(
     n_samples=Int(low=0),
     width=Int(low=1, optional=True),
     weight=Array("if", dtype="float64", shape=(2,)),
-    sums=Array("if", dtype="float64", shape=(2, "width"), finite=False),  # (inf: see check)
+    sums=Array("if", dtype="float64", shape=(2, "width"), infinite=True),
 )
 
 

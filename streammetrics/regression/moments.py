@@ -360,11 +360,12 @@ class Moments(State):
 def _schema_of(cls: type[Moments]) -> Schema:
     """The fields of a moment state's dict: per output, a moment row for each of ``cls.ROWS``."""
     rows = len(cls.ROWS)
+    # (the second moments and the sums may have grown past the float range: inf, never NaN)
     moments = {
         "shift": Array("if", dtype="float64", shape=(rows, "n_outputs")),
         "mean": Array("if", dtype="float64", shape=(rows, "n_outputs")),
-        "m2": Array("if", dtype="float64", shape=(rows, "n_outputs"), non_negative=True),
-        "cross": Array("if", dtype="float64", shape=("n_outputs",)),
+        "m2": Array("if", dtype="float64", shape=(rows, "n_outputs"), non_negative=True, infinite=True),
+        "cross": Array("if", dtype="float64", shape=("n_outputs",), infinite=True),
     }
     return Schema(
         f"{cls.__name__} state",
@@ -372,7 +373,8 @@ def _schema_of(cls: type[Moments]) -> Schema:
         n_outputs=Int(low=1, optional=True),
         weight=Number(low=0),
         **{
-            name: moments.get(name) or Array("if", dtype="float64", shape=("n_outputs",), non_negative=True)
+            name: moments.get(name)
+            or Array("if", dtype="float64", shape=("n_outputs",), non_negative=True, infinite=True)
             for name in cls.arrays()
         },
     )

@@ -102,6 +102,20 @@ def test_each_constraint_names_the_field_the_expected_and_the_found(key, value, 
         _schema().read(data, max_res=10)
 
 
+def test_an_infinite_array_takes_infinities_and_refuses_nan():
+    """``infinite=True``: a total that grew past the float range (inf) is read; NaN never is;
+    without it, neither."""
+    both = Schema("Toy state", totals=Array("f", infinite=True, non_negative=True), plain=Array("f"))
+    values = both.read({"totals": [1.0, np.inf], "plain": [1.0]})
+    assert values["totals"].tolist() == [1.0, np.inf]
+    with pytest.raises(sm.StateError, match=r"^Toy state: totals must be finite or infinite, found NaN"):
+        both.read({"totals": [np.nan, 1.0], "plain": [1.0]})
+    with pytest.raises(sm.StateError, match=r"^Toy state: totals must be non-negative"):
+        both.read({"totals": [-np.inf], "plain": [1.0]})
+    with pytest.raises(sm.StateError, match=r"^Toy state: plain must be finite, found non-finite"):
+        both.read({"totals": [1.0], "plain": [np.inf]})
+
+
 def test_keys_must_be_exactly_the_declared_ones():
     with pytest.raises(sm.StateError, match=r"Toy state: expected the keys .*'weight'.*, found"):
         _schema().read({k: v for k, v in _good().items() if k != "weight"}, max_res=10)

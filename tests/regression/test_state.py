@@ -139,6 +139,35 @@ def test_corrupt_residual_moment_states_are_rejected(key, value, message) -> Non
         sm.from_state_dict(d)
 
 
+@pytest.mark.parametrize(
+    ("make", "reference"),
+    [
+        (sm.MSE, skm.mean_squared_error),
+        (sm.RMSE, skm.root_mean_squared_error),
+        (sm.MAE, skm.mean_absolute_error),
+        (sm.NRMSE, None),
+    ],
+    ids=["MSE", "RMSE", "MAE", "NRMSE"],
+)
+def test_moments_past_the_float_range_save_and_load(make, reference) -> None:
+    """Residuals whose squares overflow leave an infinite second moment (MSE inf, as scikit-learn
+    says; MAE finite): such a state saves and loads, computing what it computed; NaN is still
+    refused."""
+    y_true, y_pred = np.array([1e200, 3.0, 2.0]), np.array([-1e200, 1.0, 2.5])
+    with np.errstate(over="ignore", invalid="ignore"):
+        m = make().update(y_true, y_pred)
+        value = m.compute()
+        if reference is not None:
+            np.testing.assert_allclose(value, reference(y_true, y_pred), rtol=1e-12)
+        loaded = type(m).from_bytes(m.to_bytes())
+        assert loaded.to_bytes() == m.to_bytes()
+        assert loaded.compute() == value or (np.isnan(value) and np.isnan(loaded.compute()))
+    d = _dict_of(m)
+    d["state"]["m2"] = np.full_like(np.asarray(d["state"]["m2"], dtype=float), np.nan)
+    with pytest.raises(sm.StateError, match="m2 must be finite or infinite, found NaN"):
+        sm.from_state_dict(d)
+
+
 @pytest.mark.parametrize("outputs", [None, 3])
 def test_residual_moments_are_the_residual_part_of_the_co_moments(outputs) -> None:
     # Same reduction code: every residual field is bit-identical, through batches with weights,
