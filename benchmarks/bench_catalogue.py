@@ -127,6 +127,7 @@ CASES: list[tuple[str, Callable[[], Any], str, Any]] = [
     ),
     ("DCG (5 documents)", sm.DCG, "multilabel", None),
     ("NDCG(3) (5 documents)", lambda: sm.NDCG(3), "multilabel", None),
+    ("DCG, ignore_ties (5 documents)", lambda: sm.DCG(ignore_ties=True), "multilabel", None),
     (
         "NRMSE(range)",
         lambda: sm.NRMSE("range"),

@@ -341,6 +341,18 @@ def _mean_discounts(discount_bytes: bytes) -> np.ndarray:
     return table
 
 
+@functools.lru_cache(maxsize=256)
+def _position_discounts(discount_bytes: bytes) -> np.ndarray:
+    """:func:`_mean_discounts`' layout for rows without ties: the discount of position ``p``
+    at ``p * m + (m - 1 - p)``, NaN at every cell of a tied document (read-only, kept)."""
+    discount = np.frombuffer(discount_bytes)
+    m = len(discount)
+    table = np.full(m * m, np.nan)
+    table[(m - 1) * (np.arange(m) + 1)] = discount  # (a = p above, b = m - 1 - p below)
+    table.flags.writeable = False
+    return table
+
+
 def dcg_rows(
     gains: np.ndarray,
     s: np.ndarray,
@@ -355,15 +367,23 @@ def dcg_rows(
     n, m = s.shape
     if not n:
         return np.zeros(0)
-    if gains.dtype.kind != "f" and (ignore_ties or m > PAIRWISE_LABELS):
+    if m <= PAIRWISE_LABELS:
+        by_label_gains = by_label(gains, "gains", np.float64) if gains_by_label is None else gains_by_label
+        if not ignore_ties:
+            return _dcg_pairwise(by_label_gains, s, _mean_discounts(_key(discount)))
+        # a row without ties has one ranking, whatever breaks ties: its DCG by comparisons; a
+        # row with ties (NaN there) ranked as scikit-learn's argsort ranks it
+        values = _dcg_pairwise(by_label_gains, s, _position_discounts(_key(discount)))
+        tied = np.flatnonzero(np.isnan(values))
+        if len(tied) == n:  # (every row: sorted in place, without copies)
+            return _argsort_dcg(gains, s, discount)
+        if len(tied):
+            values[tied] = _argsort_dcg(gains[tied], s[tied], discount)
+        return values
+    if gains.dtype.kind != "f":
         gains = gains.astype(np.float64)  # (integer relevances: summed as floats, never wrapped)
     if ignore_ties:
-        ranking = np.argsort(s, axis=1)[:, ::-1]
-        return np.take_along_axis(gains, ranking, axis=1) @ discount
-    if m <= PAIRWISE_LABELS:
-        return _dcg_pairwise(
-            by_label(gains, "gains", np.float64) if gains_by_label is None else gains_by_label, s, discount
-        )
+        return _argsort_dcg(gains, s, discount)
     neg = -s
     order = np.argsort(neg, axis=1, kind="stable")
     ss = np.take_along_axis(neg, order, axis=1)
@@ -381,17 +401,30 @@ def dcg_rows(
     return terms.sum(axis=1)
 
 
-def _dcg_pairwise(gains: np.ndarray, s: np.ndarray, discount: np.ndarray) -> np.ndarray:
-    """:func:`dcg_rows` with ties averaged, by comparisons (``gains`` by label, ``s`` by row): a
-    document with ``p`` documents scored above it and ``t`` tied with it (itself included) takes
-    the mean discount of the positions ``p .. p + t - 1``, which is its share of its tie group's
-    mean gain."""
+def _argsort_dcg(gains: np.ndarray, s: np.ndarray, discount: np.ndarray) -> np.ndarray:
+    """The DCG of each row ranked as scikit-learn's ``ignore_ties`` ranks it,
+    ``np.argsort(y_score)[:, ::-1]`` (ties in argsort's order)."""
+    if gains.dtype.kind != "f":
+        gains = gains.astype(np.float64)  # (integer relevances: summed as floats, never wrapped)
+    ranking = np.argsort(s, axis=1)[:, ::-1]
+    return np.take_along_axis(gains, ranking, axis=1) @ discount
+
+
+def _key(discount: np.ndarray) -> bytes:
+    """The discounts as the key of their kept tables."""
+    return np.asarray(discount, np.float64).tobytes()
+
+
+def _dcg_pairwise(gains: np.ndarray, s: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """:func:`dcg_rows` by comparisons (``gains`` by label, ``s`` by row): a document with ``p``
+    documents scored above it and ``t`` tied with it (itself included) takes ``table``'s discount
+    for its counts: :func:`_mean_discounts` (ties averaged: the mean discount of the positions
+    ``p .. p + t - 1``, its share of its tie group's mean gain) or :func:`_position_discounts`."""
     n, m = s.shape
     s_by_label = by_label(s, "scores")
-    mean_discount = _mean_discounts(np.asarray(discount, np.float64).tobytes())
     # a document's counts of the others scored at least as high (a) and at most as high (b) give
     # p = m - 1 - b above it and t = a + b - m + 2 tied with it (itself included), its positions
-    # p .. a: its mean discount is the table's cell a * m + b
+    # p .. a: its discount is the table's cell a * m + b
     if m * m * n <= BROADCAST_CELLS:
         # every pair at once: the counts, the document itself included, are the sums of its
         # column (the documents at least as high) and of its row (at most as high)
@@ -401,7 +434,7 @@ def _dcg_pairwise(gains: np.ndarray, s: np.ndarray, discount: np.ndarray) -> np.
         cell = np.multiply(at_least, np.uint8(m), out=at_least)
         cell += at_most
         cell -= np.uint8(m + 1)  # (the document itself out of both counts)
-        return _gain_sums(gains, mean_discount, cell, "dcg")
+        return _gain_sums(gains, table, cell, "dcg")
     # each pair compared twice, once each way
     at_least = work(("dcg", "at least"), (m, n), np.uint8)
     at_least.fill(0)
@@ -419,7 +452,7 @@ def _dcg_pairwise(gains: np.ndarray, s: np.ndarray, discount: np.ndarray) -> np.
             np.add(at_most[j], le_count, out=at_most[j])
     cell = np.multiply(at_least, np.uint8(m), out=at_least)
     cell += at_most
-    return _gain_sums(gains, mean_discount, cell, "dcg")
+    return _gain_sums(gains, table, cell, "dcg")
 
 
 def _gain_sums(gains: np.ndarray, table: np.ndarray, cells: np.ndarray, slot: str) -> np.ndarray:
@@ -532,8 +565,9 @@ class DCG(_Gain):
 
     ``update(y_true, y_score)``: one row per query, ``(n, n_documents)`` relevances (real gains)
     and scores. Tied scores share their group's mean gain over the group's discounts, as
-    scikit-learn; ``ignore_ties=True`` ranks them as scikit-learn's ``np.argsort`` order (faster,
-    arbitrary among ties).
+    scikit-learn; ``ignore_ties=True`` ranks them in scikit-learn's ``np.argsort`` order
+    (arbitrary among ties; scikit-learn's faster option, about as fast as averaging here: rows
+    without ties, which any ranking ranks alike, take the comparisons, the others the sort).
 
     Args:
         k: Only the ``k`` highest-ranked documents count (``None``: all); an int >= 1.
@@ -602,7 +636,7 @@ class NDCG(_Gain):
         # the relevances by label once, for both DCGs when both take the pairwise path
         # (as floats: integer relevances are converted once, not in each product)
         shared = by_label(y, "gains", np.float64) if y.shape[1] <= PAIRWISE_LABELS and len(y) else None
-        gain = dcg_rows(y, s, discount, self.ignore_ties, None if self.ignore_ties else shared)
+        gain = dcg_rows(y, s, discount, self.ignore_ties, shared)
         ideal = ideal_dcg(y, discount, shared)
         ideal += ideal == 0  # (0 where no document is relevant: the gain is 0 too)
         gain /= ideal

@@ -88,6 +88,27 @@ def test_dcg_and_ndcg_agree_with_scikit_learn_with_ties(m: int, k: int | None, p
 
 
 @pytest.mark.parametrize("m", WIDTHS)
+@pytest.mark.parametrize("tied", [0.0, 0.3, 1.0])
+def test_ignore_ties_agrees_with_scikit_learn(m: int, tied: float, pair_counts: None) -> None:
+    """``ignore_ties=True``: rows without ties by comparisons, rows with ties (a share ``tied``
+    of them) in scikit-learn's argsort order; integer relevances and k as scikit-learn's."""
+    rng = np.random.default_rng(100 + m)
+    rel = rng.integers(0, 4, (400, m))
+    s = rng.standard_normal((400, m))
+    rows = rng.random(400) < tied
+    s[rows, 0] = s[rows, m - 1]  # a tie in each of those rows
+    s[rows & (np.arange(400) % 7 == 0)] = 0.25  # and some rows tied throughout
+    for k in (None, 1, 3):
+        _close(
+            sm.DCG(k, ignore_ties=True).update(rel, s).compute(), skm.dcg_score(rel, s, k=k, ignore_ties=True)
+        )
+        _close(
+            sm.NDCG(k, ignore_ties=True).update(rel, s).compute(),
+            skm.ndcg_score(rel, s, k=k, ignore_ties=True),
+        )
+
+
+@pytest.mark.parametrize("m", WIDTHS)
 @pytest.mark.parametrize("ignore_ties", [False, True])
 @pytest.mark.parametrize("dtype", [np.int8, np.int64, np.uint16, bool])
 def test_integer_relevances_are_read_as_their_float_values(
@@ -141,6 +162,8 @@ def test_pairs_compared_at_once_give_the_states_of_pairs_compared_one_by_one(
         (lambda: sm.DCG(2), rel),
         (sm.NDCG, rel),
         (lambda: sm.NDCG(3), rel.astype(float)),
+        (lambda: sm.DCG(ignore_ties=True), rel),
+        (lambda: sm.NDCG(2, ignore_ties=True), rel),
     ]
 
     def states() -> list[bytes]:
