@@ -53,6 +53,7 @@ def _data(rng: np.random.Generator, n: int) -> dict[str, Any]:
         "binary": (binary, rng.uniform(0.01, 0.99, n)),
         "multiproba": (labels, proba),
         "multilabel": ((rng.random((n, k)) < 0.4).astype(int), rng.standard_normal((n, k))),
+        "multilabel16": ((rng.random((n, 16)) < 0.4).astype(int), rng.standard_normal((n, 16))),
     }
 
 
@@ -128,6 +129,13 @@ CASES: list[tuple[str, Callable[[], Any], str, Any]] = [
     ("DCG (5 documents)", sm.DCG, "multilabel", None),
     ("NDCG(3) (5 documents)", lambda: sm.NDCG(3), "multilabel", None),
     ("DCG, ignore_ties (5 documents)", lambda: sm.DCG(ignore_ties=True), "multilabel", None),
+    ("DCG (16 documents)", sm.DCG, "multilabel16", None),
+    (
+        "LabelRankingLoss (L=16)",
+        sm.LabelRankingLoss,
+        "multilabel16",
+        ("classification", "MultilabelRankingLoss", {"num_labels": 16}),
+    ),
     (
         "NRMSE(range)",
         lambda: sm.NRMSE("range"),

@@ -23,7 +23,7 @@ import numpy as np
 
 from .._core import validation as v
 from .._core.inputs import Inputs
-from .._core.narrow import by_label, sort_rows, transpose_into
+from .._core.narrow import SORTING_NETWORK_MEMBERS, by_label, sort_rows, transpose_into
 from .._core.workspace import work
 from ..aggregation.base import RowValueMetric, scratch_row
 from ..aggregation.state import RowSums
@@ -92,16 +92,37 @@ def label_ranks(relevant: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.nda
     return rel, rank, relevant_at_least, n_relevant
 
 
-#: Rows of at most this many labels rank by pairwise comparisons, column against column (``m**2``
-#: passes over the rows), not by a sort along each short row (which NumPy pays per row). The
-#: counts of those paths are kept in uint8.
-PAIRWISE_LABELS = 8
+#: Rows of at most this many labels rank by comparisons of every pair of labels (``m**2`` per
+#: row, in label-row passes), not by a sort along each short row (which NumPy pays per row);
+#: their counts fit in uint8.
+PAIRWISE_LABELS = 32
+#: Up to this many labels, a large batch compares its label rows pair by pair (a pass per pair);
+#: wider rows compare every pair at once, a block of rows at a time.
+COLUMN_LABELS = 8
 
 
 #: Batches of at most this many (label, label, row) cells compare all pairs of labels in one
 #: broadcast comparison (a call per pair otherwise: on a small batch the calls, not the
-#: comparisons, are the cost; on 100,000 rows of 5 labels the two read about even).
+#: comparisons, are the cost; on 100,000 rows of 5 labels the two read about even). Rows of more
+#: than :data:`COLUMN_LABELS` labels always do, in blocks of at least :data:`BLOCK_ROWS` rows.
 BROADCAST_CELLS = 1 << 20
+#: The fewest rows of a block of the broadcast comparisons (measured best for 9 to 32 labels).
+BLOCK_ROWS = 4096
+
+
+def _blocks(m: int, n: int) -> list[slice] | None:
+    """The row blocks of the broadcast comparisons of ``n`` rows of ``m`` labels (one slice of
+    every row when they fit in one), or ``None`` when the batch compares pair by pair (few
+    labels, many rows)."""
+    if m * m * n <= BROADCAST_CELLS:
+        return [_EVERY_ROW]
+    if m <= COLUMN_LABELS:
+        return None
+    step = max(BROADCAST_CELLS // (m * m), BLOCK_ROWS)
+    return [slice(lo, lo + step) for lo in range(0, n, step)]
+
+
+_EVERY_ROW = slice(None)
 
 
 def compared_pairs(s: np.ndarray) -> np.ndarray:
@@ -118,15 +139,15 @@ def pairwise_ranks(relevant: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.
     :func:`by_label` arrays of at most :data:`PAIRWISE_LABELS` labels; so are the two uint8
     results (work arrays)."""
     m, n = s.shape
-    if m * m * n <= BROADCAST_CELLS:  # every pair at once; the diagonal counts each label itself
-        ge = compared_pairs(s)
-        rank = np.add.reduce(
-            ge.view(np.uint8), axis=0, dtype=np.uint8, out=work(("pairwise ranks", 0), (m, n), np.uint8)
-        )
-        ge &= relevant[:, None, :]
-        relevant_at_least = np.add.reduce(
-            ge.view(np.uint8), axis=0, dtype=np.uint8, out=work(("pairwise ranks", 1), (m, n), np.uint8)
-        )
+    blocks = _blocks(m, n)
+    if blocks is not None:  # every pair at once; the diagonal counts each label itself
+        rank = work(("pairwise ranks", 0), (m, n), np.uint8)
+        relevant_at_least = work(("pairwise ranks", 1), (m, n), np.uint8)
+        for rows in blocks:
+            ge = compared_pairs(s[:, rows])
+            np.add.reduce(ge.view(np.uint8), axis=0, dtype=np.uint8, out=rank[:, rows])
+            ge &= relevant[:, None, rows]
+            np.add.reduce(ge.view(np.uint8), axis=0, dtype=np.uint8, out=relevant_at_least[:, rows])
         return rank, relevant_at_least
     rank = work(("pairwise ranks", 0), (m, n), np.uint8)
     rank.fill(1)  # each label is scored at least as high as itself
@@ -153,10 +174,10 @@ def looked_up(table: np.ndarray, cells: np.ndarray, slot: str) -> np.ndarray:
     return np.take(table, index, out=work((slot, "values"), cells.shape), mode="clip")
 
 
-def label_sums(a: np.ndarray) -> np.ndarray:
-    """The sum over labels of each row of a :func:`by_label` bool or uint8 array of at most
-    :data:`PAIRWISE_LABELS` labels (sums of at most 8 values of at most 31 fit in uint8)."""
-    return np.add.reduce(a.view(np.uint8), axis=0, dtype=np.uint8)
+def label_sums(a: np.ndarray, dtype: Any = np.uint8) -> np.ndarray:
+    """The sum over labels of each row of a :func:`by_label` bool or uint8 array, in ``dtype``
+    (uint8: the caller knows the sums are at most 255)."""
+    return np.add.reduce(a.view(np.uint8), axis=0, dtype=dtype)
 
 
 @functools.cache
@@ -257,8 +278,12 @@ class LabelRankingAveragePrecision(_RowRanking):
             y = by_label(y, "relevance")
             rank, relevant_at_least = pairwise_ranks(y, by_label(s, "scores"))
             n_relevant = label_sums(y)
-            # each relevant label's precision from a table, by its two counts (0 if irrelevant)
-            cell = np.multiply(rank, np.uint8(m + 1), out=rank)
+            # each relevant label's precision from a table, by its two counts (0 if irrelevant):
+            # the cell r * (m + 1) + a is at most m * (m + 2)
+            narrow = m * (m + 2) <= 255
+            cell = np.multiply(
+                rank, np.uint8(m + 1) if narrow else np.uint16(m + 1), out=rank if narrow else None
+            )
             cell += relevant_at_least
             cell *= y.view(np.uint8)
             ratio = np.matmul(
@@ -300,10 +325,11 @@ class LabelRankingLoss(_RowRanking):
             # a relevant label's wrong pairs: the irrelevant labels scored at least as high
             rank -= relevant_at_least
             rank *= y.view(np.uint8)
-            wrong = label_sums(rank)
-            # the (relevant, irrelevant) pairs, at most 16 (uint8), in a work array
+            # the wrong pairs and all (relevant, irrelevant) pairs of a row, at most m**2 / 4
+            count = np.uint8 if m * m // 4 <= 255 else np.uint16
+            wrong = label_sums(rank, count)
             pairs = np.subtract(
-                np.uint8(m), n_relevant, out=work(("ranking loss", "pairs"), len(n_relevant), np.uint8)
+                count(m), n_relevant, out=work(("ranking loss", "pairs"), len(n_relevant), count)
             )
             pairs *= n_relevant
             return np.divide(wrong, np.maximum(pairs, 1, out=pairs), out=scratch_row(len(pairs)))
@@ -425,15 +451,23 @@ def _dcg_pairwise(gains: np.ndarray, s: np.ndarray, table: np.ndarray) -> np.nda
     # a document's counts of the others scored at least as high (a) and at most as high (b) give
     # p = m - 1 - b above it and t = a + b - m + 2 tied with it (itself included), its positions
     # p .. a: its discount is the table's cell a * m + b
-    if m * m * n <= BROADCAST_CELLS:
+    blocks = _blocks(m, n)
+    if blocks is not None:
         # every pair at once: the counts, the document itself included, are the sums of its
         # column (the documents at least as high) and of its row (at most as high)
-        ge = compared_pairs(s_by_label).view(np.uint8)
-        at_least = np.add.reduce(ge, axis=0, dtype=np.uint8, out=work(("dcg", "at least"), (m, n), np.uint8))
-        at_most = np.add.reduce(ge, axis=1, dtype=np.uint8, out=work(("dcg", "at most"), (m, n), np.uint8))
-        cell = np.multiply(at_least, np.uint8(m), out=at_least)
+        at_least = work(("dcg", "at least"), (m, n), np.uint8)
+        at_most = work(("dcg", "at most"), (m, n), np.uint8)
+        for rows in blocks:
+            ge = compared_pairs(s_by_label[:, rows]).view(np.uint8)
+            np.add.reduce(ge, axis=0, dtype=np.uint8, out=at_least[:, rows])
+            np.add.reduce(ge, axis=1, dtype=np.uint8, out=at_most[:, rows])
+        # a * m + b is at most m**2 - 1: uint8 (whose wrapping sums still end right) up to 16
+        narrow = m <= 16
+        cell = np.multiply(
+            at_least, np.uint8(m) if narrow else np.uint16(m), out=at_least if narrow else None
+        )
         cell += at_most
-        cell -= np.uint8(m + 1)  # (the document itself out of both counts)
+        cell -= m + 1  # (the document itself out of both counts)
         return _gain_sums(gains, table, cell, "dcg")
     # each pair compared twice, once each way
     at_least = work(("dcg", "at least"), (m, n), np.uint8)
@@ -476,13 +510,13 @@ def ideal_dcg(
     """The DCG of each row's non-negative relevances in decreasing order (the best ranking);
     ``by_label_relevance``: the caller's :func:`by_label` copy of them, if it has one."""
     n, m = relevance.shape
-    if m > PAIRWISE_LABELS:
-        relevance = relevance.astype(np.float64, copy=False)  # (integers: as floats, as the DCG's)
-        return np.sort(relevance, axis=1)[:, ::-1] @ discount if n else np.zeros(0)
-    top = _small_grade(relevance)  # (integer relevances: no check of each value)
+    top = _small_grade(relevance) if m <= PAIRWISE_LABELS else None  # (integers: no check of each)
     if top is not None:
         rows = by_label(relevance, "relevance") if by_label_relevance is None else by_label_relevance
         return _ideal_from_counts(rows, discount, top)
+    if m > SORTING_NETWORK_MEMBERS:
+        relevance = relevance.astype(np.float64, copy=False)  # (integers: as floats, as the DCG's)
+        return np.sort(relevance, axis=1)[:, ::-1] @ discount if n else np.zeros(0)
     # the relevances by label, sorted in a work array by a sorting network over the label rows
     # (never the caller's copy), the k-th largest weighted by the k-th discount
     rows = work(("ideal", "sorted"), (m + 1, n))

@@ -18,7 +18,20 @@ from streammetrics._core.narrow import SORTING_NETWORK_MEMBERS, sort_rows, sorti
 from streammetrics.classification import rowlosses
 from streammetrics.ranking import rowranking
 
-WIDTHS = [2, 3, 5, rowranking.PAIRWISE_LABELS, rowranking.PAIRWISE_LABELS + 1]
+#: Across the hand-overs: pair by pair (up to COLUMN_LABELS) or all pairs at once, uint8 cells
+#: (up to 16 labels) or uint16, comparisons or sorts (past PAIRWISE_LABELS)
+WIDTHS = [
+    2,
+    3,
+    5,
+    rowranking.COLUMN_LABELS,
+    rowranking.COLUMN_LABELS + 1,
+    15,
+    16,
+    17,
+    rowranking.PAIRWISE_LABELS,
+    rowranking.PAIRWISE_LABELS + 1,
+]
 
 
 @pytest.fixture(autouse=True, params=["fresh", "pooled"])
@@ -28,12 +41,14 @@ def temporaries(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(workspace, "FRESH_BYTES", 0 if request.param == "pooled" else 1 << 16)
 
 
-@pytest.fixture(params=["at once", "pair by pair"])
+@pytest.fixture(params=["at once", "pair by pair or in blocks"])
 def pair_counts(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """The label ranking and DCG tests both ways: every pair of labels compared in one broadcast
-    comparison (small batches), and one comparison per pair (large ones)."""
-    if request.param == "pair by pair":
+    comparison (small batches); and as large batches compare them: one comparison per pair (a few
+    labels), or all pairs at once a block of rows at a time (here 7, a partial block last)."""
+    if request.param != "at once":
         monkeypatch.setattr(rowranking, "BROADCAST_CELLS", 0)
+        monkeypatch.setattr(rowranking, "BLOCK_ROWS", 7)
 
 
 def _close(a: float, b: float) -> None:
@@ -171,6 +186,7 @@ def test_pairs_compared_at_once_give_the_states_of_pairs_compared_one_by_one(
 
     at_once = states()
     monkeypatch.setattr(rowranking, "BROADCAST_CELLS", 0)
+    monkeypatch.setattr(rowranking, "BLOCK_ROWS", 7)
     assert states() == at_once
 
 
