@@ -8,8 +8,10 @@ DCG or NDCG); the metric keeps their compensated weighted sum and the total weig
 (:class:`~streammetrics.aggregation.state.RowSums`), so it merges, reverts and decays exactly,
 and ``compute()`` is scikit-learn's weighted mean over every row seen.
 
-The rows of a batch are ranked at once: one sort of each row (``np.argsort`` along the rows),
-the tie groups found from the sorted scores, counts by cumulative sums; no Python loop per row.
+The rows of a batch are ranked at once, with no Python loop per row: rows of up to
+:data:`PAIRWISE_LABELS` labels by comparing every pair of labels (each label's counts of the
+labels scored at least and at most as high), wider rows by one sort of each row (``np.argsort``
+along the rows), the tie groups found from the sorted scores, counts by cumulative sums.
 Batches may hold different numbers of labels (documents): each row stands alone.
 """
 
