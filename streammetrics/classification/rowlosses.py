@@ -83,6 +83,13 @@ def _true_class(p: np.ndarray, idx: np.ndarray, out: np.ndarray | None = None) -
     return np.take(np.ravel(p), _true_cells(idx, p.shape[1]), out=out, mode="clip")
 
 
+#: Classes up to which the top-k rank is counted column by column (a pass per class); wider rows
+#: count along each row, a block of rows at a time (a pass per class would be thousands of calls).
+COLUMN_CLASSES = 128
+#: Cells of a block of rows of the wide top-k count (its bool temporaries stay cache-sized).
+WIDE_BLOCK_CELLS = 1 << 20
+
+
 class TopKAccuracy(_ClassRows):
     """The fraction of rows whose true class is among the ``k`` highest scores (scikit-learn
     ``top_k_accuracy_score``).
@@ -127,6 +134,8 @@ class TopKAccuracy(_ClassRows):
         """Whether each row's true class is among its ``k`` highest scores."""
         s, idx, _ = batch
         n, c = s.shape
+        if c > COLUMN_CLASSES:
+            return self._wide_hits(s, idx)
         true = _true_class(s, idx, out=None if n < N.SMALL_ROWS else work(("top k", "true"), n))
         # the true class's rank: the classes scored above it, and those tied with it after it;
         # one column at a time, each contiguous (a broadcast over short rows pays per row, and a
@@ -141,6 +150,26 @@ class TopKAccuracy(_ClassRows):
             for j in range(c):
                 np.add(rank, np.equal(st[j], true) & (idx < j), out=rank)
         return rank < self.k
+
+    def _wide_hits(self, s: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """:meth:`_hits` of rows of many classes, counted along each row."""
+        n, c = s.shape
+        if self.k == 1:  # the top class: the last column of the highest score (argmax from the end)
+            return np.argmax(s[:, ::-1], axis=1) == c - 1 - idx
+        hits = np.empty(n, bool)
+        true = _true_class(s, idx)
+        columns = np.arange(c)
+        step = max(WIDE_BLOCK_CELLS // c, 1)
+        for lo in range(0, n, step):
+            block, t = s[lo : lo + step], true[lo : lo + step, None]
+            rank = np.count_nonzero(block > t, axis=1)
+            equal = block == t
+            tied = np.flatnonzero(np.count_nonzero(equal, axis=1) > 1)  # (the true class itself: 1)
+            if len(tied):  # ties with the true class's score: those after it count
+                after = columns > idx[lo : lo + step][tied, None]
+                rank[tied] += np.count_nonzero(equal[tied] & after, axis=1)
+            hits[lo : lo + step] = rank < self.k
+        return hits
 
     def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
         return self._hits(batch).astype(np.float64).reshape(-1, 1)

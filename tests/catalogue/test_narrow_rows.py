@@ -200,12 +200,23 @@ def test_large_integer_relevances_are_summed_as_floats() -> None:
         assert as_int == sm.DCG(ignore_ties=ignore_ties).update(rel.astype(float), s).compute() > 0
 
 
-@pytest.mark.parametrize("c", [3, 5, 9])
-def test_top_k_accuracy_with_ties_agrees_with_scikit_learn(c: int) -> None:
+@pytest.mark.parametrize("c", [3, 5, 9, rowlosses.COLUMN_CLASSES, rowlosses.COLUMN_CLASSES + 1, 300])
+@pytest.mark.parametrize("wide", [False, True], ids=["as in use", "counted along rows"])
+def test_top_k_accuracy_with_ties_agrees_with_scikit_learn(
+    c: int, wide: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Column by column (up to COLUMN_CLASSES classes) or along each row in blocks (here of a
+    few rows, a partial block last), ties ranked as scikit-learn ranks them."""
+    if wide:
+        monkeypatch.setattr(rowlosses, "COLUMN_CLASSES", 0)
+        monkeypatch.setattr(rowlosses, "WIDE_BLOCK_CELLS", 7 * c)
     rng = np.random.default_rng(c)
     y = rng.integers(0, c, 800)
     s = np.round(rng.standard_normal((800, c)), 1)
-    for k in range(1, c):
+    s[:20] = 0.5  # every class tied
+    rows = np.arange(20, 40)
+    s[rows, y[rows]] = s[rows].max(axis=1) + 1.0  # the true class alone on top
+    for k in range(1, c) if c <= 9 else (1, 2, 5, c - 1):
         got = sm.TopKAccuracy(k).update(y, s).compute()
         _close(got, skm.top_k_accuracy_score(y, s, k=k, labels=np.arange(c)))
 
