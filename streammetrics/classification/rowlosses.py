@@ -154,12 +154,20 @@ class TopKAccuracy(_ClassRows):
     def _wide_hits(self, s: np.ndarray, idx: np.ndarray) -> np.ndarray:
         """:meth:`_hits` of rows of many classes, counted along each row."""
         n, c = s.shape
-        if self.k == 1:  # the top class: the last column of the highest score (argmax from the end)
-            return np.argmax(s[:, ::-1], axis=1) == c - 1 - idx
-        hits = np.empty(n, bool)
         true = _true_class(s, idx)
         columns = np.arange(c)
         step = max(WIDE_BLOCK_CELLS // c, 1)
+        if self.k == 1:
+            # the top class is the last column of the highest score: a hit where the true class
+            # holds the highest score (its first column by argmax) and no later column ties it
+            hits = true == _true_class(s, np.argmax(s, axis=1))
+            held = np.flatnonzero(hits)
+            for lo in range(0, len(held), step):
+                rows = held[lo : lo + step]
+                later = (s[rows] == true[rows, None]) & (columns > idx[rows, None])
+                hits[rows[later.any(axis=1)]] = False
+            return hits
+        hits = np.empty(n, bool)
         for lo in range(0, n, step):
             block, t = s[lo : lo + step], true[lo : lo + step, None]
             rank = np.count_nonzero(block > t, axis=1)
