@@ -57,11 +57,9 @@ def _add_pairs(hi: Any, lo: Any, b_hi: Any, b_lo: Any) -> tuple[Any, Any]:
             return pair
     elif len(hi) <= _FLOAT_COLUMNS:
         b_lo = b_lo.tolist() if isinstance(b_lo, np.ndarray) else [float(b_lo)] * len(hi)
-        pairs = [
-            _add_float_pair(*four) for four in zip(hi.tolist(), lo.tolist(), b_hi.tolist(), b_lo, strict=True)
-        ]
-        if None not in pairs:
-            return np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])  # type: ignore[index]
+        pairs = _add_float_columns(hi.tolist(), lo.tolist(), b_hi.tolist(), b_lo)
+        if pairs is not None:
+            return np.array(pairs[0]), np.array(pairs[1])
     with np.errstate(invalid="ignore", over="ignore"):
         s, e = two_sum(hi, b_hi)
         s2, e2 = two_sum(s, lo + b_lo + e)
@@ -85,6 +83,21 @@ def _add_float_pair(hi: float, lo: float, b_hi: float, b_lo: float) -> tuple[flo
         return None
     bb = s2 - s
     return s2, (s - (s2 - bb)) + (lo - bb)
+
+
+def _add_float_columns(
+    his: list[float], los: list[float], b_his: list[Any], b_los: list[float]
+) -> tuple[list[float], list[float]] | None:
+    """:func:`_add_float_pair` column by column: the new ``(his, los)``, or ``None`` when a sum
+    is not finite."""
+    new_his, new_los = [], []
+    for four in zip(his, los, b_his, b_los, strict=True):
+        pair = _add_float_pair(*four)
+        if pair is None:
+            return None
+        new_his.append(pair[0])
+        new_los.append(pair[1])
+    return new_his, new_los
 
 
 class RowSums(State):
@@ -161,24 +174,16 @@ class RowSums(State):
     def _float_sums(
         self, batch: np.ndarray, total: float, k: int, sign: int
     ) -> tuple[list[list[float]], tuple[float, float]] | None:
-        """:meth:`add_sums`' new sums and weight pairs, computed as :func:`_add_pairs` computes
-        them for a few columns (Python floats, the same IEEE arithmetic) in fewer calls; ``None``
-        when a total is not finite (:func:`_add_pairs`' array rule then handles them all)."""
+        """:meth:`add_sums`' new sums and weight pairs, as :func:`_add_pairs` computes them for a
+        few columns (Python floats, the same IEEE arithmetic), both in one call; ``None`` when a
+        total is not finite (:func:`_add_pairs`' array rule then handles them all)."""
         his, los = self.sums.tolist() if self.width is not None else ([0.0] * k, [0.0] * k)
         added = batch.tolist()
         if sign < 0:
             added, total = [-x for x in added], -total
         weight = _add_float_pair(*self.weight.tolist(), total, 0.0)
-        if weight is None:
-            return None
-        new_his, new_los = [], []
-        for hi, lo, x in zip(his, los, added, strict=True):
-            pair = _add_float_pair(hi, lo, x, 0.0)
-            if pair is None:
-                return None
-            new_his.append(pair[0])
-            new_los.append(pair[1])
-        return [new_his, new_los], weight
+        sums = None if weight is None else _add_float_columns(his, los, added, [0.0] * k)
+        return None if sums is None else (list(sums), weight)
 
     def revert(self, values: np.ndarray, weights: np.ndarray | None) -> None:
         self.update(values, weights, sign=-1)
