@@ -192,12 +192,12 @@ def power_of(x: Any, a: float) -> Any:
         return x**a
     e = int(twice)
     base, n = (np.sqrt(x), abs(e)) if e % 2 else (x, abs(e) // 2)
+    if e < 0:  # (1/x)^n, not 1/x^n: x^n overflows (to a power of 0) from x near 1e154 for n=2
+        with np.errstate(divide="ignore"):
+            base = 1.0 / base
     out = base
     for _ in range(n - 1):
         out = out * base
-    if e < 0:
-        with np.errstate(divide="ignore"):
-            out = 1.0 / out
     return out
 
 
@@ -417,7 +417,7 @@ class D2TweedieScore(_RowRegression):
 
     def _compute(self, state: RowSums) -> float:
         value = d2_tweedie(state.totals, state.total_weight, self.power)
-        if math.isnan(value):
+        if math.isnan(value) and np.isfinite(state.totals).all():
             warnings.warn(
                 "D2TweedieScore is undefined when y_true has no spread (one row, or all equal); returning NaN",
                 UndefinedMetricWarning,
@@ -438,11 +438,12 @@ def d2_tweedie(totals: np.ndarray, weight: float, power: float) -> float:
     elif p == 2:
         terms = (2 * w * math.log(mu), -2 * ty)
     else:
-        terms = (
-            2 * ty / ((1 - p) * (2 - p)),
-            -2 * mu ** (1 - p) * sy / (1 - p),
-            2 * mu ** (2 - p) * w / (2 - p),
-        )
+        with np.errstate(over="ignore"):  # (NumPy's power: inf past the float range, no error)
+            mu_1, mu_2 = float(np.power(mu, 1 - p)), float(np.power(mu, 2 - p))
+        terms = (2 * ty / ((1 - p) * (2 - p)), -2 * mu_1 * sy / (1 - p), 2 * mu_2 * w / (2 - p))
+    if not all(map(math.isfinite, (*terms, dev))):  # past the float range: as plain arithmetic
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return float(1.0 - np.float64(dev) / np.float64(sum(terms)))
     null = math.fsum(terms)
     if abs(null) <= 64 * EPS * sum(abs(t) for t in terms):
         return math.nan  # no spread: one row, or y_true constant

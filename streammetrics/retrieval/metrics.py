@@ -124,6 +124,8 @@ class RetrievalMetric(Metric[QueryDocs], base=True):
         elif rel.size and not ((rel == 0) | (rel == 1)).all():
             bad = rel[(rel != 0) & (rel != 1)][0]
             raise InputError(f"y_true: expected 0/1 relevance, found {bad!r}")
+        if rel.dtype.kind == "f" and rel.size and np.signbit(rel).any():
+            rel = rel + 0.0  # -0.0 is 0.0 (a loaded state holds 0.0: the same bytes either way)
         keys = inputs.derived((2, "query keys"), lambda: key_columns(inputs.args[2], len(rel), "query"))
         if len(keys) != 1:
             raise InputError(f"query: expected one query id per row, found {len(keys)} columns")

@@ -152,3 +152,26 @@ def test_running_totals_beyond_the_limit_are_refused(name):
         with pytest.raises(sm.InputError, match="sample_weight"):
             m.update(*args, sample_weight=BIG)
         assert m.to_bytes() == before
+
+
+# ---------------------------------------------------------------- values whose statistics overflow
+FACTORS = [1e100, 1e154, 1e200, 1e300]
+
+
+@pytest.mark.parametrize("power", [-1, 0, 1, 1.5, 2, 3])
+@pytest.mark.parametrize("factor", FACTORS)
+def test_d2_tweedie_past_the_float_range_is_scikit_learns(power, factor):
+    # the null deviance's terms overflow: NaN as scikit-learn's, where fsum raised and ** overflowed;
+    # mu^-2 from 1e154 on (power 3) is (1/mu)^2, where 1/mu^2 was 1/inf = 0
+    t, p = np.array([1.0, 2.0, 3.0]) * factor, np.array([2.0, 1.0, 2.5]) * factor
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = skm.d2_tweedie_score(t, p, power=power)
+        ours = sm.D2TweedieScore(power=power).update(t, p).compute()
+    np.testing.assert_allclose(ours, expected, rtol=1e-9, atol=1e-12)
+
+
+def test_negative_zero_relevance_round_trips():
+    m = sm.RetrievalNDCG().update([-0.0, 1.0, 0.0], [0.2, 0.9, 0.5], [1, 1, 2])
+    assert m.to_bytes() == type(m).from_bytes(m.to_bytes()).to_bytes()
+    assert m.to_bytes() == sm.RetrievalNDCG().update([0.0, 1.0, 0.0], [0.2, 0.9, 0.5], [1, 1, 2]).to_bytes()
