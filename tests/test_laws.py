@@ -295,6 +295,55 @@ def test_state_check_holds_after_every_change(case: LawCase, seed: int, ns: list
     checked(sm.from_state_dict(m.state_dict()), "from_state_dict(state_dict())")
 
 
+# ----------------------------------------------------------------------------- past the float range
+def _scaled(batch: tuple, factor: float) -> tuple:
+    """``batch`` with its float arrays times ``factor`` (labels, counts and weights as they are)."""
+    return tuple(
+        np.asarray(a) * factor if np.asarray(a).dtype.kind == "f" and np.ndim(a) else a for a in batch
+    )
+
+
+def _takes_floats(case: LawCase) -> bool:
+    batch = case.batch(np.random.default_rng(0), max(2, case.min_rows))
+    return any(np.ndim(a) and np.asarray(a).dtype.kind == "f" for a in batch)
+
+
+#: Factors that take float inputs past the float range: squares (1e154), sums of squares
+#: (1e300), sums and differences of the values themselves (1e307).
+HUGE = st.sampled_from([1e154, 1e300, 1e307])
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if _takes_floats(c)], ids=str)
+@few(3)
+@given(seed=seeds, ns=st.lists(st.integers(1, 20), min_size=2, max_size=2), factor=HUGE)
+def test_overflowed_state_loads_and_refuses_revert(
+    case: LawCase, seed: int, ns: list[int], factor: float
+) -> None:
+    """Finite inputs whose statistics overflow (of both signs, merged): the state is what the
+    arithmetic leaves (inf; NaN where overflows of both signs met), saves and loads to the same
+    bytes and value, and a revert, no longer exact, is refused and changes nothing."""
+    applies(case, "overflowed_state_loads_and_refuses_revert")
+    first, then = batches(case, seed, ns)
+    m, other = case.make(), case.make()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's overflow warnings
+        for acc, part in ((m, _scaled(first, factor)), (other, _scaled(then, -factor))):
+            try:
+                acc.update(*part)
+            except sm.InputError:  # refused (a log of a huge value, a probability past 1): fine
+                pass
+        m.merge(other)
+        saved = m.to_bytes()
+        for restored in (sm.from_bytes(saved), sm.from_state_dict(m.state_dict())):
+            checked(restored, "restored")
+            assert restored.to_bytes() == saved
+            assert_same(quiet_compute(restored), quiet_compute(m), rtol=0, atol=0, where="restored")
+        if m.is_revertible and m.state.overflowed():
+            with pytest.raises(sm.InputError, match="overflowed"):
+                m.revert(*_scaled(first, factor))
+            assert m.to_bytes() == saved
+
+
 # ----------------------------------------------------------------------------- one row at a time
 def _takes_scalar_rows(case: LawCase) -> bool:
     """Whether the case takes rows one at a time: two or three arguments, each row of them

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
-from ..errors import MergeError, StateError, UndefinedMetricWarning
+from ..errors import InputError, MergeError, StateError, UndefinedMetricWarning
 from . import registry, serialization
 from .params import own_constructor
 from .state import State, describe_difference, equal_configs
@@ -208,6 +208,12 @@ class Metric(abc.ABC, Generic[S]):
             self._unapply(self._state, None)  # raises TypeError naming the metric
         batch = self._validate(*args, sample_weight=sample_weight)
         with self._lock:
+            if self._state.overflowed():
+                raise InputError(
+                    f"{type(self).__name__}.revert: expected a state within the float64 range, found "
+                    "a total that overflowed (inf or NaN): the rows added before it cannot be "
+                    "taken out exactly"
+                )
             self._unapply(self._state, batch)
         return self
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 import abc
 import copy
 import json
+import math
 from typing import Any, ClassVar
+
+import numpy as np
 
 from ..errors import MergeError, StateError
 
@@ -79,6 +82,19 @@ class State(abc.ABC):
     def check(self) -> None:  # noqa: B027 - optional hook: no invariants by default
         """Assert the invariants of the state; raise :class:`StateError` if one is broken."""
 
+    def overflowed(self) -> bool:
+        """Whether a float statistic went past the float64 range (an ``inf``, or a ``NaN`` where
+        overflows of both signs met): the rows added before it cannot be taken out exactly.
+
+        Examples:
+            >>> import streammetrics as sm
+            >>> sm.MSE().update([1.0], [2.0]).state.overflowed()
+            False
+            >>> sm.MSE().update([1e200, -1e200], [0.0, 0.0]).state.overflowed()  # squares past 1.8e308
+            True
+        """
+        return _holds_non_finite(self.to_dict())
+
     def share_key(self) -> tuple[str, str]:
         """A hashable key: states with equal keys hold the same statistics of the same batches.
 
@@ -101,6 +117,20 @@ class State(abc.ABC):
             raise MergeError(
                 f"cannot merge states of different configuration: {describe_difference(mine, theirs)}"
             )
+
+
+def _holds_non_finite(value: Any) -> bool:
+    """Whether a float in ``value`` (a state's dict: arrays, numbers, nested dicts and lists) is
+    not finite."""
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "fc" and not np.isfinite(value).all()
+    if isinstance(value, dict):
+        return any(map(_holds_non_finite, value.values()))
+    if isinstance(value, (list, tuple)):
+        return any(map(_holds_non_finite, value))
+    return False
 
 
 _PLAIN = (str, int, float, bool, type(None))

@@ -33,6 +33,7 @@ import numpy as np
 from .._core import narrow as N
 from .._core.schema import Array, Int, Schema
 from .._core.state import State
+from .._core.validation import all_finite
 from ..errors import InputError, MergeError, StateError
 
 
@@ -209,6 +210,9 @@ class RowSums(State):
             _n=self._n + other._n, width=other.width, weight=np.array([whi, wlo]), sums=np.array([hi, lo])
         )
 
+    def overflowed(self) -> bool:
+        return not all_finite(self.sums)
+
     def to_dict(self) -> dict[str, Any]:
         return {"n_samples": self._n, "width": self.width, "weight": self.weight, "sums": self.sums}
 
@@ -229,9 +233,13 @@ class RowSums(State):
             raise StateError(f"{where}: negative total weight {self.total_weight!r}")
         if self.total_weight == 0 and self.sums.any():
             raise StateError(f"{where}: sums without weight")
-        hi, lo = self.sums  # a total past the float range is inf, without compensation
-        if not np.isfinite(lo).all() or (np.isinf(hi) & (lo != 0)).any():
-            raise StateError(f"{where}: sums: expected a finite compensation, 0 beside an inf total")
+        # a total past the float range is inf (NaN where overflows of both signs met, as the
+        # plain sum leaves it), without compensation
+        hi, lo = self.sums
+        if not np.isfinite(lo).all() or (~np.isfinite(hi) & (lo != 0)).any():
+            raise StateError(
+                f"{where}: sums: expected a finite compensation, 0 beside a total past the float range"
+            )
 
 
 _FIELDS = Schema(
@@ -239,7 +247,7 @@ _FIELDS = Schema(
     n_samples=Int(low=0),
     width=Int(low=1, optional=True),
     weight=Array("if", dtype="float64", shape=(2,)),
-    sums=Array("if", dtype="float64", shape=(2, "width"), infinite=True),
+    sums=Array("if", dtype="float64", shape=(2, "width"), finite=False),
 )
 
 

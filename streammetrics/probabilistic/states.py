@@ -147,10 +147,11 @@ class SumTable(State):
 
 @functools.cache
 def _table_fields(shape: tuple[int, ...], integer: bool) -> Schema:
-    """The fields of a :class:`SumTable` dict: an integer table holds counts (never negative)."""
+    """The fields of a :class:`SumTable` dict: an integer table holds counts (never negative);
+    a float table's sums of non-negative terms may have grown past the float range (inf)."""
     return Schema(
         "SumTable state",
-        table=Array("if", shape=shape, non_negative=integer),
+        table=Array("if", shape=shape, non_negative=integer, infinite=not integer),
         n_samples=Int(low=0),
     )
 

@@ -34,6 +34,7 @@ import numpy as np
 from .._core.replicates import replicate_sums
 from .._core.schema import Array, Int, Number, Schema
 from .._core.state import State
+from .._core.validation import all_finite
 from .._core.workspace import work
 from ..errors import InputError, MergeError, StateError
 
@@ -295,6 +296,10 @@ class Moments(State):
             return self._empty(k)
         return {"weight": float(fields["weight"]), **{name: fields[name] for name in self.arrays()}}
 
+    def overflowed(self) -> bool:
+        # (the shifts and means stay finite: a merge too far apart re-expresses them about 0)
+        return not all(all_finite(getattr(self, name)) for name in ("m2", *self.arrays()[3:]))
+
     # ------------------------------------------------------------------ merge / serialize
     def merge(self, other: State) -> None:
         self.check_mergeable(other)
@@ -303,12 +308,17 @@ class Moments(State):
             raise MergeError(
                 f"cannot merge {self.NAME} of {other.n_outputs} outputs into {self.NAME} of {self.n_outputs}"
             )
-        theirs = other._fields()
+        theirs, ours = other._fields(), self._fields()
         if other.weight > 0 and self.weight > 0:
             # Re-express their means relative to our shift: K_b - K_a is exact for nearby shifts.
             theirs["mean"] = other.mean + (other.shift - self.shift)
             theirs["shift"] = self.shift
-        new = _add(self._fields(), theirs)
+            if not all_finite(theirs["mean"]):  # shifts too far apart (near the float maximum)
+                far = ~np.isfinite(theirs["mean"])  # (those about 0)
+                ours["shift"] = theirs["shift"] = np.where(far, 0.0, self.shift)
+                ours["mean"] = np.where(far, self.shift + self.mean, self.mean)
+                theirs["mean"] = np.where(far, other.shift + other.mean, theirs["mean"])
+        new = _add(ours, theirs)
         k = other.n_outputs if self.n_outputs is None else self.n_outputs
         fields = self._assigned(None if new is None else {n: _copy(v) for n, v in new.items()}, k or 0)
         self._commit(n_outputs=k, _n=self._n + other._n, **fields)
@@ -352,6 +362,8 @@ class Moments(State):
             raise StateError(f"{fields.where}: moments without weight")
         if self.CROSS:  # Cauchy-Schwarz: |C| <= sqrt(M2_t M2_p), up to rounding
             bound = np.sqrt(self.m2[0] * self.m2[1])
+            if np.any(np.isnan(self.cross) & np.isfinite(bound)):
+                raise StateError(f"{fields.where}: cross co-moment NaN beside finite second moments")
             if np.any(np.abs(self.cross) > bound * (1 + 1e-6) + 1e-300):
                 raise StateError(f"{fields.where}: cross co-moment beyond sqrt(m2_true * m2_pred)")
 
@@ -360,12 +372,13 @@ class Moments(State):
 def _schema_of(cls: type[Moments]) -> Schema:
     """The fields of a moment state's dict: per output, a moment row for each of ``cls.ROWS``."""
     rows = len(cls.ROWS)
-    # (the second moments and the sums may have grown past the float range: inf, never NaN)
+    # (the second moments and the sums may have grown past the float range: inf, never NaN;
+    # the cross moment, a sum of terms of both signs, NaN where overflows of both signs met)
     moments = {
         "shift": Array("if", dtype="float64", shape=(rows, "n_outputs")),
         "mean": Array("if", dtype="float64", shape=(rows, "n_outputs")),
         "m2": Array("if", dtype="float64", shape=(rows, "n_outputs"), non_negative=True, infinite=True),
-        "cross": Array("if", dtype="float64", shape=("n_outputs",), infinite=True),
+        "cross": Array("if", dtype="float64", shape=("n_outputs",), finite=False),
     }
     return Schema(
         f"{cls.__name__} state",
@@ -691,10 +704,14 @@ def _add(a: dict[str, Any], b: dict[str, Any] | None) -> dict[str, Any] | None:
     total = wa + wb
     delta = b["mean"] - a["mean"]
     factor = wa * wb / total
+    mean = a["mean"] + delta * (wb / total)
+    if not all_finite(delta):  # means of opposite signs near the float maximum
+        with np.errstate(over="ignore", invalid="ignore"):
+            mean = np.where(np.isfinite(delta), mean, a["mean"] * (wa / total) + b["mean"] * (wb / total))
     out = {
         "weight": total,
         "shift": a["shift"],
-        "mean": a["mean"] + delta * (wb / total),
+        "mean": mean,
         "m2": a["m2"] + b["m2"] + delta * delta * factor,
     }
     if "cross" in a:

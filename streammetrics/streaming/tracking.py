@@ -332,6 +332,9 @@ class MinMaxState(State):
         )
         self._commit(state=state, extremes=extremes)
 
+    def overflowed(self) -> bool:
+        return self.state.overflowed()  # (NaN extremes mean "none yet", not an overflow)
+
     def to_dict(self) -> dict[str, Any]:
         return {"state": self.state.to_dict(), "extremes": self.extremes.copy()}
 

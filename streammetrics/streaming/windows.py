@@ -122,15 +122,22 @@ class WindowState(State):
         self.metric._apply(state, self._validated(rows) if batch is None else batch)
         chunks.append(rows)
         excess = state.n_samples - self.window
+        # a total past the float range cannot be reverted: the window is rebuilt from its rows
+        rebuild = excess > 0 and state.overflowed()
         while excess > 0:
             oldest = chunks[0]
             k = min(excess, _n_rows(oldest))
-            self.metric._unapply(state, self._validated(_slice(oldest, 0, k)))
+            if not rebuild:
+                self.metric._unapply(state, self._validated(_slice(oldest, 0, k)))
             if k == _n_rows(oldest):
                 chunks.popleft()
             else:
                 chunks[0] = _slice(oldest, k)
             excess -= k
+        if rebuild:
+            state = self.metric._make_state()
+            for chunk in chunks:
+                self.metric._apply(state, self._validated(chunk))
         self._commit(state=state, chunks=chunks)
 
     def _add_panes(self, rows: Rows, n: int) -> None:

@@ -101,11 +101,15 @@ def test_an_overflowing_total_is_inf_as_numpy_sums_it() -> None:
         assert sm.Sum().update([1e308]).update([1e308]).update([-1.0]).compute() == np.inf
 
 
-def test_an_overflowed_state_loads_and_a_nan_one_is_refused() -> None:
+def test_an_overflowed_state_loads_and_a_compensated_one_is_refused() -> None:
     with np.errstate(over="ignore"):
         m = sm.Sum().update([1e308]).update([1e308])
     assert sm.Sum.from_bytes(m.to_bytes()).compute() == np.inf  # saved after overflow: loads
-    for row, value in ((0, np.nan), (1, np.nan), (1, 1.0), (1, np.inf)):  # NaN; inf with compensation
+    with np.errstate(over="ignore", invalid="ignore"):  # totals of inf and -inf merged: NaN
+        both = m + sm.Sum().update([-1e308]).update([-1e308])
+    assert np.isnan(both.compute())
+    assert np.isnan(sm.Sum.from_bytes(both.to_bytes()).compute())
+    for row, value in ((1, np.nan), (1, 1.0), (1, np.inf)):  # a compensation beside an overflow
         data = m.state_dict()
         sums = np.array(data["state"]["sums"], dtype=np.float64)
         sums[row, 0] = value

@@ -171,6 +171,53 @@ def test_d2_tweedie_past_the_float_range_is_scikit_learns(power, factor):
     np.testing.assert_allclose(ours, expected, rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.parametrize("factor", [1.0, *FACTORS, 1e307])
+@pytest.mark.parametrize(
+    "make, reference",
+    [
+        (sm.CalinskiHarabasz, skm.calinski_harabasz_score),
+        (sm.DaviesBouldin, skm.davies_bouldin_score),
+    ],
+    ids=["CalinskiHarabasz", "DaviesBouldin"],
+)
+def test_cluster_moments_past_the_float_range_are_scikit_learns(make, reference, factor):
+    # squares past the float range (1e154), and sums of the points themselves (1e307): the
+    # scatter is inf, never 0 * inf = NaN, and the means stay finite; the state saves and loads
+    rng = np.random.default_rng(0)
+    x, labels = rng.normal(size=(40, 2)) * factor, rng.integers(0, 3, 40)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = reference(x, labels)
+        m = make().update(x[:25], labels[:25]).update(x[25:], labels[25:])
+        np.testing.assert_allclose(m.compute(), expected, rtol=1e-9)
+    assert type(m).from_bytes(m.to_bytes()).to_bytes() == m.to_bytes()
+
+
+def test_a_window_rebuilds_what_an_overflow_took():
+    # rows past the float range leave the window: the state is rebuilt from the window's rows,
+    # since inf - inf cannot give back the rest
+    rows = [(1e200, 0.0), (-1e200, 0.0), (1.0, 2.0), (3.0, 1.0), (5.0, 5.0), (2.0, 0.5)]
+    w = sm.Rolling(sm.MSE(), window=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for i, (t, p) in enumerate(rows):
+            w.update([t], [p])
+            kept = rows[max(0, i - 2) : i + 1]
+            expected = skm.mean_squared_error([a for a, _ in kept], [b for _, b in kept])
+            np.testing.assert_allclose(w.compute(), expected, rtol=1e-12)
+
+
+def test_revert_from_an_overflowed_state_is_refused():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = sm.MSE().update([1e200, -1e200], [0.0, 0.0]).update([1.0], [2.0])
+    before = m.to_bytes()
+    with pytest.raises(sm.InputError, match="overflowed"):
+        m.revert([1.0], [2.0])
+    assert m.to_bytes() == before
+    assert sm.MSE().update([1e200], [0.0]).revert([1e200], [0.0]).n_samples == 0  # no overflow kept
+
+
 def test_negative_zero_relevance_round_trips():
     m = sm.RetrievalNDCG().update([-0.0, 1.0, 0.0], [0.2, 0.9, 0.5], [1, 1, 2])
     assert m.to_bytes() == type(m).from_bytes(m.to_bytes()).to_bytes()

@@ -131,7 +131,9 @@ class FixedCentroidSums(State):
                 raise StateError(
                     f"{where}: {name} of dtype {arr.dtype} and shape {arr.shape}, expected ({k},)"
                 )
-            if kind == "f" and not np.isfinite(arr).all():
+            # (the distance sums may have grown past the float range: inf, never NaN)
+            bad = np.isnan(arr) if name == "dist_sum" else ~np.isfinite(arr)
+            if kind == "f" and bad.any():
                 raise StateError(f"{where}: {name} holds non-finite values")
             arrays[name] = arr.astype(np.int64 if kind == "i" else np.float64)
         self._commit(**arrays, _n=n)

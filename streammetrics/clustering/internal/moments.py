@@ -18,6 +18,7 @@ import numpy as np
 from ..._core.labels import LabelSet
 from ..._core.schema import INT64_MAX, exact_total, short
 from ..._core.state import State, require_keys
+from ..._core.validation import all_finite
 from ...errors import InputError, MergeError, StateError
 
 #: The most features a loaded state may declare (an empty state's arrays are built from it).
@@ -81,6 +82,8 @@ class ClusterMoments(State):
                 sums[:, j] = np.bincount(idx, weights=col, minlength=k)
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = np.where(weight[:, None] > 0, sums / weight[:, None], 0.0)
+        if not all_finite(mean):  # sums past the float range (values near its maximum)
+            mean = _mean_scaled_down(x, idx, w, weight, k)
         centred = x - mean[idx]
         sq = np.einsum("ij,ij->i", centred, centred)
         scatter = np.bincount(idx, weights=sq if w is None else sq * w, minlength=k)
@@ -240,7 +243,7 @@ class ClusterMoments(State):
                 raise StateError(
                     f"{where}: {name} of dtype {arr.dtype} and shape {arr.shape}, expected {shape}"
                 )
-            if kind == "f" and not np.isfinite(arr).all():
+            if kind == "f" and not _representable(name, arr):
                 raise StateError(f"{where}: {name} holds non-finite values")
             arrays[name] = arr.astype(np.int64 if kind == "i" else np.float64)
         self._commit(
@@ -271,8 +274,10 @@ class ClusterMoments(State):
         for name, shape in shapes.items():
             arr = getattr(self, name)
             wrong = arr.size if not k else arr.shape != shape  # no cluster: any empty layout
-            if wrong or (arr.dtype.kind == "f" and not np.isfinite(arr).all()):
+            if wrong or (arr.dtype.kind == "f" and not _representable(name, arr)):
                 raise StateError(f"{where}: {name} must be finite of shape {shape}, found {arr.shape}")
+        if self.full and k and np.any(~np.isfinite(self.matrix).all(axis=(1, 2)) & np.isfinite(self.scatter)):
+            raise StateError(f"{where}: a scatter matrix past the float range beside a finite scatter")
         if self.count.size and (self.count.min() <= 0 or self.weight.min() <= 0):
             raise StateError(f"{where}: every cluster must hold rows of positive weight")
         if self.scatter.size and self.scatter.min() < 0:
@@ -302,8 +307,20 @@ def _combine(c1, w1, m1, s1, x1, c2, w2, m2, s2, x2):
         cross = np.where(w > 0, w1 * w2 / w, 0.0)
     delta = m2 - m1
     mean = m1 + delta * frac[:, None]
-    scatter = s1 + s2 + cross * np.einsum("ij,ij->i", delta, delta)
-    matrix = x1 + x2 + cross[:, None, None] * delta[:, :, None] * delta[:, None, :] if x1.size else x1
+    between = cross * np.einsum("ij,ij->i", delta, delta)
+    outer = cross[:, None, None] * delta[:, :, None] * delta[:, None, :] if x1.size else None
+    if not all_finite(between):  # values near the float maximum (a delta past it makes this inf or NaN)
+        with np.errstate(over="ignore", invalid="ignore"):
+            finite = np.isfinite(delta)
+            # means of opposite signs: their weighted average, not m1 + inf
+            spread = m1 * (1.0 - frac)[:, None] + m2 * frac[:, None]
+            mean = np.where(finite, mean, spread)
+            # a side without weight adds nothing: 0, not 0 * inf beside overflowed squares
+            held = cross > 0
+            between = np.where(held, between, 0.0)
+            outer = None if outer is None else np.where(held[:, None, None], outer, 0.0)
+    scatter = s1 + s2 + between
+    matrix = x1 if outer is None else x1 + x2 + outer
     return c1 + c2, w, mean, scatter, matrix
 
 
@@ -326,3 +343,30 @@ def _uncombine(c, w, m, s, x, c2, w2, m2, s2, x2):
     else:
         x1 = x
     return c1, w1, m1, s1, x1
+
+
+#: The power of two that keeps sums of values near the float maximum in range (exact but for
+#: values below 1e-288).
+_DOWN = 2.0**-64
+
+
+def _mean_scaled_down(
+    x: np.ndarray, idx: np.ndarray, w: np.ndarray | None, weight: np.ndarray, k: int
+) -> np.ndarray:
+    """Per-cluster means of ``x`` whose sums overflow: summed times ``2^-64``, scaled back."""
+    d = x.shape[1]
+    sums = np.empty((k, d))
+    for j in range(d):
+        col = x[:, j] * _DOWN if w is None else (x[:, j] * _DOWN) * w
+        sums[:, j] = np.bincount(idx, weights=col, minlength=k)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(weight[:, None] > 0, sums / weight[:, None] / _DOWN, 0.0)
+
+
+def _representable(name: str, arr: np.ndarray) -> bool:
+    """Whether ``arr`` holds what updates can leave in field ``name``: finite values, but sums of
+    squares that grew past the float range (the scatter: inf; the scatter matrix's cross terms,
+    of both signs: NaN too, checked against the scatter)."""
+    if name == "scatter":
+        return not np.isnan(arr).any()
+    return name == "matrix" or bool(np.isfinite(arr).all())
