@@ -28,6 +28,8 @@ from ..probabilistic.base import _class_index
 
 #: torch's floor of a logarithm in its binary cross entropy (torcheval's normalized entropy).
 TORCH_LOG_FLOOR = -100.0
+#: scikit-learn's clip of probabilities in its log loss: ``[eps, 1 - eps]``.
+CLIP_EPS = float(np.finfo(np.float64).eps)
 #: Integers up to this magnitude survive the row buffer's float64 encoding exactly.
 _EXACT_INT = 2**53
 
@@ -659,7 +661,6 @@ class _D2Probability(_ClassRows, base=True):
     #: A binary row gives its loss and the one-hot truth of two classes.
     row_width: ClassVar[int] = 3
     #: Whether the probability of the true class must be positive (the log loss).
-    positive_truth: ClassVar[bool] = False
 
     def __init__(self, *, labels: Any = None) -> None:
         self.labels = _labels_option(labels)
@@ -674,8 +675,6 @@ class _D2Probability(_ClassRows, base=True):
         if self.labels is not None and (len(self.labels) != 2 or not all(map(_int_label, self.labels))):
             return None
         negative, positive = [0, 1] if self.labels is None else self.labels
-        if self.positive_truth:  # the true class's probability must be positive
-            return lambda t, p: (t == positive and 0.0 < p <= 1.0) or (t == negative and 0.0 <= p < 1.0)
         return lambda t, p: (t == positive or t == negative) and 0.0 <= p <= 1.0
 
     def _parse_rows(self, inputs: Inputs) -> tuple[Any, ...]:
@@ -735,7 +734,8 @@ class _D2Probability(_ClassRows, base=True):
 
 class D2LogLossScore(_D2Probability):
     """D² of the log loss: ``1 - LogLoss(y, p) / LogLoss(y, prior)`` with the weighted class
-    frequencies as the prior (scikit-learn ``d2_log_loss_score``).
+    frequencies as the prior (scikit-learn ``d2_log_loss_score``); the true class's probability
+    is clipped to ``[eps, 1 - eps]`` (``eps`` the float64 machine epsilon), as scikit-learn's.
 
     Binary: labels 0/1 (or two ``labels``, the second positive) and 1-D probabilities of the
     positive class; multiclass: ``(n, n_classes)`` probabilities, a label being a column index or
@@ -750,15 +750,11 @@ class D2LogLossScore(_D2Probability):
         0.568633
     """
 
-    positive_truth: ClassVar[bool] = True
-
     def _loss(self, p: np.ndarray, idx: np.ndarray) -> np.ndarray:
         loss = _true_class(p, idx, out=work(("d2 log loss",), len(idx)))
-        with np.errstate(divide="ignore"):
-            np.log(loss, out=loss)
+        np.clip(loss, CLIP_EPS, 1.0 - CLIP_EPS, out=loss)  # as scikit-learn's log loss clips
+        np.log(loss, out=loss)
         np.negative(loss, out=loss)
-        if len(loss) and not np.isfinite(loss).all():
-            raise InputError("y_proba: expected a positive probability for the true class, found 0")
         return loss
 
     def _null(self, prior: np.ndarray) -> float:

@@ -561,7 +561,7 @@ class WMAPE(_Pooled):
 
     def _compute(self, state: RowSums) -> float:
         err, scale = state.totals
-        return float(err / max(scale, TORCH_EPS * state.total_weight))
+        return float(err / max(scale, TORCH_EPS))  # (torchmetrics' clamp of the total)
 
 
 class MinkowskiDistance(_Pooled):

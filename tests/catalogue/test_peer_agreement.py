@@ -53,6 +53,12 @@ def _multi() -> tuple[np.ndarray, np.ndarray]:
     return t, t + 0.2 + 0.7 * rng.standard_normal((N, 3))
 
 
+def _tiny() -> tuple[np.ndarray, np.ndarray]:
+    """Targets whose absolute sum is below torchmetrics' epsilon (1.17e-6): its clamp decides."""
+    t, p = _multi()
+    return t * 1e-12, p * 1e-12
+
+
 def _vectors() -> tuple[np.ndarray, np.ndarray]:
     rng = _rng()
     return rng.standard_normal((N, 4)) + 0.5, rng.standard_normal((N, 4)) + 0.5
@@ -150,6 +156,7 @@ TORCHMETRICS = [
     ),
     ("SMAPE", sm.SMAPE, _pair, _tm("regression", "SymmetricMeanAbsolutePercentageError")),
     ("WMAPE", sm.WMAPE, _multi, _tm("regression", "WeightedMeanAbsolutePercentageError")),
+    ("WMAPE[tiny]", sm.WMAPE, _tiny, _tm("regression", "WeightedMeanAbsolutePercentageError")),
     (
         "MinkowskiDistance",
         lambda: sm.MinkowskiDistance(3),

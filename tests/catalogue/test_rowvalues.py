@@ -221,13 +221,23 @@ def test_classification_rows_one_at_a_time_agree_with_scikit_learn(make, labels,
     assert_same(m.compute(), expected, rtol=1e-12)
 
 
-def test_d2_log_loss_row_with_zero_probability_for_the_true_class_is_refused_at_once() -> None:
-    m = sm.D2LogLossScore().update(1, 0.5)
-    with pytest.raises(sm.InputError, match="y_proba"):
-        m.update(1, 0.0)
-    with pytest.raises(sm.InputError, match="y_proba"):
-        m.update(0, 1.0)
-    assert m.n_samples == 1
+@pytest.mark.parametrize("tiny", [0.0, 1e-300, 1e-20, 1e-16, 1e-15])
+def test_d2_log_loss_clips_probabilities_as_scikit_learn(tiny) -> None:
+    """A true class's probability of 0 (or below the machine epsilon), and of 1, is clipped to
+    ``[eps, 1 - eps]`` as scikit-learn's log loss: batches and rows of Python scalars alike."""
+    y = [1, 0, 1, 0, 1, 0]
+    p = [tiny, 1.0 - tiny, 1.0, 0.0, 0.7, 0.4]
+    expected = skm.d2_log_loss_score(y, p)
+    assert_same(sm.D2LogLossScore().update(y, p).compute(), expected, rtol=1e-12)
+    rows = sm.D2LogLossScore()
+    for a, b in zip(y, p, strict=True):
+        rows.update(a, b)
+    assert_same(rows.compute(), expected, rtol=1e-12)
+    three = np.array([[tiny, 1.0 - tiny, 0.0], [0.2, 0.3, 0.5], [0.0, 0.0, 1.0], [0.1, 0.8, 0.1]])
+    labels = [0, 2, 2, 1]
+    assert_same(
+        sm.D2LogLossScore().update(labels, three).compute(), skm.d2_log_loss_score(labels, three), rtol=1e-12
+    )
 
 
 def test_hinge_loss_string_labels_one_at_a_time() -> None:
@@ -529,7 +539,7 @@ def _long(row: list, n: int = N) -> np.ndarray:
         (sm.TopKAccuracy, ([0], [[0.5, 0.3, 0.2]]), ([3], [[0.5, 0.3, 0.2]])),
         (sm.HingeLoss, ([1], [0.3]), ([1], [np.nan])),
         (sm.KLDivergence, ([[0.5, 0.5]], [[0.4, 0.6]]), ([[0.5, 0.5]], [[1.4, -0.4]])),
-        (sm.D2LogLossScore, ([1], [[0.5, 0.5]]), ([1], [[1.0, 0.0]])),
+        (sm.D2LogLossScore, ([1], [[0.5, 0.5]]), ([1], [[1.5, -0.5]])),
         (sm.NDCG, ([[1.0, 0.0]], [[0.1, 0.2]]), ([[1.0, -2.0]], [[0.1, 0.2]])),
         (sm.CoverageError, ([[1, 0]], [[0.1, 0.2]]), ([[1, 2]], [[0.1, 0.2]])),
         (sm.CosineSimilarity, ([[1.0, 2.0]], [[0.1, 0.2]]), ([[0.0, 0.0]], [[0.1, 0.2]])),
