@@ -327,21 +327,51 @@ def test_overflowed_state_loads_and_refuses_revert(
     m, other = case.make(), case.make()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's overflow warnings
+        taken = []
         for acc, part in ((m, _scaled(first, factor)), (other, _scaled(then, -factor))):
             try:
                 acc.update(*part)
-            except sm.InputError:  # refused (a log of a huge value, a probability past 1): fine
+                taken.append(part)
+            except sm.InputError:  # refused (a log of a huge value, a value past 1.8e308): fine
                 pass
         m.merge(other)
         saved = m.to_bytes()
         for restored in (sm.from_bytes(saved), sm.from_state_dict(m.state_dict())):
             checked(restored, "restored")
             assert restored.to_bytes() == saved
-            assert_same(quiet_compute(restored), quiet_compute(m), rtol=0, atol=0, where="restored")
-        if m.is_revertible and m.state.overflowed():
+            assert_same(
+                quiet_compute(restored), quiet_compute(m), rtol=case.rtol, atol=case.atol, where="restored"
+            )
+        if m.is_revertible and m.state.overflowed() and taken:
             with pytest.raises(sm.InputError, match="overflowed"):
-                m.revert(*_scaled(first, factor))
+                m.revert(*taken[0])
             assert m.to_bytes() == saved
+
+
+#: Common factors of the weights, from tiny (products of weighted counts underflow) to the
+#: largest a batch takes (2^255 in all); whole ones beyond 2^53 among them.
+WEIGHT_FACTORS = st.sampled_from([1e-300, 1e-150, 1e-60, 1e-9, 1e9, 1e20, 1e60])
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.weights], ids=str)
+@few(3)
+@given(seed=seeds, n=st.integers(1, 25), factor=WEIGHT_FACTORS)
+def test_compute_never_raises_whatever_the_weights(case: LawCase, seed: int, n: int, factor: float) -> None:
+    """API.md: ``compute()`` never raises. Weights of any scale the update takes give a value
+    (NaN where one is undefined, e.g. pair counts of frequency weights below 1), and the state
+    saves and loads."""
+    applies(case, "compute_never_raises_whatever_the_weights")
+    (batch,) = batches(case, seed, [n])
+    w = np.random.default_rng(seed).uniform(0.5, 2.0, len(batch[0])) * factor
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            m = case.make().update(*batch, sample_weight=w)
+        except sm.InputError:
+            return  # refused (a total weight beyond 2^255)
+        value = quiet_compute(m)
+        restored = sm.from_bytes(m.to_bytes())
+        assert_same(quiet_compute(restored), value, rtol=case.rtol, atol=case.atol, where="restored")
 
 
 # ----------------------------------------------------------------------------- one row at a time
@@ -429,6 +459,7 @@ def bad_batches(batch: tuple) -> dict[str, tuple[tuple, dict[str, Any]]]:
     out: dict[str, tuple[tuple, dict[str, Any]]] = {
         "a negative weight": (batch, {"sample_weight": _poisoned(np.ones(n), -1.0)}),
         "a NaN weight": (batch, {"sample_weight": _poisoned(np.ones(n), np.nan)}),
+        "weights all below 2^-255": (batch, {"sample_weight": np.full(n, 1e-80)}),
     }
     if len(batch) == 1:  # one argument (the aggregators' values, per-subject ratings)
         (x,) = batch

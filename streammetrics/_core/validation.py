@@ -226,6 +226,10 @@ def check_probability(arr: np.ndarray, name: str) -> None:
 #: whose fourth power still fits in float64. Every metric is invariant to a common factor of the
 #: weights, so larger weights only need dividing.
 WEIGHT_LIMIT = 2.0**255
+#: The smallest largest weight of a batch (of positive weights): 2^-255, whose fourth power is
+#: still a normal float64; below, the same formulas underflow (MCC and kappa of 0 or NaN, areas
+#: under curves of 0). Smaller weights only need multiplying.
+WEIGHT_FLOOR = 2.0**-255
 
 
 def check_total_weight(total: Any, error: type[Exception] = InputError) -> None:
@@ -251,9 +255,16 @@ def as_weights(sample_weight: Any, n: int) -> np.ndarray | None:
     check_length(w, n, "sample_weight")
     if w.size and w.min() < 0:
         raise InputError(f"sample_weight: expected non-negative weights, found {w.min()}")
-    if w.size and w.max() > WEIGHT_LIMIT / len(w):  # the sum (overflow aside) only when it may matter
+    top = w.max() if w.size else 0.0
+    if w.size and top > WEIGHT_LIMIT / len(w):  # the sum (overflow aside) only when it may matter
         with np.errstate(over="ignore"):
             check_total_weight(w.sum())
+    elif 0.0 < top < WEIGHT_FLOOR:
+        raise InputError(
+            f"sample_weight: expected a largest weight of at least {WEIGHT_FLOOR:.3g} (2^-255, below which "
+            f"the formulas underflow float64), found {top:.4g}; multiply them by a common factor "
+            "(no metric changes)"
+        )
     return w
 
 

@@ -190,11 +190,11 @@ class ConfusionCounts(State):
         fn = y_true & ~y_pred
         if weights is None:
             tp_l, fp_l, fn_l = tp.sum(0), fp.sum(0), fn.sum(0)
-            total = n_rows
+            tn_l = n_rows - tp_l - fp_l - fn_l
         else:
+            # (weighted, the rest of the total may round below 0: its own sum instead)
             tp_l, fp_l, fn_l = weights @ tp, weights @ fp, weights @ fn
-            total = weights.sum()
-        tn_l = total - tp_l - fp_l - fn_l
+            tn_l = weights @ ~(y_true | y_pred)
         mcm = np.stack([np.stack([tn_l, fp_l], -1), np.stack([fn_l, tp_l], -1)], 1)
         base = n_labels + 1
         codes = (tp.sum(1, dtype=np.int64) * base + fp.sum(1, dtype=np.int64)) * base + fn.sum(

@@ -24,6 +24,8 @@ from .rows import DecisionRows
 from .states import KeyedSums, SumTable
 
 _EPS = float(np.finfo(np.float64).eps)  # the clip of probabilities, as scikit-learn's
+#: Whole weighted counts up to this are exact in float64, and so as int64.
+_EXACT_INT = 2**53
 _ONE_MINUS_EPS = 1.0 - _EPS
 
 
@@ -552,8 +554,8 @@ class ExpectedCost(_ProbabilityMetric):
             table = np.bincount(flat, minlength=k * m).reshape(k, m)
         else:
             table = np.bincount(flat, weights=w, minlength=k * m).reshape(k, m)
-            if np.all(w == np.floor(w)):
-                table = np.rint(table).astype(np.int64)
+            if np.all(w == np.floor(w)) and (not table.size or table.max() <= _EXACT_INT):
+                table = np.rint(table).astype(np.int64)  # (whole sums that float64 holds exactly)
         return table, len(yt)
 
     def _apply(self, state: SumTable, batch: tuple[Any, ...], sign: int = 1) -> None:

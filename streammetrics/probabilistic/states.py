@@ -98,7 +98,7 @@ class SumTable(State):
         table = self.flipped(self.table) if flip_state else self.table
         if flip_batch:
             delta = self.flipped(delta)
-        if table.dtype.kind == "i" and delta.dtype.kind == "i":
+        if _int_sum_fits(table, delta):
             new = table + sign * delta
         else:
             new = table.astype(np.float64) + sign * delta.astype(np.float64)
@@ -114,7 +114,7 @@ class SumTable(State):
         seen, flip_self, flip_other = plan(self.rule, self.seen, other.seen, _positive_of(other))
         mine = self.flipped(self.table) if flip_self else self.table
         theirs = self.flipped(other.table) if flip_other else other.table
-        if mine.dtype.kind == "i" and theirs.dtype.kind == "i":
+        if _int_sum_fits(mine, theirs):
             table = mine + theirs
         else:
             table = mine.astype(np.float64) + theirs.astype(np.float64)
@@ -143,6 +143,13 @@ class SumTable(State):
         if self._n == 0 and total:
             raise StateError(f"{fields.where}: sums without rows (n_samples=0)")
         # (an int64 table's sum is not bounded by n_samples: integer weights keep it int64)
+
+
+def _int_sum_fits(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two int64 tables add (or subtract) without wrapping: beyond 2^62, float64 sums."""
+    if a.dtype.kind != "i" or b.dtype.kind != "i":
+        return False
+    return not a.size or int(np.abs(a).max()) + int(np.abs(b).max()) < 2**62
 
 
 @functools.cache

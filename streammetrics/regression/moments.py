@@ -361,7 +361,7 @@ class Moments(State):
         if self.weight == 0 and any(a.any() for a in arrays):
             raise StateError(f"{fields.where}: moments without weight")
         if self.CROSS:  # Cauchy-Schwarz: |C| <= sqrt(M2_t M2_p), up to rounding
-            bound = np.sqrt(self.m2[0] * self.m2[1])
+            bound = np.sqrt(self.m2[0]) * np.sqrt(self.m2[1])  # (the product may underflow)
             if np.any(np.isnan(self.cross) & np.isfinite(bound)):
                 raise StateError(f"{fields.where}: cross co-moment NaN beside finite second moments")
             if np.any(np.abs(self.cross) > bound * (1 + 1e-6) + 1e-300):

@@ -532,7 +532,8 @@ class SMAPE(_Pooled):
 
 class WMAPE(_Pooled):
     """The weighted mean absolute percentage error ``sum |ŷ - y| / max(sum |y|, eps)``
-    (torchmetrics ``WeightedMeanAbsolutePercentageError``, eps = 1.17e-6), over every value.
+    (torchmetrics ``WeightedMeanAbsolutePercentageError``, eps = 1.17e-6), over every value;
+    with sample weights, the sums are weighted and eps is times the mean weight.
 
     Args:
 
@@ -561,7 +562,9 @@ class WMAPE(_Pooled):
 
     def _compute(self, state: RowSums) -> float:
         err, scale = state.totals
-        return float(err / max(scale, TORCH_EPS))  # (torchmetrics' clamp of the total)
+        # torchmetrics' clamp of the total, times the mean weight (1 unweighted): free of the
+        # weights' scale
+        return float(err / max(scale, TORCH_EPS * state.total_weight / state.n_samples))
 
 
 class MinkowskiDistance(_Pooled):

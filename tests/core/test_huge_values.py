@@ -118,6 +118,36 @@ def test_weights_summing_beyond_the_limit_are_refused(name):
     assert m.to_bytes() == before
 
 
+#: Weights whose largest is just above the floor (2^-255): MCC's product of four weighted counts
+#: still a normal float64.
+TINY = [2.0**-253, 2.0**-254, 2.0**-255, 2.0**-254]
+
+
+@pytest.mark.parametrize("name", sorted(WEIGHTED))
+def test_weights_all_below_the_floor_are_refused(name):
+    make, args = WEIGHTED[name]
+    m = make().update(*args)
+    before = m.to_bytes()
+    for tiny in ([1e-80, 1e-80, 1e-300, 0.0], [5e-324] * 4):
+        with pytest.raises(sm.InputError, match="2\\^-255"):
+            m.update(*args, sample_weight=tiny)
+    assert m.to_bytes() == before
+    m.update(*args, sample_weight=[1e-300, 0.0, 1.0, 2.0])  # tiny beside ordinary weights: taken
+
+
+@pytest.mark.parametrize(
+    "name", sorted(set(WEIGHTED) - {"CalinskiHarabasz", "Silhouette", "AdjustedRandIndex"})
+)
+def test_tiny_weights_above_the_floor_are_scale_free(name):
+    """Weights down to the floor give what the same weights scaled by 2^255 give (MCC once gave
+    0.0, ROC AUC NaN, with weights of 1e-100: the floor is where that begins). Frequency weights
+    aside (pair counts n(n - 1) of weights below 1 are not pairs)."""
+    make, args = WEIGHTED[name]
+    small = make().update(*args, sample_weight=TINY).compute()
+    large = make().update(*args, sample_weight=np.array(TINY) * 2.0**255).compute()
+    np.testing.assert_allclose(small, large, rtol=1e-12)
+
+
 #: Frequency weights (a weight k is k copies of the row): Calinski-Harabasz's n is the total weight
 #: and the silhouette leaves one copy of each point out of its own cluster's mean.
 FREQUENCY = {"CalinskiHarabasz", "Silhouette"}

@@ -80,9 +80,12 @@ def _smape(t, p, sample_weight=None):
 
 
 def _wmape(t, p, sample_weight=None):
+    """torchmetrics' ``sum |p - t| / max(sum |t|, 1.17e-6)``, weighted sums; the clamp times the
+    mean row weight (1 without weights)."""
     t, p = np.asarray(t, float), np.asarray(p, float)
     w = _per_element_weights(t, sample_weight) * np.ones_like(t)
-    return math.fsum((w * np.abs(p - t)).ravel()) / max(math.fsum((w * np.abs(t)).ravel()), 1.17e-6)
+    clamp = 1.17e-6 * float(np.mean(_weights(t, sample_weight)))
+    return math.fsum((w * np.abs(p - t)).ravel()) / max(math.fsum((w * np.abs(t)).ravel()), clamp)
 
 
 def _minkowski(order):

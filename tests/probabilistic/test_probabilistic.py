@@ -100,6 +100,22 @@ def test_expected_cost_and_bayes_decisions_textbook():
     assert ec <= min(np.mean(costs[y, j]) for j in range(3))
 
 
+@pytest.mark.parametrize("scale", [1.0, 2.0**50, 1e17, 1e20, 1e70])
+def test_expected_cost_with_huge_whole_weights(scale):
+    """Whole weights keep an int64 table only while its sums are exact and cannot wrap: 1e20
+    once wrapped int64 (a value of 0.0); merging a table into itself past 2^62 turns it float."""
+    costs = np.array([[0, 10, 1000], [500, 20, 0]], dtype=float)
+    y, d = rng.integers(0, 2, 40), rng.integers(0, 3, 40)
+    w = rng.integers(1, 5, 40).astype(float)
+    expected = np.average(costs[y, d], weights=w)
+    m = sm.ExpectedCost(costs).update(y, d, sample_weight=w * scale)
+    assert m.compute() == pytest.approx(expected, rel=1e-12)
+    for _ in range(20):
+        m.merge(m.copy())
+    assert m.compute() == pytest.approx(expected, rel=1e-12)
+    assert type(m).from_bytes(m.to_bytes()).compute() == m.compute()
+
+
 BAD = [
     (sm.LogLoss, {}, ([0, 1], [0.5, 1.2]), "y_proba"),
     (sm.LogLoss, {}, ([0, 1], [0.5, np.nan]), "y_proba"),

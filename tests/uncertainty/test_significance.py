@@ -163,3 +163,21 @@ def test_mcnemar_pvalues_under_the_null():
     pvalues = np.array(pvalues)
     assert stats.kstest(pvalues, "uniform").pvalue > 1e-4
     assert np.mean(pvalues <= 0.05) <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / 400)
+
+
+@pytest.mark.parametrize("scale", [2.0**20, 1e20, 1e70])
+def test_mcnemar_exact_with_huge_whole_weights_stays_in_reach(scale):
+    """Whole weights make whole counts: up to 2^32 discordant pairs the exact tail (SciPy's
+    binomtest); beyond, the chi-square, as ``method`` says (the exact sum once allocated a list of
+    1e21 terms: MemoryError, or the process killed)."""
+    y = np.array([0, 1, 1, 0, 1, 0, 1, 1, 0, 1])
+    a = np.array([0, 1, 1, 0, 1, 0, 1, 0, 1, 1])
+    b = np.array([1, 0, 1, 1, 1, 1, 0, 0, 0, 1])
+    r = sm.McNemar(exact=True).update(y, a, b, sample_weight=np.full(10, scale)).compute()
+    n = round(r.b + r.c)
+    if n <= 2**32:
+        assert r.method == "exact binomial"
+        assert r.pvalue == pytest.approx(stats.binomtest(round(min(r.b, r.c)), n).pvalue, rel=1e-9)
+    else:
+        assert r.method == "chi-square corrected"
+        assert r.pvalue == pytest.approx(mcnemar_test(r.b, r.c, exact=False).pvalue, rel=1e-12)

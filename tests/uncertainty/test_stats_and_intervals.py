@@ -41,6 +41,14 @@ def test_chi2_and_binomial_and_hypergeometric_match_scipy():
         assert st.binom_two_sided_half(k, n) == pytest.approx(
             stats.binomtest(k, n).pvalue, rel=1e-9, abs=1e-300
         )
+    # far more trials: the tail from k down, and log P(X = k) without log-gamma's cancellation
+    for n in (10**6, 2**24, 2**32):
+        for k in (n // 2 - round(3 * n**0.5), n // 2 - round(n**0.5 / 2), n // 2, 7):
+            assert st.binom_two_sided_half(k, n) == pytest.approx(
+                stats.binomtest(k, n).pvalue, rel=1e-9, abs=1e-300
+            )
+    with pytest.raises(ValueError, match="trials"):
+        st.binom_two_sided_half(5, 2**32 + 1)
     k = np.arange(0, 16)
     np.testing.assert_allclose(
         st.hypergeom_pmf(k, 60, 20, 15), stats.hypergeom.pmf(k, 60, 20, 15), rtol=1e-12

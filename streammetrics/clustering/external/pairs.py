@@ -28,6 +28,12 @@ import numpy as np
 from .contingency import ContingencyState
 
 
+def _ratio(numerator: Any, denominator: Any) -> float:
+    """``numerator / denominator``; NaN where the denominator is 0 (only frequency weights below 1
+    make pair counts cancel so: Python's division would raise)."""
+    return float(numerator / denominator) if denominator != 0 else math.nan
+
+
 def _square_sum(x: np.ndarray, exact: bool) -> Any:
     """``sum x^2``: a Python int for counts (exact at any size), a float for weights."""
     if x.dtype.kind == "f":
@@ -111,7 +117,7 @@ def adjusted_rand_index(table: ContingencyState) -> float:
     tn, fp, fn, tp = _pairs(table)
     if fn == 0 and fp == 0:
         return 1.0
-    return float(2.0 * (tp * tn - fn * fp) / ((tp + fn) * (fn + tn) + (tp + fp) * (fp + tn)))
+    return _ratio(2.0 * (tp * tn - fn * fp), (tp + fn) * (fn + tn) + (tp + fp) * (fp + tn))
 
 
 def fowlkes_mallows_index(table: ContingencyState) -> float:
@@ -133,8 +139,9 @@ def fowlkes_mallows_index(table: ContingencyState) -> float:
     if isinstance(tk, int) and isinstance(pk, int) and isinstance(qk, int):
         return math.sqrt(tk / pk) * math.sqrt(tk / qk)  # scikit-learn's form (all three >= 0)
     # tk / sqrt(pk qk) rather than scikit-learn's form: it keeps the sign when fractional weights
-    # make the pair totals negative.
-    return float(tk / math.sqrt(pk * qk))
+    # make the pair totals negative; undefined (NaN) where such weights make pk qk zero or negative
+    product = pk * qk
+    return float(tk / math.sqrt(product)) if product > 0 else math.nan
 
 
 def pair_jaccard(table: ContingencyState) -> float:
@@ -151,7 +158,7 @@ def pair_jaccard(table: ContingencyState) -> float:
     _tn, fp, fn, tp = _pairs(table)
     if fp == 0 and fn == 0:
         return 1.0
-    return float(tp / (tp + fp + fn))
+    return _ratio(tp, tp + fp + fn)
 
 
 def phi_index(table: ContingencyState) -> float:
@@ -170,10 +177,15 @@ def phi_index(table: ContingencyState) -> float:
     tn, fp, fn, tp = _pairs(table)
     if fp == 0 and fn == 0:
         return 1.0
-    denominator = float(tp + fn) * float(tp + fp) * float(tn + fn) * float(tn + fp)
-    if denominator == 0:
+    margins = [float(tp + fn), float(tp + fp), float(tn + fn), float(tn + fp)]
+    if 0.0 in margins:
         return 0.0
-    return float((tp * tn - fp * fn) / math.sqrt(denominator))
+    if min(margins) < 0:  # (frequency weights below 1 make pair counts negative)
+        return math.nan
+    # the square root of each margin: their product overflows from pair counts near 1e77 (weights
+    # of 1e39), where the value was 0.0
+    root = math.prod(map(math.sqrt, margins))
+    return _ratio(float(tp) * float(tn) - float(fp) * float(fn), root)
 
 
 def minkowski_score(table: ContingencyState) -> float:
@@ -194,4 +206,5 @@ def minkowski_score(table: ContingencyState) -> float:
         return 0.0
     if tp + fn == 0:
         return float("nan")
-    return float(math.sqrt((fp + fn) / (tp + fn)))
+    ratio = (fp + fn) / (tp + fn)  # (negative only where weights below 1 make pair counts so)
+    return float(math.sqrt(ratio)) if ratio >= 0 else math.nan
