@@ -660,7 +660,6 @@ class _D2Probability(_ClassRows, base=True):
     higher_is_better: ClassVar[bool | None] = True
     #: A binary row gives its loss and the one-hot truth of two classes.
     row_width: ClassVar[int] = 3
-    #: Whether the probability of the true class must be positive (the log loss).
 
     def __init__(self, *, labels: Any = None) -> None:
         self.labels = _labels_option(labels)
