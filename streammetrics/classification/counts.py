@@ -39,6 +39,21 @@ _FIELDS = Schema(
 )
 
 
+#: The most classes of a multiclass confusion matrix: 2^14 = 16,384, a dense table of 2 GiB
+#: (int64). More would exhaust memory, each batch building another table (30,000 classes: 7 GiB,
+#: and the process killed): refused instead.
+MAX_CLASSES = 1 << 14
+
+
+def check_classes(k: int, error: type[Exception], name: str) -> None:
+    """Refuse (``error``) a label set of more than :data:`MAX_CLASSES` classes."""
+    if k > MAX_CLASSES:
+        raise error(
+            f"{name}: expected at most {MAX_CLASSES:,} classes (a dense {MAX_CLASSES:,} x {MAX_CLASSES:,} "
+            f"confusion matrix holds 2 GiB), found {k:,}"
+        )
+
+
 class ConfusionCounts(State):
     """Confusion counts: a K x K matrix (multiclass) or L 2x2 matrices (multilabel).
 
@@ -68,6 +83,7 @@ class ConfusionCounts(State):
         fixed = self._fixed_labels is not None
         labels = LabelSet(self._fixed_labels, fixed=fixed) if fixed else LabelSet()
         k = len(labels)
+        check_classes(k, ValueError, "labels")
         self._commit(
             mode=None,
             labels=labels,
@@ -131,6 +147,7 @@ class ConfusionCounts(State):
         if check_labels is not None:
             check_labels(labels)
         k = len(labels)
+        check_classes(k, InputError, "y_true")
         flat = idx_t * k + idx_p if k > 1 else idx_t
         if repeats is not None and weights is None:  # counts: int64, as rows one by one give
             counts = np.bincount(flat, weights=repeats, minlength=k * k).astype(np.int64).reshape(k, k)
@@ -267,6 +284,7 @@ class ConfusionCounts(State):
                 labels = self.labels.union(other.labels)
             except InputError as err:
                 raise MergeError(str(err)) from None
+            check_classes(len(labels), MergeError, "labels")
             mine = self._reindexed(labels)
             theirs = other._reindexed(labels)
             self._commit(labels=labels, matrix=_add(mine, theirs, MergeError), _n=self._n + other._n)
