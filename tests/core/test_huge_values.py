@@ -252,3 +252,61 @@ def test_negative_zero_relevance_round_trips():
     m = sm.RetrievalNDCG().update([-0.0, 1.0, 0.0], [0.2, 0.9, 0.5], [1, 1, 2])
     assert m.to_bytes() == type(m).from_bytes(m.to_bytes()).to_bytes()
     assert m.to_bytes() == sm.RetrievalNDCG().update([0.0, 1.0, 0.0], [0.2, 0.9, 0.5], [1, 1, 2]).to_bytes()
+
+
+def _tampered(m, **fields):
+    """``m``'s state dict with ``fields`` (name: function of the stored array) changed."""
+    data = m.state_dict()
+    state = dict(data["state"])
+    for name, change in fields.items():
+        state[name] = change(np.array(state[name], dtype=np.float64))
+    return {**data, "state": state}
+
+
+def _set(index, value):
+    def change(arr):
+        arr[index] = value
+        return arr
+
+    return change
+
+
+def test_loaders_take_overflow_only_where_updates_leave_it():
+    """inf and NaN load only where the arithmetic of updates can put them; elsewhere (and
+    beside finite statistics they could not come from) they are refused, as before."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pearson = sm.PearsonR().update([1.0, 2.0, 3.0], [1.0, 3.0, 2.0])
+        cluster = sm.CalinskiHarabasz().update(
+            np.array([[1.0, 1.0], [1.0, 1.0], [5.0, 5.0], [6.0, 5.0]]), [0, 0, 1, 1]
+        )
+        negentropy = sm.NegentropyIncrement().update(np.arange(12.0).reshape(6, 2) ** 1.5, [0, 0, 0, 1, 1, 1])
+        loss = sm.LogLoss(input="score").update([0, 1], [0.3, 2.0])
+        cost = sm.ExpectedCost([[0, 1], [1, 0]]).update([0, 1], [0, 1])
+    refused = {
+        "cross NaN beside finite second moments": (pearson, {"cross": _set(0, np.nan)}),
+        "a NaN mean": (pearson, {"mean": _set((0, 0), np.nan)}),
+        "an inf shift": (pearson, {"shift": _set((0, 0), np.inf)}),
+        "a NaN second moment": (pearson, {"m2": _set((0, 0), np.nan)}),
+        "a NaN scatter": (cluster, {"scatter": _set(0, np.nan)}),
+        "an inf cluster mean": (cluster, {"mean": _set((0, 0), np.inf)}),
+        "an inf scatter matrix beside a finite scatter": (negentropy, {"matrix": _set((0, 0, 0), np.inf)}),
+        "a NaN loss total": (loss, {"table": _set(0, np.nan)}),
+    }
+    for what, (m, fields) in refused.items():
+        with pytest.raises(sm.StateError):
+            sm.from_state_dict(_tampered(m, **fields))
+            pytest.fail(f"loaded {what}")
+    data = cost.state_dict()
+    data["state"] = {**data["state"], "table": np.array([[1.0, 0.0], [0.0, np.inf]])}
+    with pytest.raises(sm.StateError):  # counts of decisions cannot overflow: ints, then floats
+        sm.from_state_dict(data)
+    taken = [
+        (pearson, {"m2": lambda a: np.full_like(a, np.inf), "cross": _set(0, np.nan)}),
+        (cluster, {"scatter": _set(0, np.inf)}),
+        (loss, {"table": _set(0, np.inf)}),
+    ]
+    for m, fields in taken:
+        restored = sm.from_state_dict(_tampered(m, **fields))
+        restored.state.check()
+        assert restored.state.overflowed()
