@@ -375,10 +375,15 @@ class ConfusionCounts(State):
         m = self.matrix.astype(np.float64)
         if self.mode == "multilabel":
             return m[:, 1, 1], m[:, 0, 1], m[:, 1, 0], m[:, 0, 0]
+        # fp and fn as sums of the off-diagonal cells, not column and row sums minus tp: weights
+        # far apart in size (1e-9 beside 1e27) would cancel to 0 (LR+ then read undefined)
         tp = np.diag(m).copy()
-        fp = m.sum(axis=0) - tp
-        fn = m.sum(axis=1) - tp
-        tn = m.sum() - tp - fp - fn
+        off = m.copy()
+        np.fill_diagonal(off, 0.0)
+        fp, fn = off.sum(axis=0), off.sum(axis=1)
+        if len(tp) == 2:  # one label's true negatives are the other's true positives
+            return tp, fp, fn, tp[::-1].copy()
+        tn = (tp.sum() - tp) + (off.sum() - fp - fn)  # the other diagonal and off-diagonal cells
         return tp, fp, fn, tn
 
     def samplewise(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

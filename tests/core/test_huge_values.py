@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -310,3 +311,33 @@ def test_loaders_take_overflow_only_where_updates_leave_it():
         restored = sm.from_state_dict(_tampered(m, **fields))
         restored.state.check()
         assert restored.state.overflowed()
+
+
+def test_weights_far_apart_in_size_keep_small_counts():
+    """False positives of weight 1e-9 beside true positives of 1e27: read from their own cells,
+    not as column sums minus tp (which cancelled them to 0: LR+ undefined, DOR 0)."""
+    y = np.array([1, 1, 0, 0, 1, 0, 2, 2])
+    p = np.array([1, 1, 1, 0, 0, 0, 2, 1])
+    w = np.array([1e27, 3e26, 1e-9, 4e22, 2e26, 5e21, 7.0, 1e-3])
+    binary = y < 2
+    yb, pb, wb = y[binary], p[binary], w[binary]
+
+    def cell(t, q):
+        return math.fsum(wb[(yb == t) & (pb == q)])
+
+    tp, fp, fn, tn = cell(1, 1), cell(0, 1), cell(1, 0), cell(0, 0)
+    lr_pos, lr_neg = skm.class_likelihood_ratios(yb, pb, sample_weight=wb)
+    np.testing.assert_allclose(lr_pos, (tp / (tp + fn)) / (fp / (fp + tn)), rtol=1e-12)
+    for make, expected in (
+        (sm.PositiveLikelihoodRatio, lr_pos),
+        (sm.NegativeLikelihoodRatio, lr_neg),
+        (sm.DiagnosticOddsRatio, tp * tn / (fp * fn)),
+        (sm.FPR, fp / (fp + tn)),
+    ):
+        np.testing.assert_allclose(make().update(yb, pb, sample_weight=wb).compute(), expected, rtol=1e-12)
+    # three classes: each label's false positives and negatives from the off-diagonal cells
+    fp3 = [math.fsum(w[(y != k) & (p == k)]) for k in range(3)]
+    fn3 = [math.fsum(w[(y == k) & (p != k)]) for k in range(3)]
+    _tp, fp_, fn_, _tn = sm.ConfusionMatrix().update(y, p, sample_weight=w).state.one_vs_rest()
+    np.testing.assert_allclose(fp_, fp3, rtol=1e-12)
+    np.testing.assert_allclose(fn_, fn3, rtol=1e-12)
