@@ -39,6 +39,9 @@ _FIELDS = Schema(
 )
 
 
+#: Up to this many labels, a weighted matrix's per-label true negatives are summed from their own
+#: cells (a (K, K, K) mask: 260 KiB at 32); beyond, they are the total's rest.
+EXACT_TN_LABELS = 32
 #: The most classes of a multiclass confusion matrix: 2^14 = 16,384, a dense table of 2 GiB
 #: (int64). More would exhaust memory, each batch building another table (30,000 classes: 7 GiB,
 #: and the process killed): refused instead.
@@ -381,9 +384,17 @@ class ConfusionCounts(State):
         off = m.copy()
         np.fill_diagonal(off, 0.0)
         fp, fn = off.sum(axis=0), off.sum(axis=1)
-        if len(tp) == 2:  # one label's true negatives are the other's true positives
+        k = len(tp)
+        if k == 2:  # one label's true negatives are the other's true positives
             return tp, fp, fn, tp[::-1].copy()
-        tn = (tp.sum() - tp) + (off.sum() - fp - fn)  # the other diagonal and off-diagonal cells
+        if self.matrix.dtype.kind == "f" and k <= EXACT_TN_LABELS:
+            # weighted: each label's tn summed from the cells outside its row and column
+            outside = np.ones((k, k, k), bool)
+            outside[np.arange(k), np.arange(k), :] = False
+            outside[np.arange(k), :, np.arange(k)] = False
+            return tp, fp, fn, np.where(outside, m, 0.0).sum(axis=(1, 2))
+        # counts (exact in float64 below 2^53), or many labels: the rest of the total
+        tn = (tp.sum() - tp) + (off.sum() - fp - fn)
         return tp, fp, fn, tn
 
     def samplewise(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

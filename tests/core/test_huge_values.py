@@ -341,3 +341,12 @@ def test_weights_far_apart_in_size_keep_small_counts():
     _tp, fp_, fn_, _tn = sm.ConfusionMatrix().update(y, p, sample_weight=w).state.one_vs_rest()
     np.testing.assert_allclose(fp_, fp3, rtol=1e-12)
     np.testing.assert_allclose(fn_, fn3, rtol=1e-12)
+    # a label's true negatives small beside its own huge errors: their own cells' sum
+    y4, p4 = np.array([0, 0, 1, 2, 1, 2]), np.array([1, 2, 2, 1, 1, 2])
+    w4 = np.array([1e27, 3e26, 0.25, 0.5, 0.125, 2.0])
+    *_, tn4 = sm.ConfusionMatrix().update(y4, p4, sample_weight=w4).state.one_vs_rest()
+    np.testing.assert_allclose(tn4, [math.fsum(w4[(y4 != k) & (p4 != k)]) for k in range(3)], rtol=1e-12)
+    expected = skm.recall_score(y4 != 0, p4 != 0, sample_weight=w4)  # label 0: tn / (tn + fp)
+    np.testing.assert_allclose(
+        sm.Specificity(average=None).update(y4, p4, sample_weight=w4).compute()[0], expected, rtol=1e-12
+    )
