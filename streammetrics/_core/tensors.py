@@ -40,6 +40,8 @@ from typing import Any
 
 import numpy as np
 
+from .validation import WEIGHT_FLOOR, WEIGHT_LIMIT
+
 #: How many batches took each path, by ``"<family> device"`` / ``"<family> host"`` (for tests
 #: and for users who want to check that their GPU batches stay on the GPU).
 PATHS: Counter[str] = Counter()
@@ -130,11 +132,19 @@ def weights_on_device(torch: Any, w: Any, n: int) -> tuple[Any, list[Any]]:
     w = w.detach().to(torch.float64)
     if not n:
         return w, []
-    return w, [(~torch.isfinite(w)).sum().to(torch.float64), w.min()]
+    return w, [(~torch.isfinite(w)).sum().to(torch.float64), w.min(), w.max()]
 
 
-def weights_ok(values: np.ndarray) -> bool:
-    return values[0] == 0 and values[1] >= 0
+#: How many statistics :func:`weights_on_device` gives for a non-empty batch.
+WEIGHT_STATS = 3
+
+
+def weights_ok(values: np.ndarray, n: int) -> bool:
+    """Whether the weights' statistics pass the host's checks for certain (finite, non-negative,
+    within :data:`~streammetrics._core.validation.WEIGHT_LIMIT` and above its floor); when not,
+    the host path checks them (and names what is wrong)."""
+    bad, low, high = values
+    return bad == 0 and low >= 0 and (high == 0 or WEIGHT_FLOOR <= high <= WEIGHT_LIMIT / n)
 
 
 __all__ = [

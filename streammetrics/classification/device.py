@@ -59,7 +59,7 @@ def confusion_batch(metric: Any, inputs: Any, torch: Any) -> tuple[Any, ...] | N
         if bad or (metric.input == "probability" and (smin < 0.0 or smax > 1.0)):
             return None
         at = 3
-    if w is not None and n and not t.weights_ok(values[-2:]):
+    if w is not None and n and not t.weights_ok(values[-t.WEIGHT_STATS :], n):
         return None
     if n:
         low_v, high_v = int(values[at]), int(values[at + 1])

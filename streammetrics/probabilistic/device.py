@@ -50,7 +50,7 @@ def logloss_batch(metric: Any, inputs: Any, torch: Any) -> tuple[Any, ...] | Non
         if values[3] < 0.0 or values[4] > 1.0 or values[5] > 1e-8 + 1e-5:
             return None
         at = 6
-    if w is not None and not t.weights_ok(values[at : at + 2]):
+    if w is not None and not t.weights_ok(values[at : at + t.WEIGHT_STATS], n):
         return None
     loss_sum, weight_sum = float(values[-2]), float(values[-1])
     return np.array([loss_sum, loss_sum, weight_sum]), n, (), None

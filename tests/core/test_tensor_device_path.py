@@ -144,6 +144,18 @@ def test_device_path_refuses_like_the_host_and_leaves_the_state_unchanged():
         with pytest.raises(sm.InputError, match="non-negative"):
             m.update(torch.tensor([1, 0]), ok, sample_weight=torch.tensor([1.0, -1.0]))
         assert m.to_bytes() == saved
+        # the weights' limits, as the host's (the device path once took weights all below 2^-255)
+        for weights, message in (
+            ([1e-80, 1e-80], "2\\^-255"),
+            ([2.0**255, 2.0**255], "2\\^255"),
+        ):
+            for metric in (sm.Accuracy(), sm.LogLoss(), m):
+                before = metric.to_bytes()
+                with pytest.raises(sm.InputError, match=message):
+                    metric.update(
+                        torch.tensor([1, 0]), ok, sample_weight=torch.tensor(weights, dtype=torch.float64)
+                    )
+                assert metric.to_bytes() == before
 
 
 def test_labels_refused_by_fixed_list_on_the_device_path():
