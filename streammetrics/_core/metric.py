@@ -16,6 +16,7 @@ import numpy as np
 from ..errors import InputError, MergeError, StateError, UndefinedMetricWarning
 from . import registry, serialization
 from .params import own_constructor
+from .schema import INT64_MAX
 from .state import State, describe_difference, equal_configs
 
 if TYPE_CHECKING:
@@ -275,8 +276,18 @@ class Metric(abc.ABC, Generic[S]):
         with other._lock:
             snapshot = other._state.copy()
         with self._lock:
+            self._check_rows(snapshot)
             self._state.merge(snapshot)
         return self
+
+    def _check_rows(self, snapshot: S) -> None:
+        """Refuse a merge past :data:`~streammetrics._core.schema.INT64_MAX` rows in all: the
+        states' counts are int64 (they would wrap) and their formats store it."""
+        mine, theirs = self._state.n_samples, snapshot.n_samples
+        if mine + theirs > INT64_MAX:
+            raise MergeError(
+                f"n_samples: expected at most {INT64_MAX} rows in all (int64 counts), found {mine} + {theirs}"
+            )
 
     def __add__(self, other: Any) -> Metric[S]:
         if not isinstance(other, Metric):

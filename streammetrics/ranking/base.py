@@ -162,6 +162,7 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch], base=True):
         with other._lock:
             snapshot = other._state.copy()
         with self._lock:
+            self._check_rows(snapshot)
             if getattr(snapshot, "_resolution", 0) < getattr(self._state, "_resolution", 0):
                 self._state._resolution = snapshot._resolution  # type: ignore[attr-defined]
                 self.resolution = snapshot._resolution  # type: ignore[attr-defined]

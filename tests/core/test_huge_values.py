@@ -10,6 +10,7 @@ import pytest
 from sklearn import metrics as skm
 
 import streammetrics as sm
+from tests.helpers import assert_same, plain_value
 
 # ---------------------------------------------------------------- regression near 1e308
 HUGE = [
@@ -350,3 +351,29 @@ def test_weights_far_apart_in_size_keep_small_counts():
     np.testing.assert_allclose(
         sm.Specificity(average=None).update(y4, p4, sample_weight=w4).compute()[0], expected, rtol=1e-12
     )
+
+
+@pytest.mark.parametrize(
+    "make, args, read",
+    [
+        (sm.Accuracy, ([0, 1, 1], [0, 1, 0]), lambda v, doublings: v),
+        (sm.ContingencyTable, ([0, 1, 1], [0, 1, 0]), lambda v, doublings: v // 2**doublings),
+        (sm.McNemar, ([0, 1, 1], [0, 1, 0], [1, 1, 0]), lambda v, doublings: (v.b / 2**doublings, v.c)),
+        (sm.ROCAUC, ([0, 1, 1], [0.1, 0.9, 0.4]), lambda v, doublings: v),
+        (lambda: sm.Sliced(sm.Accuracy()), ([0, 1, 1], [0, 1, 0], ["a", "b", "a"]), lambda v, doublings: v),
+    ],
+    ids=["Accuracy", "ContingencyTable", "McNemar", "ROCAUC", "Sliced"],
+)
+def test_merges_past_int64_rows_are_refused(make, args, read):
+    """A state merged into itself doubles: past 2^63 - 1 rows its int64 counts wrapped (Accuracy
+    NaN, a contingency table of -2^63, a sliced accumulator with no key left); refused now, and
+    the last state is the first one's counts times 2^61."""
+    m = make().update(*args)
+    expected = read(m.compute(), 0)
+    doublings = 0
+    with pytest.raises(sm.MergeError, match="n_samples"):
+        for doublings in range(80):  # noqa: B007 - the count reached is read below
+            before = m.to_bytes()
+            m.merge(type(m).from_bytes(before))
+    assert m.to_bytes() == before and doublings == 61
+    assert_same(plain_value(read(m.compute(), doublings)), plain_value(expected), rtol=1e-12)
