@@ -101,6 +101,8 @@ def test_permutation_test_bad_inputs():
         permutation_test(sm.MSE().update([1.0, 2.0], [1.0, 2.5]))
     with pytest.raises(ValueError, match="whole counts"):
         permutation_test(sm.Accuracy().update([0, 1], [0, 1], sample_weight=[0.5, 1.0]))
+    with pytest.raises(ValueError, match="at most 2\\^53"):  # whole, but int64 would wrap
+        permutation_test(sm.Accuracy().update([0, 1, 1], [0, 1, 0], sample_weight=[1e20, 1e20, 1e20]))
     with pytest.raises(ValueError, match="method"):
         permutation_test(sm.Accuracy().update([0, 1, 2], [0, 1, 2]), method="exact")
     with pytest.raises(ValueError, match="single-valued"):
