@@ -40,7 +40,7 @@ _FIELDS = Schema(
 
 
 #: Up to this many labels, a weighted matrix's per-label true negatives are summed from their own
-#: cells (a (K, K, K) mask: 260 KiB at 32); beyond, they are the total's rest.
+#: cells (through a (K, K, K) float64 array: 256 KiB at 32); beyond, they are the total's rest.
 EXACT_TN_LABELS = 32
 #: The most classes of a multiclass confusion matrix: 2^14 = 16,384, a dense table of 2 GiB
 #: (int64). More would exhaust memory, each batch building another table (30,000 classes: 7 GiB,

@@ -41,12 +41,12 @@ def _integer_table(metric: Metric[Any]) -> np.ndarray:
             raise ValueError(
                 "metric: a permutation test needs whole counts, found non-integer weighted counts"
             )
-        m = np.round(m).astype(np.int64) if not m.size or m.max() <= 2**53 else None
-        if m is None:  # (beyond 2^53, int64 counts of the float sums would be neither exact nor safe)
+        if m.size and m.max() > 2**53:  # (their int64 counts would be neither exact nor safe)
             raise ValueError(
                 "metric: a permutation test needs whole counts of at most 2^53 rows, found weighted counts "
-                f"up to {float(state.matrix.max()):.4g}"
+                f"up to {float(m.max()):.4g}"
             )
+        m = np.round(m).astype(np.int64)
     return m
 
 
