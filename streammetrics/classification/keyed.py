@@ -19,8 +19,9 @@ import numpy as np
 
 from .._core.labels import LabelSet, sorted_distinct
 from .._core.state import State
-from ..errors import InputError, StateError
+from ..errors import InputError, MergeError, StateError
 from ..keyed.kernels import GenericKernel, Rows
+from . import counts as _counts_module
 from .counts import ConfusionCounts, _subtract
 
 
@@ -124,6 +125,7 @@ class ConfusionKernel(GenericKernel):
             idx_t, _ = labels.encode(yt, "y_true")
             idx_p, _ = labels.encode(yp, "y_pred")
         k = len(labels)
+        _check_cells(n_keys, k, InputError)
         flat = slots * k  # (then in place: no temporary per operation)
         flat += idx_t
         flat *= k
@@ -179,6 +181,7 @@ class ConfusionKernel(GenericKernel):
             labels = stack.labels.union(other.labels)
         except InputError:  # keys whose labels are of different kinds: one state each
             return super().merge(self.states(stack), self.states(other), positions, n_keys)
+        _check_cells(n_keys, len(labels), MergeError)
         mine = stack.reindexed(labels, n_keys)
         theirs = other.reindexed(labels, len(other.n))
         kind = np.float64 if "f" in (mine.dtype.kind, theirs.dtype.kind) else np.int64
@@ -193,6 +196,17 @@ class ConfusionKernel(GenericKernel):
         if not isinstance(stack, DenseCounts):
             return super().overall(stack)
         return _counts(stack.labels, stack.matrix.sum(axis=0), int(stack.n.sum()))
+
+
+def _check_cells(n_keys: int, k: int, error: type[Exception]) -> None:
+    """Refuse (``error``) per-key K x K tables of more cells in all than one table of the most
+    classes holds (2^28: 2 GiB): every key's table is dense."""
+    limit = _counts_module.MAX_CLASSES**2
+    if n_keys * k * k > limit:
+        raise error(
+            f"keys: expected at most {limit:,} confusion cells over all keys (dense K x K tables), "
+            f"found {n_keys:,} keys x {k:,}^2 classes"
+        )
 
 
 def _counts(labels: LabelSet, matrix: np.ndarray, n: int) -> ConfusionCounts:

@@ -193,3 +193,25 @@ def test_each_key_accepts_the_labels_its_metric_accepts_on_its_own_rows(seed):
         for key, value in s.compute().items():
             sel = k_all == key
             assert value == pytest.approx(skm.f1_score(y_all[sel], p_all[sel], zero_division=0), abs=1e-12)
+
+
+def test_per_key_confusion_tables_past_the_cell_limit_are_refused(monkeypatch):
+    """Every key holds a dense K x K table: more cells in all than one table of the most classes
+    (2^28, 2 GiB) are refused on update and merge, the state unchanged."""
+    from streammetrics.classification import counts
+
+    rng = np.random.default_rng(0)
+    m = sm.Sliced(sm.F1(average="macro")).update([0, 1], [0, 1], [7, 8])
+    before = m.to_bytes()
+    n = 200_000  # 5,000 keys x 500 classes: 1.25e9 cells, 10 GB
+    with pytest.raises(sm.InputError, match="confusion cells"):
+        m.update(rng.integers(0, 500, n), rng.integers(0, 500, n), rng.integers(0, 5000, n))
+    assert m.to_bytes() == before
+    monkeypatch.setattr(counts, "MAX_CLASSES", 100)  # a merge past the limit, on small tables
+    keys = np.repeat(np.arange(4), 10)  # 4 keys x 40 classes: 6,400 cells each, 51,200 merged
+    a = sm.Sliced(sm.F1(average="macro")).update(np.arange(40), np.arange(40), keys)
+    b = sm.Sliced(sm.F1(average="macro")).update(np.arange(40, 80), np.arange(40, 80), keys + 1000)
+    before = a.to_bytes()
+    with pytest.raises(sm.MergeError, match="confusion cells"):
+        a.merge(b)
+    assert a.to_bytes() == before
