@@ -163,10 +163,17 @@ class RankingMetric(OneRowMixin, Metric[ScoreSketch], base=True):
             snapshot = other._state.copy()
         with self._lock:
             self._check_rows(snapshot)
+            kept = (getattr(self._state, "_resolution", None), self.resolution)
             if getattr(snapshot, "_resolution", 0) < getattr(self._state, "_resolution", 0):
                 self._state._resolution = snapshot._resolution  # type: ignore[attr-defined]
                 self.resolution = snapshot._resolution  # type: ignore[attr-defined]
-            self._state.merge(snapshot)
+            try:
+                self._state.merge(snapshot)
+            except BaseException:  # a refused merge changes nothing, the resolution included
+                if kept[0] is not None:
+                    self._state._resolution = kept[0]  # type: ignore[attr-defined]
+                self.resolution = kept[1]
+                raise
         self._refresh()
         return self
 

@@ -136,3 +136,15 @@ def test_corrupt_bytes_are_state_errors():
     data[-3] ^= 0xFF
     with pytest.raises(sm.StateError):
         sm.from_bytes(bytes(data))
+
+
+def test_a_refused_merge_keeps_the_resolution():
+    """Merging a coarser sketch lowers the resolution first: a merge then refused (another
+    layout) left the accumulator at the coarser resolution. Now nothing changes."""
+    a = sm.ROCAUC().update([0, 1], [0.2, 0.8])
+    before, resolution = a.to_bytes(), a.resolution
+    with pytest.raises(sm.MergeError, match="layout"):
+        a.merge(sm.ROCAUC(resolution=8).update([0, 1, 2], np.eye(3)))
+    assert a.resolution == resolution == a.state._resolution
+    assert a.to_bytes() == before
+    assert a.merge(sm.ROCAUC(resolution=8).update([0, 1], [0.3, 0.6])).resolution == 8  # taken
