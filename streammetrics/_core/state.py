@@ -6,11 +6,13 @@ import abc
 import copy
 import json
 import math
+from collections import deque
 from typing import Any, ClassVar
 
 import numpy as np
 
 from ..errors import MergeError, StateError
+from .validation import all_finite
 
 
 class State(abc.ABC):
@@ -35,6 +37,10 @@ class State(abc.ABC):
 
     #: Whether ``revert`` is exact for this kind of state.
     revertible: ClassVar[bool] = False
+    #: The attributes whose floats can pass the float range (sums of values, and nested states),
+    #: which :meth:`overflowed` reads: ``None`` (default) every attribute; ``()`` for counts of
+    #: weights, which the weights' limit keeps far below it.
+    overflowing: ClassVar[tuple[str, ...] | None] = None
     #: How many times :meth:`_commit` changed this state (not data: it tells a caller whose
     #: call was interrupted whether the change it asked for happened).
     _changes: int = 0
@@ -93,7 +99,11 @@ class State(abc.ABC):
             >>> sm.MSE().update([1e200, -1e200], [0.0, 0.0]).state.overflowed()  # squares past 1.8e308
             True
         """
-        return _holds_non_finite(self.to_dict())
+        # (its attributes, not to_dict(): a score sketch's dict is encoded, at a cost per call that
+        # a window pays on every update)
+        names = self.overflowing
+        values = vars(self).values() if names is None else (getattr(self, n, None) for n in names)
+        return any(map(_holds_non_finite, values))
 
     def share_key(self) -> tuple[str, str]:
         """A hashable key: states with equal keys hold the same statistics of the same batches.
@@ -120,15 +130,17 @@ class State(abc.ABC):
 
 
 def _holds_non_finite(value: Any) -> bool:
-    """Whether a float in ``value`` (a state's dict: arrays, numbers, nested dicts and lists) is
-    not finite."""
+    """Whether ``value`` (a state's attribute: a number, an array, a nested state, or a dict,
+    list or deque of them) holds a float that is not finite."""
+    if isinstance(value, State):
+        return value.overflowed()
     if isinstance(value, float):
         return not math.isfinite(value)
     if isinstance(value, np.ndarray):
-        return value.dtype.kind in "fc" and not np.isfinite(value).all()
+        return value.dtype.kind in "fc" and not all_finite(value)
     if isinstance(value, dict):
         return any(map(_holds_non_finite, value.values()))
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, (list, tuple, deque)):
         return any(map(_holds_non_finite, value))
     return False
 

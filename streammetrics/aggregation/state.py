@@ -33,7 +33,6 @@ import numpy as np
 from .._core import narrow as N
 from .._core.schema import Array, Int, Schema
 from .._core.state import State
-from .._core.validation import all_finite
 from ..errors import InputError, MergeError, StateError
 
 
@@ -109,6 +108,7 @@ class RowSums(State):
     """
 
     revertible = True
+    overflowing = ("sums",)  # (the weight stays below 2^255 a batch)
 
     def __init__(self) -> None:
         self.reset()
@@ -209,9 +209,6 @@ class RowSums(State):
         self._commit(
             _n=self._n + other._n, width=other.width, weight=np.array([whi, wlo]), sums=np.array([hi, lo])
         )
-
-    def overflowed(self) -> bool:
-        return not all_finite(self.sums)
 
     def to_dict(self) -> dict[str, Any]:
         return {"n_samples": self._n, "width": self.width, "weight": self.weight, "sums": self.sums}

@@ -73,6 +73,7 @@ class ConfusionCounts(State):
     """
 
     revertible = True
+    overflowing = ()  # (counts of weights of at most 2^255 a batch)
 
     def __init__(self, labels: Any = None) -> None:
         self._fixed_labels = None if labels is None else list(labels)

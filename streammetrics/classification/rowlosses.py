@@ -25,11 +25,10 @@ from ..aggregation.base import RowValueMetric, always, scratch
 from ..aggregation.state import RowSums
 from ..errors import InputError, UndefinedMetricWarning
 from ..probabilistic.base import _class_index
+from ..probabilistic.metrics import _clipped
 
 #: torch's floor of a logarithm in its binary cross entropy (torcheval's normalized entropy).
 TORCH_LOG_FLOOR = -100.0
-#: scikit-learn's clip of probabilities in its log loss: ``[eps, 1 - eps]``.
-CLIP_EPS = float(np.finfo(np.float64).eps)
 #: Integers up to this magnitude survive the row buffer's float64 encoding exactly.
 _EXACT_INT = 2**53
 
@@ -751,7 +750,7 @@ class D2LogLossScore(_D2Probability):
 
     def _loss(self, p: np.ndarray, idx: np.ndarray) -> np.ndarray:
         loss = _true_class(p, idx, out=work(("d2 log loss",), len(idx)))
-        np.clip(loss, CLIP_EPS, 1.0 - CLIP_EPS, out=loss)  # as scikit-learn's log loss clips
+        _clipped(loss, out=loss)  # to [eps, 1 - eps], as scikit-learn's log loss (and LogLoss)
         np.log(loss, out=loss)
         np.negative(loss, out=loss)
         return loss

@@ -111,6 +111,7 @@ class ScoreSketch(State):
     """
 
     revertible = True
+    overflowing = ()  # (counts of weights of at most 2^255 a batch)
 
     def __init__(
         self,

@@ -53,6 +53,8 @@ class Moments(State):
     """
 
     revertible = True
+    # (the shifts and means stay finite: a merge too far apart re-expresses them about 0)
+    overflowing = ("m2", "cross", "sum_abs", "sum_ape")
     #: The moment rows, in order (the residual is always the last).
     ROWS: tuple[str, ...] = ()
     #: Whether the cross co-moment of y_true and y_pred is kept.
@@ -295,10 +297,6 @@ class Moments(State):
         if fields is None:
             return self._empty(k)
         return {"weight": float(fields["weight"]), **{name: fields[name] for name in self.arrays()}}
-
-    def overflowed(self) -> bool:
-        # (the shifts and means stay finite: a merge too far apart re-expresses them about 0)
-        return not all(all_finite(getattr(self, name)) for name in ("m2", *self.arrays()[3:]))
 
     # ------------------------------------------------------------------ merge / serialize
     def merge(self, other: State) -> None:

@@ -300,6 +300,8 @@ def _best(values: Any, maximize: bool) -> TrackerBest:
 class MinMaxState(State):
     """The wrapped metric's state and the extremes ``[min, max]`` of the values computed (NaN: none yet)."""
 
+    overflowing = ("state",)  # (NaN extremes mean "none yet", not an overflow)
+
     def __init__(self, metric: Metric[Any]) -> None:
         self.metric = metric
         self.revertible = metric.is_revertible
@@ -331,9 +333,6 @@ class MinMaxState(State):
             [np.fmin(self.extremes[0], other.extremes[0]), np.fmax(self.extremes[1], other.extremes[1])]
         )
         self._commit(state=state, extremes=extremes)
-
-    def overflowed(self) -> bool:
-        return self.state.overflowed()  # (NaN extremes mean "none yet", not an overflow)
 
     def to_dict(self) -> dict[str, Any]:
         return {"state": self.state.to_dict(), "extremes": self.extremes.copy()}

@@ -35,6 +35,7 @@ class PairedCorrectness(State):
     """
 
     revertible = True
+    overflowing = ()  # (counts of weights of at most 2^255 a batch)
 
     def __init__(self) -> None:
         self.reset()

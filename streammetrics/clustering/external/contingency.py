@@ -52,6 +52,7 @@ class ContingencyState(State):
     """
 
     revertible = True
+    overflowing = ()  # (counts of weights of at most 2^255 a batch)
 
     def __init__(self) -> None:
         self.reset()

@@ -37,6 +37,7 @@ class ClusterMoments(State):
     """
 
     revertible = True
+    overflowing = ("scatter", "matrix")  # (means stay finite; counts, weights bounded)
 
     def __init__(self, full: bool = False) -> None:
         self.full = bool(full)
@@ -76,14 +77,14 @@ class ClusterMoments(State):
             onehot[np.arange(len(idx)), idx] = 1.0 if w is None else w
             sums = onehot.T @ x
         else:
-            sums = np.empty((k, d))
-            for j in range(d):
-                col = x[:, j] if w is None else x[:, j] * w
-                sums[:, j] = np.bincount(idx, weights=col, minlength=k)
+            sums = _cluster_sums(x, idx, w, k)
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = np.where(weight[:, None] > 0, sums / weight[:, None], 0.0)
-        if not all_finite(mean):  # sums past the float range (values near its maximum)
-            mean = _mean_scaled_down(x, idx, w, weight, k)
+        if not all_finite(mean):  # sums past the float range (values near its maximum): redone
+            # on the values times 2^-64 (exact but for values below 1e-288), scaled back
+            with np.errstate(invalid="ignore", divide="ignore"):
+                scaled = _cluster_sums(x * _DOWN, idx, w, k) / weight[:, None] / _DOWN
+                mean = np.where(weight[:, None] > 0, scaled, 0.0)
         centred = x - mean[idx]
         sq = np.einsum("ij,ij->i", centred, centred)
         scatter = np.bincount(idx, weights=sq if w is None else sq * w, minlength=k)
@@ -350,17 +351,13 @@ def _uncombine(c, w, m, s, x, c2, w2, m2, s2, x2):
 _DOWN = 2.0**-64
 
 
-def _mean_scaled_down(
-    x: np.ndarray, idx: np.ndarray, w: np.ndarray | None, weight: np.ndarray, k: int
-) -> np.ndarray:
-    """Per-cluster means of ``x`` whose sums overflow: summed times ``2^-64``, scaled back."""
-    d = x.shape[1]
-    sums = np.empty((k, d))
-    for j in range(d):
-        col = x[:, j] * _DOWN if w is None else (x[:, j] * _DOWN) * w
+def _cluster_sums(x: np.ndarray, idx: np.ndarray, w: np.ndarray | None, k: int) -> np.ndarray:
+    """``(k, d)``: each cluster's (weighted) sum of each feature, a bincount per feature."""
+    sums = np.empty((k, x.shape[1]))
+    for j in range(x.shape[1]):
+        col = x[:, j] if w is None else x[:, j] * w
         sums[:, j] = np.bincount(idx, weights=col, minlength=k)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(weight[:, None] > 0, sums / weight[:, None] / _DOWN, 0.0)
+    return sums
 
 
 def _representable(name: str, arr: np.ndarray) -> bool:
