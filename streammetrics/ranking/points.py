@@ -117,6 +117,13 @@ def _argmax_first(values: np.ndarray, ok: np.ndarray) -> int:
     return int(np.argmax(np.where(ok, values, -np.inf)))
 
 
+def _negative_rate(hits: np.ndarray, total: float) -> np.ndarray:
+    """``1 - hits / total`` as ``(total - hits) / total``: one rounding, not two, so that a rate
+    equal to a constraint in exact arithmetic (9 false positives of 10 negatives: specificity
+    0.1) meets it (``1 - 0.9`` is ``0.09999999999999998``)."""
+    return (total - hits) / total
+
+
 def sensitivity_at_specificity(e: Edges, min_specificity: float) -> PointEstimate:
     """The highest TPR with ``1 - FPR >= min_specificity`` (the highest such threshold on ties).
 
@@ -126,7 +133,7 @@ def sensitivity_at_specificity(e: Edges, min_specificity: float) -> PointEstimat
     p, n = e.p, e.n
     if p <= 0 or n <= 0:
         return NAN_POINT
-    sens, spec = e.tp / p, 1.0 - e.fp / n
+    sens, spec = e.tp / p, _negative_rate(e.fp, n)
     ok = spec >= min_specificity  # E_0 always qualifies: spec = 1
     best = _argmax_first(sens, ok)
     value = sens[best]
@@ -140,7 +147,7 @@ def specificity_at_sensitivity(e: Edges, min_sensitivity: float) -> PointEstimat
     p, n = e.p, e.n
     if p <= 0 or n <= 0:
         return NAN_POINT
-    sens, spec = e.tp / p, 1.0 - e.fp / n
+    sens, spec = e.tp / p, _negative_rate(e.fp, n)
     ok = sens >= min_sensitivity  # the last edge always qualifies: sens = 1
     best = _argmax_first(spec, ok)
     value = spec[best]
@@ -213,9 +220,12 @@ def equal_error_rate(e: Edges) -> PointEstimate:
     p, n = e.p, e.n
     if p <= 0 or n <= 0:
         return NAN_POINT
-    fpr, fnr = e.fp / n, 1.0 - e.tp / p
+    fpr, fnr = e.fp / n, _negative_rate(e.tp, p)
     diff = fpr - fnr
-    best = int(np.argmin(np.abs(diff)))
+    # |FPR - FNR| times n * p: exact for whole counts whose product fits 2**53, so that equal
+    # rates tie (1 - 3/5 and 3/5 - 1/5 differ in their last bit as floats)
+    gap = np.abs(e.fp * p - (p - e.tp) * n) if p * n <= 2.0**53 else np.abs(diff)
+    best = int(np.argmin(gap))
     value = (fpr[best] + fnr[best]) / 2
     j = int(np.argmax(diff >= 0))  # exists: the last edge has FPR 1, FNR 0
     if diff[j] == 0 or j == 0 or not e.open[j - 1]:

@@ -256,3 +256,48 @@ def test_det_plot(tmp_path):
     assert [t.get_text() for t in ax.get_xticklabels()][:2] == ["0.1%", "1%"]
     path = plotting.save_figure(fig, tmp_path / "det.png", dpi=50)
     assert (tmp_path / "det.png").stat().st_size > 1000 and path.endswith("det.png")
+
+
+def _exact_points(y, s, w):
+    """Every ROC point of whole-count data in exact arithmetic (fractions), from the highest
+    threshold down: ``(threshold, tp, fp)`` and the totals ``p``, ``n``."""
+    from fractions import Fraction
+
+    p = sum(int(wi) for yi, wi in zip(y, w, strict=True) if yi == 1)
+    n = sum(int(wi) for yi, wi in zip(y, w, strict=True) if yi != 1)
+    points = [(np.inf, 0, 0)]
+    for t in sorted(set(s.tolist()), reverse=True):
+        tp = sum(int(wi) for yi, si, wi in zip(y, s, w, strict=True) if si >= t and yi == 1)
+        fp = sum(int(wi) for yi, si, wi in zip(y, s, w, strict=True) if si >= t and yi != 1)
+        points.append((t, tp, fp))
+    return Fraction, points, p, n
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_rates_equal_in_exact_arithmetic_tie_and_meet_equal_constraints(seed):
+    """Whole counts on a coarse score grid, where rates meet their constraints exactly (9 false
+    positives of 10 negatives: specificity 1/10 meets 0.1) and ``|FPR - FNR|`` ties between
+    points: the reference reads each rate as one correctly rounded fraction and breaks ties in
+    exact arithmetic (the first from the highest threshold)."""
+    rng = np.random.default_rng(seed)
+    size = int(rng.integers(4, 30))
+    y = rng.integers(0, 2, size)
+    y[:2] = [0, 1]
+    s = rng.integers(0, 11, size) / 10
+    w = rng.integers(1, 4, size) if seed % 2 else np.ones(size, int)
+    fraction, points, p, n = _exact_points(y, s, w)
+    for level in (0.1, 0.2, 0.25, 0.3, 0.5, 0.6, 0.7, 0.75, 0.8, 0.9):
+        sens = [(float(fraction(tp, p)), float(fraction(n - fp, n)), t) for t, tp, fp in points]
+        # the largest value among the qualifying points, the first (highest threshold) on ties
+        want = max((v, -i) for i, (v, c, _) in enumerate(sens) if c >= level)
+        got = quiet_compute(sm.SensitivityAtSpecificity(level).update(y, s, sample_weight=w))
+        assert (got.value, got.threshold) == (want[0], sens[-want[1]][2])
+        want = max((c, -i) for i, (v, c, _) in enumerate(sens) if v >= level)
+        got = quiet_compute(sm.SpecificityAtSensitivity(level).update(y, s, sample_weight=w))
+        assert (got.value, got.threshold) == (want[0], sens[-want[1]][2])
+    gaps = [abs(fraction(fp, n) - fraction(p - tp, p)) for _, tp, fp in points]
+    i = gaps.index(min(gaps))
+    t, tp, fp = points[i]
+    got = sm.EqualErrorRate().update(y, s, sample_weight=w).compute()
+    assert got.threshold == t
+    assert got.value == pytest.approx(float((fraction(fp, n) + fraction(p - tp, p)) / 2), rel=1e-15)
