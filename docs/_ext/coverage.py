@@ -170,6 +170,12 @@ def render(table: dict[str, dict[str, Any]]) -> str:
         "Two conventions differ from some peers everywhere: the truth comes first",
         "(`update(y_true, y_pred)`, torchmetrics takes `(preds, target)`), and a probability or score",
         "becomes a label with `threshold=` (`score >= threshold`).",
+        "torchmetrics' `num_classes=` corresponds to the default `labels=None`: its macro averages",
+        "leave out a class no row holds in `y_true` or `y_pred`, as averaging over the labels seen",
+        "does (`labels=range(K)` keeps such a class, at its `zero_division` value, as scikit-learn's",
+        "`labels=`). The values agree with torchmetrics' on the same data",
+        "(`tests/test_torchmetrics_agreement.py`, `tests/catalogue/test_peer_agreement.py`); where",
+        "they differ, a note below or the metric's catalogue page says how.",
     ]
     for peer, entries in table.items():
         title = PEERS[peer][0]

@@ -25,7 +25,7 @@ def _gd(s, c):
 
 FUNCTIONS = [
     ("dunn", pw.dunn_index, ref._gdunn(1, 1)),
-    *[(f"gD{s}{c}", _gd(s, c), ref._gdunn(s, c)) for s in (1, 3, 4, 5) for c in (1, 3)],
+    *[(f"gD{s}{c}", _gd(s, c), ref._gdunn(s, c)) for s in (1, 3, 4, 5) for c in (1, 3, "radius")],
     ("c", pw.c_index, ref._c_index),
     ("gamma", pw.gamma_index, ref._gamma),
     ("hubert", pw.hubert_gamma, ref._hubert),
@@ -40,6 +40,7 @@ METRICS = [
     (lambda **kw: sm.GeneralizedDunn(3, 3, **kw), _gd(3, 3)),
     (lambda **kw: sm.GeneralizedDunn(4, 3, **kw), _gd(4, 3)),
     (lambda **kw: sm.GeneralizedDunn(5, 3, **kw), _gd(5, 3)),
+    (lambda **kw: sm.GeneralizedDunn(4, "radius", **kw), _gd(4, "radius")),
     (sm.CIndex, pw.c_index),
     (sm.GammaIndex, pw.gamma_index),
     (sm.HubertGamma, pw.hubert_gamma),
@@ -175,6 +176,7 @@ def test_sampled_cop_is_close(seed, std):
     [
         (sm.DunnIndex, pw.dunn_index, 1),  # a sample's closest pair is farther, its diameter smaller
         (lambda **kw: sm.GeneralizedDunn(4, 1, **kw), _gd(4, 1), 1),  # exact centroids, smaller diameter
+        (lambda **kw: sm.GeneralizedDunn(4, "radius", **kw), _gd(4, "radius"), 1),  # smaller radius
     ],
 )
 def test_sampled_extreme_indices_are_one_sided(make, fn, direction, seed):

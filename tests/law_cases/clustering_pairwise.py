@@ -64,6 +64,8 @@ def _gdunn(separation, compactness):
                     seps.append((wk[a] * spread[a] + wk[b] * spread[b]) / (wk[a] + wk[b]))
         if compactness == 1:
             comp = max(D[np.ix_(m, m)].max() for m in members)
+        elif compactness == "radius":
+            comp = max(np.linalg.norm(X[m] - means[a], axis=1).max() for a, m in enumerate(members))
         else:
             comp = max(2 * spread)
         return NAN if comp <= 0 else min(seps) / comp
@@ -189,7 +191,7 @@ CASES += [
         _gdunn(s, c),
         **_TOL,
     )
-    for s, c in [(3, 1), (4, 1), (5, 1), (3, 3), (4, 3), (5, 3)]
+    for s, c in [(3, 1), (4, 1), (5, 1), (3, 3), (4, 3), (5, 3), (4, "radius"), (1, "radius")]
 ]
 # A sample smaller than the data: the estimate still obeys every law (content-hash keys) but
 # is not the exact value; tests/clustering/test_pairwise.py checks it against the exact value.

@@ -60,7 +60,7 @@ def dunn_index(X: Any, labels: Any, sample_weight: Any = None) -> float:
 
 
 def generalized_dunn_index(
-    X: Any, labels: Any, sample_weight: Any = None, *, separation: int = 3, compactness: int = 3
+    X: Any, labels: Any, sample_weight: Any = None, *, separation: int = 3, compactness: int | str = 3
 ) -> float:
     """Generalized Dunn index gD\\ *sc* (Bezdek and Pal 1998; seed 004's gD31 ... gD53): higher is better.
 
@@ -71,8 +71,9 @@ def generalized_dunn_index(
     * 4: distance between their centroids;
     * 5: ``(W_k S_k + W_l S_l) / (W_k + W_l)``, ``S_k`` the mean distance to the centroid;
 
-    and the compactness ``Delta_c``: 1 the diameter, 3 ``2 S_k``. NaN when every
-    compactness is 0.
+    and the compactness ``Delta_c``: 1 the diameter, 3 ``2 S_k``, ``"radius"`` the largest
+    distance from a row to its centroid (with ``separation=4``, torchmetrics' ``DunnIndex``).
+    NaN when every compactness is 0.
 
     Examples:
         >>> X, labels = [[0.0], [2.0], [10.0], [12.0]], [0, 0, 1, 1]
@@ -80,6 +81,8 @@ def generalized_dunn_index(
         5.0
         >>> generalized_dunn_index(X, labels, separation=3, compactness=1)
         5.0
+        >>> generalized_dunn_index(X, labels, separation=4, compactness="radius")
+        10.0
     """
     check_option("separation", separation, SEPARATIONS)
     check_option("compactness", compactness, COMPACTNESS)

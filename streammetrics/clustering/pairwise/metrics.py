@@ -67,7 +67,7 @@ class PairwiseMetric(SampledMetric, base=True):
 class _ProfileMetric(PairwiseMetric):
     _name: ClassVar[str]
 
-    def _options(self) -> dict[str, int]:
+    def _options(self) -> dict[str, Any]:
         return {}
 
     def _on_sample(self, moments, x, idx, w, groups):
@@ -96,10 +96,13 @@ class GeneralizedDunn(_ProfileMetric):
 
     ``separation`` in 1 (single linkage), 3 (average linkage), 4 (centroid distance), 5 (mean
     distance to the two centroids); ``compactness`` in 1 (diameter), 3 (twice the mean distance
-    to the centroid): gD31, gD41, gD51, gD33, gD43, gD53 of seed 004, and (1, 1) the Dunn index.
-    Centroids and cluster weights are exact; the distances come from the sample (exact while it
-    holds every distinct row). With compactness 1 or separation 1 the sampled value is biased
-    upwards (a sample's diameter can only be smaller, its closest pair farther). Exact in memory:
+    to the centroid), ``"radius"`` (the largest distance from a row to its centroid): gD31, gD41,
+    gD51, gD33, gD43, gD53 of seed 004, (1, 1) the Dunn index, and ``(4, "radius")``
+    torchmetrics' ``DunnIndex`` (centroid distances over the largest radius; Euclidean, its
+    ``p=2``). Centroids and cluster weights are exact; the distances come from the sample (exact
+    while it holds every distinct row). With compactness 1 or ``"radius"``, or separation 1, the
+    sampled value is biased upwards (a sample's diameter and radius can only be smaller, its
+    closest pair farther). Exact in memory:
     :func:`~streammetrics.clustering.pairwise.generalized_dunn_index`.
 
     Examples:
@@ -107,12 +110,17 @@ class GeneralizedDunn(_ProfileMetric):
         >>> m = sm.GeneralizedDunn(separation=4, compactness=3)
         >>> m.update([[0.0], [2.0], [10.0], [12.0]], [0, 0, 1, 1]).compute()
         5.0
+        >>> m = sm.GeneralizedDunn(separation=4, compactness="radius")  # torchmetrics' DunnIndex
+        >>> m.update([[0.0], [2.0], [10.0], [12.0]], [0, 0, 1, 1]).compute()
+        10.0
     """
 
     higher_is_better: ClassVar[bool | None] = True
     _name = "dunn"
 
-    def __init__(self, separation: int = 3, compactness: int = 3, sample_size: int = 1000, seed: int = 0):
+    def __init__(
+        self, separation: int = 3, compactness: int | str = 3, sample_size: int = 1000, seed: int = 0
+    ):
         self.separation = check_option("separation", separation, profiles.SEPARATIONS)
         self.compactness = check_option("compactness", compactness, profiles.COMPACTNESS)
         super().__init__(sample_size, seed)
@@ -120,7 +128,7 @@ class GeneralizedDunn(_ProfileMetric):
     def get_config(self) -> dict[str, Any]:
         return {"separation": self.separation, "compactness": self.compactness, **super().get_config()}
 
-    def _options(self) -> dict[str, int]:
+    def _options(self) -> dict[str, Any]:
         return {"separation": self.separation, "compactness": self.compactness}
 
 
@@ -140,7 +148,7 @@ class DunnIndex(_ProfileMetric):
     higher_is_better: ClassVar[bool | None] = True
     _name = "dunn"
 
-    def _options(self) -> dict[str, int]:
+    def _options(self) -> dict[str, Any]:
         return {"separation": 1, "compactness": 1}
 
 

@@ -19,8 +19,9 @@ from ..internal.distances import cluster_means, pairwise_distances
 #: Separation measures of the generalized Dunn index: 1 single linkage (Dunn), 3 average
 #: linkage, 4 centroid distance, 5 mean distance to the two centroids.
 SEPARATIONS = (1, 3, 4, 5)
-#: Compactness measures: 1 diameter (Dunn), 3 twice the mean distance to the centroid.
-COMPACTNESS = (1, 3)
+#: Compactness measures: 1 diameter (Dunn), 3 twice the mean distance to the centroid,
+#: ``"radius"`` the largest distance to the centroid (torchmetrics' ``DunnIndex``).
+COMPACTNESS = (1, 3, "radius")
 
 #: Distances computed per chunk (rows x columns x features) in the profile pass.
 _CHUNK = 1 << 22
@@ -126,7 +127,7 @@ def _centroid_distances(exact: Exact) -> np.ndarray:
 
 def _dunn_from(
     separation: int,
-    compactness: int,
+    compactness: int | str,
     prof: dict[str, np.ndarray],
     idx: np.ndarray,
     w: np.ndarray,
@@ -139,6 +140,10 @@ def _dunn_from(
         diam = np.full(k, -np.inf)
         np.maximum.at(diam, idx, prof["max"][rows, idx])
         den = float(diam.max())
+    elif compactness == "radius":
+        radius = np.full(k, -np.inf)
+        np.maximum.at(radius, idx[w > 0], dc[w > 0])  # (a row of weight 0 is left out)
+        den = float(radius.max())
     else:
         den = float(np.max(2.0 * _spread(dc, idx, w, k, exact)))
     off = ~np.eye(k, dtype=bool)
@@ -234,7 +239,7 @@ def profile_index(
     groups: np.ndarray | None = None,
     self_scale: float = 1.0,
     separation: int = 1,
-    compactness: int = 1,
+    compactness: int | str = 1,
     profiles: dict[str, np.ndarray] | None = None,
 ) -> tuple[float, np.ndarray]:
     """A profile-based index (``"dunn"``, ``"cop"``, ``"cs"``, ``"hubert"``) and its delete-a-group
