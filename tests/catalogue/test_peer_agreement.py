@@ -11,8 +11,6 @@ tests do.
 
 from __future__ import annotations
 
-import importlib
-import os
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -22,17 +20,7 @@ import pytest
 
 import streammetrics as sm
 from tests.helpers import assert_same
-
-#: In CI a missing peer is a failure, not a skip.
-IN_CI = os.environ.get("CI") == "true"
-
-
-def require(module: str) -> Any:
-    """Import a peer; skip when it is missing, except in CI where that fails the test."""
-    if IN_CI:
-        return importlib.import_module(module)  # ImportError fails the test
-    return pytest.importorskip(module)
-
+from tests.integrations.engine_cases import require
 
 N = 240
 
