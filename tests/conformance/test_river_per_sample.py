@@ -7,8 +7,9 @@ at a time with ``update_one``. The stream starts where values are undefined (one
 positive prediction yet), so the undefined conventions are checked too.
 
 Left out: river's ``ROCAUC`` (an approximation on ``n_thresholds`` points) and the rolling AUCs;
-``MAPE`` is in percent in river (compared times 100); river's ``GeometricMean``, ``SMAPE`` and
-``Silhouette`` have no streammetrics counterpart on this branch.
+``MAPE`` is in percent in river (compared times 100); river's ``GeometricMean`` and ``SMAPE`` are
+compared in ``tests/nominal/test_catalogue_formulas.py`` and ``tests/catalogue/test_peer_agreement.py``;
+river's ``Silhouette`` is another quantity under that name (``docs/guide/coming-from.md``).
 """
 
 from __future__ import annotations
