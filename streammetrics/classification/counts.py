@@ -53,7 +53,8 @@ def check_classes(k: int, error: type[Exception], name: str) -> None:
     if k > MAX_CLASSES:
         raise error(
             f"{name}: expected at most {MAX_CLASSES:,} classes (a dense {MAX_CLASSES:,} x {MAX_CLASSES:,} "
-            f"confusion matrix holds 2 GiB), found {k:,}"
+            f"confusion matrix holds 2 GiB), found {k:,}; the accuracy of any number of classes is "
+            "1 - ZeroOneLoss() (labels) or TopKAccuracy(1) (scores), which keep no matrix"
         )
 
 

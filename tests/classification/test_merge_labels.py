@@ -44,9 +44,13 @@ def test_more_classes_than_a_confusion_matrix_holds_are_refused(monkeypatch):
     m = sm.Accuracy().update([0, 1], [0, 1])
     before = m.to_bytes()
     many = rng.permutation(counts.MAX_CLASSES + 10)
-    with pytest.raises(sm.InputError, match="16,384 classes"):
+    with pytest.raises(sm.InputError, match="16,384 classes") as refused:
         m.update(many, many)
     assert m.to_bytes() == before
+    # the message names the metrics that take any number of classes, and they do
+    assert "ZeroOneLoss" in str(refused.value) and "TopKAccuracy(1)" in str(refused.value)
+    labels = np.concatenate([many, [0, 1]])
+    assert 1 - sm.ZeroOneLoss().update(labels, labels).compute() == 1.0
     monkeypatch.setattr(counts, "MAX_CLASSES", 12)  # a merge past the limit, on small tables
     half = np.arange(7)
     a, b = sm.F1(average="macro").update(half, half), sm.F1(average="macro").update(-half - 1, -half - 1)
