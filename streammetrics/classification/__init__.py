@@ -68,6 +68,7 @@ __all__ = [
 ]
 
 # issue 17: per-row losses on the per-row value state
+from .perplexity import Perplexity
 from .rowlosses import (
     D2BrierScore,
     D2LogLossScore,
@@ -87,6 +88,7 @@ __all__ += [
     "JensenShannonDivergence",
     "KLDivergence",
     "NormalizedEntropy",
+    "Perplexity",
     "TopKAccuracy",
     "WeightedCalibration",
     "ZeroOneLoss",

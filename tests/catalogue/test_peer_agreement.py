@@ -279,6 +279,30 @@ def test_torcheval_agrees(weighted: bool) -> None:
         assert_same(ours(sm.TopKAccuracy, (labels, scores)), float(expected), rtol=1e-6)
 
 
+@pytest.mark.parametrize("ignore_index", [None, -100, 3])
+def test_perplexity_agrees_with_torchmetrics_and_torcheval(ignore_index) -> None:
+    """Sequences of logits ``(batch, seq_len, vocabulary)`` as both peers take them (float64
+    tensors), fed to streammetrics in three batches of sequences."""
+    torch = require("torch")
+    text = require("torchmetrics.text")
+    evaluation = require("torcheval.metrics")
+    rng = _rng()
+    logits = 3.0 * rng.standard_normal((12, 9, 50))
+    target = rng.integers(0, 50, (12, 9))
+    if ignore_index is not None:
+        target[rng.random(target.shape) < 0.25] = ignore_index
+    m = sm.Perplexity(ignore_index=ignore_index)
+    for rows in np.array_split(np.arange(12), 3):
+        m.update(target[rows], logits[rows])
+    # (torchmetrics computes the probabilities in float32)
+    for peer, rtol in (
+        (text.Perplexity(ignore_index=ignore_index), 1e-6),
+        (evaluation.Perplexity(ignore_index=ignore_index), 1e-12),
+    ):
+        peer.update(torch.as_tensor(logits), torch.as_tensor(target))
+        assert_same(m.compute(), float(peer.compute()), rtol=rtol)
+
+
 @pytest.mark.parametrize("weighted", [False, True])
 def test_normalized_entropy_floors_log_as_torcheval(weighted: bool) -> None:
     """Certain wrong predictions (p = 0 for a positive, 1 for a negative) cost 100 each, as

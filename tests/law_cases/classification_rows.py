@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 from scipy.spatial.distance import jensenshannon
+from scipy.special import softmax
 from scipy.stats import entropy
 from sklearn import metrics as skm
 
@@ -104,6 +105,30 @@ def _divergence(name, reduction="mean"):
     return reference
 
 
+def _tokens(rng, n, k=6, padded=False):
+    """Token ids and logits (``padded``: some ids are -100, Hugging Face's padding)."""
+    y = rng.integers(0, k, n)
+    x = 2.0 * rng.standard_normal((n, k)) + np.eye(k)[y]
+    if padded:
+        y[rng.random(n) < 0.2] = -100
+    return y, x
+
+
+def _perplexity(ignore_index=None):
+    """exp of scikit-learn's log loss of the softmax probabilities (SciPy) over the counted rows."""
+
+    def reference(y, x, sample_weight=None):
+        y, x = np.asarray(y), np.asarray(x, float)
+        w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
+        keep = (y != ignore_index) & (w > 0)
+        if not keep.any():
+            return math.nan
+        p = softmax(x[keep], axis=1)
+        return math.exp(skm.log_loss(y[keep], p, labels=np.arange(x.shape[1]), sample_weight=w[keep]))
+
+    return reference
+
+
 def _normalized_entropy(y, p, sample_weight=None):
     """scikit-learn's weighted log loss over the entropy (SciPy) of the weighted base rate."""
     rate = np.average(y, weights=sample_weight)
@@ -182,4 +207,11 @@ CASES = [
     ),
     LawCase("D2BrierScore", sm.D2BrierScore, _binary_proba, _d2(skm.d2_brier_score, 2), min_rows=2),
     LawCase("D2BrierScore[multiclass]", sm.D2BrierScore, _proba, _d2(skm.d2_brier_score, 3), min_rows=2),
+    LawCase("Perplexity", sm.Perplexity, _tokens, _perplexity()),
+    LawCase(
+        "Perplexity[ignore_index]",
+        lambda: sm.Perplexity(ignore_index=-100),
+        lambda rng, n: _tokens(rng, n, padded=True),
+        _perplexity(-100),
+    ),
 ]
