@@ -191,22 +191,23 @@ class ScoreFunction(TwoPassMixin, SampledMetric):
 
 # ---------------------------------------------------------------------- sampled only
 class _FullClusterSample(ClusterSample):
-    """A :class:`ClusterSample` whose moments keep the scatter matrices (per-feature variances)."""
+    """A :class:`ClusterSample` whose moments keep each cluster's per-feature scatter (the
+    diagonals of its scatter matrix: ``K d`` numbers, not the ``K d^2`` of whole matrices)."""
 
     def __init__(self, sample_size: int = 1000, seed: int = 0) -> None:
         super().__init__(sample_size, seed)
-        self.moments = ClusterMoments(full=True)
+        self.moments = ClusterMoments(full="diagonal")
 
     def config(self) -> dict[str, Any]:
-        return {**super().config(), "full": True}
+        return {**super().config(), "full": "diagonal"}
 
 
 class SDbw(SampledMetric):
     """S_Dbw (lower is better; seed 004, Halkidi and Vazirgiannis 2001): scattering plus density.
 
     ``Scat = mean_k ||sigma(c_k)|| / ||sigma(X)||`` (per-feature variance vectors) and the radius
-    ``stdev(C) = sqrt(sum_k ||sigma(c_k)||) / K`` are exact (full per-cluster scatter
-    matrices, memory ``K d^2``); the densities around the centroids and their midpoints are
+    ``stdev(C) = sqrt(sum_k ||sigma(c_k)||) / K`` are exact (each cluster's per-feature scatter,
+    memory ``K d``); the densities around the centroids and their midpoints are
     counted on the sample (ratios of weights). When the radius is small against the clusters'
     spread (e.g. many features) few sampled rows fall inside it and the density term is poorly
     estimated: if fewer than ``MIN_NEAR_ROWS`` sampled rows lie within the radius of some
@@ -234,7 +235,7 @@ class SDbw(SampledMetric):
             return est
         moments, sample = state.moments, state.sample
         idx, _ = moments.labels.encode(sample.labels, "labels")
-        var_k = np.diagonal(moments.matrix, axis1=1, axis2=2) / moments.weight[:, None]
+        var_k = moments.feature_scatter() / moments.weight[:, None]
         near = geometry.distances_to_own(sample.x, idx, moments.mean) <= density.sdbw_radius(var_k)
         if np.bincount(idx[near], minlength=moments.n_clusters).min() < self.MIN_NEAR_ROWS:
             # rare-event densities: no reliable error
@@ -248,9 +249,9 @@ class SDbw(SampledMetric):
         return est
 
     def _on_sample(self, moments, x, idx, w, groups):
-        var_k = np.diagonal(moments.matrix, axis1=1, axis2=2) / moments.weight[:, None]
+        var_k = moments.feature_scatter() / moments.weight[:, None]
         diff = moments.mean - moments.grand_mean()
-        total = np.diagonal(moments.matrix, axis1=1, axis2=2).sum(axis=0) + moments.weight @ diff**2
+        total = moments.feature_scatter().sum(axis=0) + moments.weight @ diff**2
         var_x = total / moments.total_weight()
         radius = density.sdbw_radius(var_k)
 

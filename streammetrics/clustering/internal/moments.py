@@ -4,7 +4,9 @@ For every cluster ``k`` (labels of any kind, discovered as they come): the numbe
 ``count_k`` (int64, exact: it decides when a reverted cluster is empty), the total weight
 ``w_k``, the weighted mean ``mu_k`` and the within-cluster scatter ``sum w ||x - mu_k||^2``;
 with ``full=True`` also the scatter matrix ``sum w (x - mu_k)(x - mu_k)^T`` (for indices that
-need covariances). Batches are reduced with one ``np.bincount`` per feature and centred at the
+need covariances), with ``full="diagonal"`` only its diagonal, the per-feature scatter
+``sum w (x_j - mu_kj)^2`` (``K d`` numbers instead of ``K d^2``, for indices of per-feature
+variances). Batches are reduced with one ``np.bincount`` per feature and centred at the
 batch means, then combined with Chan's parallel formulas; merge uses the same formulas, revert
 their inverse.
 """
@@ -39,9 +41,24 @@ class ClusterMoments(State):
     revertible = True
     overflowing = ("scatter", "matrix")  # (means stay finite; counts, weights bounded)
 
-    def __init__(self, full: bool = False) -> None:
-        self.full = bool(full)
+    def __init__(self, full: bool | str = False) -> None:
+        if not (full is False or full is True or full == "diagonal"):
+            raise ValueError(f"full: expected False, True or 'diagonal', found {full!r}")
+        self.full = full
         self.reset()
+
+    def _matrix_shape(self, k: int, d: int) -> tuple[int, ...]:
+        """The layout of :attr:`matrix` for ``k`` clusters of ``d`` features."""
+        if self.full == "diagonal":
+            return (k, d)
+        return (k, d, d) if self.full else (0, 0, 0)
+
+    def feature_scatter(self) -> np.ndarray:
+        """``(k, d)``: each cluster's per-feature scatter ``sum w (x_j - mu_kj)^2`` (the
+        diagonal of the scatter matrices; needs ``full``)."""
+        if self.full == "diagonal":
+            return self.matrix
+        return np.diagonal(self.matrix, axis1=1, axis2=2)
 
     def config(self) -> dict[str, Any]:
         return {"full": self.full}
@@ -88,8 +105,10 @@ class ClusterMoments(State):
         centred = x - mean[idx]
         sq = np.einsum("ij,ij->i", centred, centred)
         scatter = np.bincount(idx, weights=sq if w is None else sq * w, minlength=k)
-        matrix = np.zeros((k, d, d)) if self.full else np.empty((0, 0, 0))
-        if self.full and len(idx):
+        matrix = np.zeros(self._matrix_shape(k, d))
+        if self.full == "diagonal":
+            matrix = _cluster_sums(centred * centred, idx, w, k)
+        elif self.full and len(idx):
             order = np.argsort(idx, kind="stable")
             bounds = np.searchsorted(idx[order], np.arange(k + 1))
             cw = centred if w is None else centred * w[:, None]
@@ -148,7 +167,7 @@ class ClusterMoments(State):
         k = len(labels_ls)
         count, weight = np.zeros(k, dtype=np.int64), np.zeros(k)
         mean, scatter = np.zeros((k, d)), np.zeros(k)
-        matrix = np.zeros((k, d, d)) if self.full else np.empty((0, 0, 0))
+        matrix = np.zeros(self._matrix_shape(k, d))
         if len(self.labels):
             pos = self.labels.positions_in(labels_ls)
             count[pos], weight[pos], mean[pos], scatter[pos] = (
@@ -225,13 +244,16 @@ class ClusterMoments(State):
             "weight": ((k,), "f"),
             "mean": ((k, dd) if k else None, "f"),
             "scatter": ((k,), "f"),
-            "matrix": ((k, dd, dd) if self.full else (0, 0, 0), "f"),
+            "matrix": (self._matrix_shape(k, dd), "f"),
         }
         arrays = {}
         for name, (shape, kind) in expected.items():
             arr = np.asarray(data[name])
+            if name == "matrix" and self.full == "diagonal" and k and arr.shape == (k, dd, dd):
+                # (S_Dbw states of before 0.2 kept whole matrices: their diagonals are read)
+                arr = np.diagonal(arr, axis1=1, axis2=2).copy()
             if not k and not arr.size:  # empty: any empty layout
-                empty = (0, dd, dd) if self.full else (0, 0, 0)
+                empty = self._matrix_shape(0, dd)
                 arrays[name] = np.zeros(
                     empty if name == "matrix" else 0, np.int64 if kind == "i" else np.float64
                 )
@@ -270,14 +292,21 @@ class ClusterMoments(State):
             "weight": (k,),
             "mean": (k, dd),
             "scatter": (k,),
-            "matrix": (k, dd, dd) if self.full else (0, 0, 0),
+            "matrix": self._matrix_shape(k, dd),
         }
         for name, shape in shapes.items():
             arr = getattr(self, name)
             wrong = arr.size if not k else arr.shape != shape  # no cluster: any empty layout
             if wrong or (arr.dtype.kind == "f" and not _representable(name, arr)):
                 raise StateError(f"{where}: {name} must be finite of shape {shape}, found {arr.shape}")
-        if self.full and k and np.any(~np.isfinite(self.matrix).all(axis=(1, 2)) & np.isfinite(self.scatter)):
+        if self.full == "diagonal" and k and np.isnan(self.matrix).any():
+            raise StateError(f"{where}: NaN in the per-feature scatter")
+        per_cluster = (1, 2) if self.full is True else 1
+        if (
+            self.full
+            and k
+            and np.any(~np.isfinite(self.matrix).all(axis=per_cluster) & np.isfinite(self.scatter))
+        ):
             raise StateError(f"{where}: a scatter matrix past the float range beside a finite scatter")
         if self.count.size and (self.count.min() <= 0 or self.weight.min() <= 0):
             raise StateError(f"{where}: every cluster must hold rows of positive weight")
@@ -286,7 +315,7 @@ class ClusterMoments(State):
         if exact_total(self.count, where, "count") > self._n:
             raise StateError(f"{where}: more rows in clusters than n_samples={self._n}")
         if self.full and k:  # the scatter is the trace of the scatter matrix
-            trace = np.trace(self.matrix, axis1=1, axis2=2)
+            trace = self.feature_scatter().sum(axis=1)
             if not np.allclose(
                 trace, self.scatter, rtol=1e-6, atol=1e-9 * max(1.0, float(self.scatter.max()))
             ):
@@ -309,7 +338,7 @@ def _combine(c1, w1, m1, s1, x1, c2, w2, m2, s2, x2):
     delta = m2 - m1
     mean = m1 + delta * frac[:, None]
     between = cross * np.einsum("ij,ij->i", delta, delta)
-    outer = cross[:, None, None] * delta[:, :, None] * delta[:, None, :] if x1.size else None
+    outer = _outer(cross, delta, x1)
     if not all_finite(between):  # values near the float maximum (a delta past it makes this inf or NaN)
         with np.errstate(over="ignore", invalid="ignore"):
             finite = np.isfinite(delta)
@@ -319,7 +348,9 @@ def _combine(c1, w1, m1, s1, x1, c2, w2, m2, s2, x2):
             # a side without weight adds nothing: 0, not 0 * inf beside overflowed squares
             held = cross > 0
             between = np.where(held, between, 0.0)
-            outer = None if outer is None else np.where(held[:, None, None], outer, 0.0)
+            outer = (
+                None if outer is None else np.where(held.reshape((-1,) + (1,) * (outer.ndim - 1)), outer, 0.0)
+            )
     scatter = s1 + s2 + between
     matrix = x1 if outer is None else x1 + x2 + outer
     return c1 + c2, w, mean, scatter, matrix
@@ -339,11 +370,22 @@ def _uncombine(c, w, m, s, x, c2, w2, m2, s2, x2):
     delta = m2 - m1
     s1 = np.where(c1 == 0, 0.0, np.maximum(s - s2 - cross * np.einsum("ij,ij->i", delta, delta), 0.0))
     if x.size:
-        x1 = x - x2 - cross[:, None, None] * delta[:, :, None] * delta[:, None, :]
+        x1 = x - x2 - _outer(cross, delta, x)
         x1[c1 == 0] = 0.0
     else:
         x1 = x
     return c1, w1, m1, s1, x1
+
+
+def _outer(cross: np.ndarray, delta: np.ndarray, matrix: np.ndarray) -> np.ndarray | None:
+    """The between-parts term of the scatter matrices ``cross_k delta_k delta_k^T`` in the
+    layout of ``matrix`` (its diagonal ``cross_k delta_k^2`` for per-feature scatter; ``None``
+    without matrices)."""
+    if not matrix.size:
+        return None
+    if matrix.ndim == 2:
+        return cross[:, None] * delta * delta
+    return cross[:, None, None] * delta[:, :, None] * delta[:, None, :]
 
 
 #: The power of two that keeps sums of values near the float maximum in range (exact but for
@@ -364,6 +406,6 @@ def _representable(name: str, arr: np.ndarray) -> bool:
     """Whether ``arr`` holds what updates can leave in field ``name``: finite values, but sums of
     squares that grew past the float range (the scatter: inf; the scatter matrix's cross terms,
     of both signs: NaN too, checked against the scatter)."""
-    if name == "scatter":
+    if name == "scatter" or (name == "matrix" and arr.ndim == 2):  # (the per-feature scatter too)
         return not np.isnan(arr).any()
     return name == "matrix" or bool(np.isfinite(arr).all())
