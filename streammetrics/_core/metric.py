@@ -55,6 +55,9 @@ class Metric(abc.ABC, Generic[S]):
     higher_is_better: ClassVar[bool | None] = None
     #: The names of the arguments ``update`` takes (declared by each family).
     roles: ClassVar[tuple[str, ...]] = ()
+    #: Whether this metric wraps another (``.metric``) whose rows it takes with more arguments
+    #: (:class:`~streammetrics.Sliced`: the keys), so the inner metric's row rules are not its own.
+    adds_arguments: ClassVar[bool] = False
     #: The calling convention of those arguments (:mod:`streammetrics._core.inputs`): members
     #: of a collection are fed the same arguments, so they must follow the same one.
     convention: ClassVar[str | None] = None

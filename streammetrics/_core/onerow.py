@@ -47,9 +47,13 @@ FLUSH_EVERY = 16384
 
 
 def innermost(metric: Metric[Any]) -> Metric[Any]:
-    """The metric inside window/decay wrappers (whose input rules a row follows)."""
+    """The metric inside window/decay wrappers (whose input rules a row follows): wrappers that
+    pass their rows on unchanged, not those whose rows carry more arguments (a
+    :class:`~streammetrics.Sliced` metric's rows end with their keys)."""
     inner = getattr(metric, "metric", None)
-    return innermost(inner) if isinstance(inner, Metric) else metric
+    if not isinstance(inner, Metric) or type(metric).adds_arguments:
+        return metric
+    return innermost(inner)
 
 
 # ----------------------------------------------------------------------------- the buffer

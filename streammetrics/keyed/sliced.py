@@ -211,6 +211,7 @@ class Sliced(Metric[SlicedState]):
     """
 
     higher_is_better: ClassVar[bool | None] = None
+    adds_arguments: ClassVar[bool] = True  # (the keys, after the metric's own arguments)
 
     def __init__(self, metric: Any, max_keys: int | None = None) -> None:
         metric = _spec.resolve(metric, "metric")

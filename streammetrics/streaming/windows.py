@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._core import validation as v
+from .._core.approximate import Estimate, bounded
 from .._core.metric import Metric
 from .._core.onerow import OneRowMixin
 from .._core.params import check_number
@@ -20,6 +21,42 @@ from . import _spec
 from .scaling import can_scale, scale_state
 
 Rows = tuple[tuple[np.ndarray, ...], "np.ndarray | None"]
+
+
+class _InnerEstimate:
+    """``estimate()`` and ``bounds()`` of a window: the inner metric's over the window's state
+    (a sketch's guaranteed bounds, a sample's standard error), or, for an exact metric, its
+    value as an exact estimate."""
+
+    metric: Metric[Any]
+
+    def _inner_state(self, state: Any) -> State:
+        raise NotImplementedError
+
+    def estimate(self, z: float | None = None) -> Estimate:
+        """The inner metric's :class:`~streammetrics.Estimate` over the window (``z``: the width of
+        a sampled metric's standard-error interval; a sketch's bounds take none).
+
+        Examples:
+            >>> import streammetrics as sm
+            >>> r = sm.Rolling(sm.ROCAUC(max_bins=4), window=3)
+            >>> low, high = r.update([0, 1, 1, 0], [0.1, 0.35, 0.8, 0.4]).bounds()
+            >>> bool(low <= sm.ROCAUC().update([1, 1, 0], [0.35, 0.8, 0.4]).compute() <= high)
+            True
+        """
+        with self._lock:  # type: ignore[attr-defined]
+            view = self.metric.empty_like()
+            view._state = self._inner_state(self._state)  # type: ignore[attr-defined]
+        inner = getattr(view, "estimate", None)
+        if inner is None:  # an exact metric: its value, exactly
+            value = view.compute()
+            return bounded(value, value, value, exact=True)
+        return inner() if z is None else inner(z)
+
+    def bounds(self, z: float | None = None) -> tuple[Any, Any]:
+        """``(low, high)`` of :meth:`estimate`."""
+        e = self.estimate(z)
+        return e.low, e.high
 
 
 def _slice(rows: Rows, start: int, stop: int | None = None) -> Rows:
@@ -275,7 +312,7 @@ class WindowState(State):
             self._check_ring(self.ring)
 
 
-class Rolling(OneRowMixin, Metric[WindowState]):
+class Rolling(_InnerEstimate, OneRowMixin, Metric[WindowState]):
     """A metric over the last ``window`` rows of the stream.
 
     Exact for metrics with :meth:`~streammetrics.Metric.revert` (confusion counts, moments,
@@ -351,6 +388,9 @@ class Rolling(OneRowMixin, Metric[WindowState]):
     def _compute(self, state: WindowState) -> Any:
         return self.metric._compute(state.merged())
 
+    def _inner_state(self, state: WindowState) -> State:
+        return state.merged()
+
 
 # ---------------------------------------------------------------------------------------- Decayed
 class DecayedState(State):
@@ -398,7 +438,7 @@ class DecayedState(State):
         self.state.check()
 
 
-class Decayed(OneRowMixin, Metric[DecayedState]):
+class Decayed(_InnerEstimate, OneRowMixin, Metric[DecayedState]):
     """A metric with exponential forgetting: a row seen ``t`` rows ago weighs ``decay ** t``.
 
     Give ``half_life`` (rows after which a row weighs one half: ``decay = 0.5 ** (1 /
@@ -487,6 +527,9 @@ class Decayed(OneRowMixin, Metric[DecayedState]):
 
     def _compute(self, state: DecayedState) -> Any:
         return self.metric._compute(state.state)
+
+    def _inner_state(self, state: DecayedState) -> State:
+        return state.state
 
 
 def _fresh(spec: Any, where: str) -> Metric[Any]:
