@@ -58,6 +58,12 @@ class Metric(abc.ABC, Generic[S]):
     #: Whether this metric wraps another (``.metric``) whose rows it takes with more arguments
     #: (:class:`~streammetrics.Sliced`: the keys), so the inner metric's row rules are not its own.
     adds_arguments: ClassVar[bool] = False
+    #: Whether ``compute()`` gives a number or an array of numbers (a
+    #: :class:`~streammetrics.Bootstrap` can put an interval around it): not a curve, a report,
+    #: a table of counts or a dict of values.
+    numeric_value: ClassVar[bool] = True
+    #: Whether ``update`` takes ``sample_weight`` (a :class:`~streammetrics.Bootstrap` weighs rows).
+    takes_weights: ClassVar[bool] = True
     #: The calling convention of those arguments (:mod:`streammetrics._core.inputs`): members
     #: of a collection are fed the same arguments, so they must follow the same one.
     convention: ClassVar[str | None] = None

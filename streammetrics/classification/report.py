@@ -274,6 +274,7 @@ class ClassificationReport(ConfusionMetric):
     """
 
     higher_is_better: ClassVar[bool | None] = None
+    numeric_value: ClassVar[bool] = False  # (a report)
 
     def __init__(
         self,

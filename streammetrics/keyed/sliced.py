@@ -212,6 +212,7 @@ class Sliced(Metric[SlicedState]):
 
     higher_is_better: ClassVar[bool | None] = None
     adds_arguments: ClassVar[bool] = True  # (the keys, after the metric's own arguments)
+    numeric_value: ClassVar[bool] = False  # (a dict: one value per key)
 
     def __init__(self, metric: Any, max_keys: int | None = None) -> None:
         metric = _spec.resolve(metric, "metric")

@@ -409,6 +409,7 @@ class AveragePrecision(RankingMetric):
 
 class _BinaryCurve(RankingMetric):
     positive_rule = "curve"
+    numeric_value: ClassVar[bool] = False  # (a curve)
 
     def _check_mode(self, mode: str) -> None:
         if mode != "binary":

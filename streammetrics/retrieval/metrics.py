@@ -73,6 +73,7 @@ class RetrievalMetric(Metric[QueryDocs], base=True):
     roles: ClassVar[tuple[str, ...]] = ("y_true", "y_score", "query")
     convention: ClassVar[str | None] = RELEVANCE_SCORE_AND_QUERY
     prediction: ClassVar[str | None] = "scores"
+    takes_weights: ClassVar[bool] = False
     #: Whether relevance may be graded (any non-negative number) rather than 0/1.
     graded: ClassVar[bool] = False
     #: Whether the metric only reads each query's ``top_k`` best documents (a bounded state).

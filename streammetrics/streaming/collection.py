@@ -137,6 +137,7 @@ class MetricCollection(OneRowMixin, Metric[CollectionState]):
     """
 
     higher_is_better: ClassVar[bool | None] = None
+    numeric_value: ClassVar[bool] = False  # (a dict of the members' values)
 
     def __init__(self, metrics: Any, *, prefix: str = "", postfix: str = "") -> None:
         for arg, value in (("prefix", prefix), ("postfix", postfix)):

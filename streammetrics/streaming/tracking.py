@@ -385,6 +385,7 @@ class MinMax(OneRowMixin, Metric[MinMaxState]):
     """
 
     higher_is_better: ClassVar[bool | None] = None
+    numeric_value: ClassVar[bool] = False  # (a dict: the value, its minimum and maximum)
 
     def __init__(self, metric: Any) -> None:
         self.metric = _fresh(metric, "metric")

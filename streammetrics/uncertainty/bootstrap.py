@@ -82,13 +82,35 @@ def _metric_from(metric: Any) -> Metric[Any]:
             )
         if isinstance(metric, Bootstrap):
             raise ValueError("metric: expected a metric, found a Bootstrap")
-        return metric.empty_like()
+        return _bootstrappable(metric.empty_like())
     if isinstance(metric, dict) and set(metric) == {"type", "config"}:
         cls = registry.registered_types().get(metric["type"])
         if cls is None or cls is Bootstrap:
             raise ValueError(f"metric: unknown metric type {metric['type']!r}")
-        return cls(**metric["config"])
+        return _bootstrappable(cls(**metric["config"]))
     raise ValueError(f"metric: expected a streammetrics metric, found {type(metric).__name__}")
+
+
+def _bootstrappable(metric: Metric[Any]) -> Metric[Any]:
+    """``metric``, refused (``ValueError``) where replicates cannot be drawn or summarized: a
+    metric that takes no sample weights (the replicates are Poisson weights), or whose value is
+    not a number or an array of numbers (a curve, a report, a table of counts, a dict), inside
+    any window or tracker."""
+    inner: Any = metric
+    while True:
+        cls = type(inner)
+        if not cls.takes_weights:
+            raise ValueError(
+                f"metric: Bootstrap weighs rows (Poisson replicates); {cls.__name__} takes no sample weights"
+            )
+        if not cls.numeric_value:
+            raise ValueError(
+                f"metric: Bootstrap intervals numbers or arrays of numbers; {cls.__name__}'s value is not one"
+            )
+        wrapped = getattr(inner, "metric", None)
+        if not isinstance(wrapped, Metric):
+            return metric
+        inner = wrapped
 
 
 class BootstrapState(State):
@@ -338,8 +360,9 @@ class BootstrapState(State):
                 values.append(np.nan if metric._is_empty(state) else metric._compute(state))
         if not values:
             return np.empty(0)
-        shape = next((np.shape(v) for v in values if np.ndim(v)), ())
-        return np.array([np.full(shape, np.nan) if np.ndim(v) < len(shape) else v for v in values], float)
+        # the full data's shape: a replicate whose array differs (a class no draw kept) is left out
+        shape = np.shape(metric._compute(self.base)) if not metric._is_empty(self.base) else ()
+        return np.array([v if np.shape(v) == shape else np.full(shape, np.nan) for v in values], float)
 
     def _replicate_states(self) -> list[State]:
         if self.engine == "generic":

@@ -45,6 +45,7 @@ class ContingencyTable(ExternalMetric):
     """
 
     higher_is_better: ClassVar[bool | None] = None
+    numeric_value: ClassVar[bool] = False  # (a table of counts, its labels those seen)
 
     @property
     def labels_true(self) -> list[Any]:
