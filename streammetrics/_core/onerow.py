@@ -482,7 +482,9 @@ class OneRowMixin:
             else:
                 lock = self._lock  # type: ignore[attr-defined]
                 fn = _group_updater(buffers, lock, self)
-                if all(b.checker is not None for b in buffers):  # every member takes (y_true, y_pred)
+                # every member takes (y_true, y_pred): not McNemar's three arguments, which a
+                # two-argument update would read as (y_true, y_pred, sample_weight)
+                if all(b.checker is not None and len(innermost(b.owner).roles) == 2 for b in buffers):
                     self.__dict__["update"] = _group_updater(buffers, lock, self, fallback)
             self.__dict__["_buffers"] = buffers
             self.__dict__["update_one"] = fn

@@ -174,3 +174,15 @@ def test_rows_through_a_mixed_collection_equal_one_batch():
         c.update(t, q)
     assert c.n_samples == len(y)
     assert c.compute() == pytest.approx(logging_set().update(y, p).compute(), rel=1e-12)
+
+
+def test_a_collection_of_three_argument_members_takes_its_third_argument():
+    """Two McNemar members (two groups of row buffers) took ``(y_true, pred_a, pred_b)`` through
+    a two-argument row path, ``pred_b`` read as the weights (InputError)."""
+    rng = np.random.default_rng(4)
+    y, a, b = (rng.integers(0, 2, 40) for _ in range(3))
+    collection = sm.MetricCollection({"exact": sm.McNemar(), "chi2": sm.McNemar(exact=False)})
+    collection.update(y, a, b)
+    values = collection.compute()
+    assert values["exact/pvalue"] == sm.McNemar().update(y, a, b).compute().pvalue
+    assert values["chi2/pvalue"] == sm.McNemar(exact=False).update(y, a, b).compute().pvalue
