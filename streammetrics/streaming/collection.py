@@ -414,8 +414,14 @@ def convention_of(metric: Metric[Any]) -> str | None:
 
 
 def roles_of(metric: Metric[Any]) -> tuple[str, ...]:
+    """The arguments ``metric`` takes: its class's, or those of the metric it wraps (with the
+    keys after them for a wrapper that adds them: a :class:`~streammetrics.Sliced` of a sliced
+    metric takes both columns of keys)."""
     inner = getattr(metric, "metric", None)
-    return roles_of(inner) if isinstance(inner, Metric) and not type(metric).roles else type(metric).roles
+    if not isinstance(inner, Metric) or type(metric).roles:
+        return type(metric).roles
+    inner_roles = roles_of(inner)
+    return (*inner_roles, "keys") if type(metric).adds_arguments and inner_roles else inner_roles
 
 
 def _check_same_convention(members: dict[str, Metric[Any]]) -> None:

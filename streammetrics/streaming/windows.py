@@ -65,6 +65,18 @@ def _slice(rows: Rows, start: int, stop: int | None = None) -> Rows:
     return tuple(a[cut] for a in args), None if weights is None else weights[cut]
 
 
+def _stored_array(values: Any) -> np.ndarray:
+    """A stored argument as an array: the bytes format writes an object array (the crossed keys
+    of a :class:`~streammetrics.Sliced` metric, strings beside ints) as nested lists, which
+    ``np.asarray`` would turn into strings; mixed values stay objects."""
+    arr = np.asarray(values)
+    if arr.dtype.kind == "U" and isinstance(values, list):
+        mixed = np.array(values, dtype=object)
+        if not all(isinstance(v, str) for v in mixed.ravel().tolist()):
+            return mixed
+    return arr
+
+
 def _n_rows(rows: Rows) -> int:
     return len(rows[0][0]) if rows[0] else 0
 
@@ -249,7 +261,7 @@ class WindowState(State):
             chunks: deque[Rows] = deque()
             for chunk in values["rows"]:
                 fields = _CHUNK_FIELDS.read(chunk)
-                chunks.append((tuple(np.asarray(a) for a in fields["args"]), fields["weights"]))
+                chunks.append((tuple(_stored_array(a) for a in fields["args"]), fields["weights"]))
             self._check_window(state, chunks)
             self._commit(state=state, chunks=chunks)
             return
@@ -543,6 +555,8 @@ def _fresh(spec: Any, where: str) -> Metric[Any]:
 
 def _plain_value(value: Any) -> Any:
     """A value as nested lists of floats (result objects by their fields), to compare."""
+    if hasattr(value, "to_dict"):  # (a report)
+        value = value.to_dict()
     if hasattr(value, "_asdict"):
         value = value._asdict()
     if isinstance(value, dict):
@@ -558,5 +572,7 @@ def _same_value(a: Any, b: Any) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_same_value(a[k], b[k]) for k in a)
     if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        if a.dtype.kind not in "fiub" or b.dtype.kind not in "fiub":
+            return a.shape == b.shape and bool(np.all(a == b))
         return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-6, atol=1e-9, equal_nan=True))
-    return bool(a == b)
+    return bool(np.all(a == b))
