@@ -51,7 +51,7 @@ def innermost(metric: Metric[Any]) -> Metric[Any]:
     pass their rows on unchanged, not those whose rows carry more arguments (a
     :class:`~streammetrics.Sliced` metric's rows end with their keys)."""
     inner = getattr(metric, "metric", None)
-    if not isinstance(inner, Metric) or type(metric).adds_arguments:
+    if not isinstance(inner, Metric) or getattr(type(metric), "adds_arguments", False):
         return metric
     return innermost(inner)
 

@@ -53,6 +53,7 @@ class _GroupGap(Sliced):
     rates: ClassVar[dict[str, Any]] = {}
     #: ``"difference"`` or ``"ratio"``.
     kind: ClassVar[str] = "difference"
+    numeric_value: ClassVar[bool] = True  # (one gap, not Sliced's dict of values)
 
     def __init__(
         self, method: str = "between_groups", pos_label: Any = 1, max_keys: int | None = None
@@ -273,6 +274,8 @@ class GroupDifference(Sliced):
         >>> m.by_group()
         {'a': 1.0, 'b': 0.5}
     """
+
+    numeric_value: ClassVar[bool] = True  # (one gap, not Sliced's dict of values)
 
     kind: ClassVar[str] = "difference"
 

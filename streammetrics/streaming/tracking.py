@@ -317,9 +317,9 @@ class MinMaxState(State):
     def n_samples(self) -> int:
         return self.state.n_samples
 
-    def observe(self, value: float) -> None:
-        """Record a computed value (NaN is not a value)."""
-        if math.isnan(value):
+    def observe(self, value: Any) -> None:
+        """Record a computed value (NaN is not a value; nor is an array)."""
+        if np.ndim(value) != 0 or math.isnan(value):
             return
         low, high = self.extremes
         self._commit(extremes=np.array([np.fmin(low, value), np.fmax(high, value)]))
@@ -366,7 +366,9 @@ class MinMax(OneRowMixin, Metric[MinMaxState]):
     not recorded), and returns it as ``"raw"`` with the extremes of all the values recorded so
     far, that one included. Calling the metric on a batch (``m(y_true, y_pred)``) returns the
     batch's own value (its extremes are that value) and records nothing. The wrapped metric's
-    value must be a number.
+    value must be a number: a metric whose value is a curve, a report or a dict is refused
+    (``ValueError``), and an array value (``average=None``, raw outputs) is returned with NaN
+    extremes and an :class:`~streammetrics.UndefinedMetricWarning`.
 
     Merging merges the wrapped metric's state and keeps the extremes of both sides: what each
     side observed, not what the merged stream would have shown (see the module docstring).
@@ -389,6 +391,10 @@ class MinMax(OneRowMixin, Metric[MinMaxState]):
 
     def __init__(self, metric: Any) -> None:
         self.metric = _fresh(metric, "metric")
+        if not type(self.metric).numeric_value:
+            raise ValueError(
+                f"metric: MinMax follows a number; {type(self.metric).__name__}'s value is not one"
+            )
         self.higher_is_better = getattr(self.metric, "higher_is_better", None)  # type: ignore[misc]
         self.roles = self.metric.roles  # type: ignore[misc]
         self.convention = self.metric.convention  # type: ignore[misc]
@@ -415,10 +421,16 @@ class MinMax(OneRowMixin, Metric[MinMaxState]):
             raise TypeError(f"MinMax cannot revert: {type(self.metric).__name__} cannot revert")
         self.metric._unapply(state.state, batch)
 
-    def _value_of(self, state: MinMaxState) -> dict[str, float]:
+    def _value_of(self, state: MinMaxState) -> dict[str, Any]:
         raw = self.metric._value_of(state.state)
-        if (isinstance(raw, (np.ndarray, list, tuple, dict)) and np.ndim(raw) != 0) or isinstance(raw, dict):
-            raise TypeError(f"MinMax: {type(self.metric).__name__}'s value is not a number: {raw!r}")
+        if np.ndim(raw) != 0:  # (an array: per class, per output; compute() never raises)
+            warnings.warn(
+                f"MinMax records numbers: {type(self.metric).__name__}'s value is an array, its "
+                "extremes are NaN (average or combine its outputs to follow them)",
+                UndefinedMetricWarning,
+                stacklevel=3,
+            )
+            return {"raw": raw, "min": math.nan, "max": math.nan}
         raw = float(raw)
         low, high = state.extremes
         if math.isnan(raw):

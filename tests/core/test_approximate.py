@@ -51,6 +51,8 @@ def test_every_approximate_metric_is_checked_here():
     points = {sm.PrecisionAtRecall, sm.RecallAtPrecision, sm.SensitivityAtSpecificity}
     points |= {sm.SpecificityAtSensitivity, sm.EqualErrorRate, sm.LogAUC, sm.DETCurve}
     covered = set(RANKING) | points | {type(case.make()) for case in CLUSTERING_CASES}
+    # windows forward their inner metric's estimate (tests/streaming/test_windows_every_metric.py)
+    covered |= {sm.Rolling, sm.Decayed}
     assert set(APPROXIMATE) == covered
     assert len(APPROXIMATE) >= 20  # the ranking sketches, Silhouette, the pairwise and centroid indices
 

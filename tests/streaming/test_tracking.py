@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 
@@ -167,10 +165,14 @@ def test_minmax_merge_serialization_and_undefined_values():
         value = empty.compute()
     assert all(np.isnan(v) for v in value.values())
     assert np.isnan(empty.state.extremes).all()  # NaN is never recorded
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with pytest.raises(TypeError, match="not a number"):
-            sm.MinMax(sm.F1(average=None)).update([0, 1], [0, 1]).compute()
+    # an array value (compute() never raises): the value, NaN extremes and a warning; nothing recorded
+    per_class = sm.MinMax(sm.F1(average=None)).update([0, 1], [0, 1])
+    with pytest.warns(sm.UndefinedMetricWarning, match="MinMax records numbers"):
+        value = per_class.compute()
+    assert value["raw"].tolist() == [1.0, 1.0] and np.isnan(value["min"]) and np.isnan(value["max"])
+    assert np.isnan(per_class.state.extremes).all()
+    with pytest.raises(ValueError, match="MinMax follows a number; ROCCurve's value is not one"):
+        sm.MinMax(sm.ROCCurve())
     bad = a.state_dict()
     bad["state"]["extremes"] = [3.0, 1.0]
     with pytest.raises(sm.StateError, match="extremes"):

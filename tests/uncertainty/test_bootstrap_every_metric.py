@@ -24,13 +24,23 @@ CASES = [c for c in all_cases() if _wrappable(c)]
 
 @pytest.mark.parametrize("case", CASES, ids=str)
 def test_bootstrap_estimate_is_the_metric_and_shards_merge(case: LawCase) -> None:
-    try:
-        whole_boot = sm.Bootstrap(case.make(), n_replicates=8, seed=0)
-    except ValueError as err:  # no interval for this value, or no weights to draw replicates
-        assert "Bootstrap intervals" in str(err) or "takes no sample weights" in str(err)
-        return
     rng = np.random.default_rng(5)
     parts = [case.batch(rng, max(n, case.min_rows)) for n in (8, 11)]
+    try:
+        whole_boot = sm.Bootstrap(case.make(), n_replicates=8, seed=0)
+    except ValueError as err:  # refused: only a value that is no number, or a metric without weights
+        if "takes no sample weights" in str(err):
+            with pytest.raises(sm.InputError, match="sample_weight"):
+                case.make().update(*parts[0], sample_weight=np.ones(len(parts[0][0])))
+            return
+        assert "Bootstrap intervals" in str(err)
+        value = quiet_compute(case.make().update(*concat(parts)))
+        assert (
+            not isinstance(value, (float, np.ndarray))
+            or np.asarray(value).dtype.kind not in "fiub"
+            or (isinstance(value, np.ndarray) and case.make().type_name() == "ContingencyTable")
+        ), f"{case.name} was refused but its value is a number: {value!r}"
+        return
     for part in parts:
         whole_boot.update(*part)
     shards = [
