@@ -354,3 +354,10 @@ def as_indicator(value: Any, name: str) -> np.ndarray:
             "pass threshold= to turn scores into labels"
         )
     return arr.astype(bool)
+
+
+def check_factor(factor: float) -> None:
+    """Refuse (``ValueError``) a scaling factor (exponential forgetting) that is not a finite
+    number >= 0."""
+    if not math.isfinite(factor) or factor < 0:
+        raise ValueError(f"factor: expected a finite number >= 0, found {factor!r}")

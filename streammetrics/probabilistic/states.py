@@ -9,6 +9,7 @@ import numpy as np
 
 from .._core.schema import Array, Int, Schema, exact_total
 from .._core.state import State
+from .._core.validation import check_factor
 from ..errors import InputError, MergeError, StateError
 from ..ranking.keys import probability_keys
 from ..ranking.positive import PositiveRule, plan, read_seen
@@ -120,6 +121,12 @@ class SumTable(State):
             table = mine.astype(np.float64) + theirs.astype(np.float64)
         self._commit(table=self.settle(table, seen), _n=self._n + other._n, seen=seen)
 
+    def scale(self, factor: float) -> None:
+        """Multiply every weight by ``factor`` (exponential forgetting): every cell is a weighted
+        sum (counts become weighted counts), ``n_samples`` unchanged."""
+        check_factor(factor)
+        self._commit(table=self.table.astype(np.float64) * factor)
+
     def to_dict(self) -> dict[str, Any]:
         out = {"table": self.table, "n_samples": self._n}
         if self.seen:
@@ -213,6 +220,12 @@ class KeyedSums(State):
         seen, _, _ = plan(self.rule, self.seen, other.seen, _positive_of(other))
         ids, sums = _union(self.ids, self.sums, other.ids, other.sums)
         self._commit(ids=ids, sums=sums, _n=self._n + other._n, seen=seen)
+
+    def scale(self, factor: float) -> None:
+        """Multiply every weight by ``factor`` (exponential forgetting): the bins' sums are
+        weighted sums, ``n_samples`` unchanged."""
+        check_factor(factor)
+        self._commit(sums=self.sums * factor)
 
     def to_dict(self) -> dict[str, Any]:
         out = {"ids": self.ids, "sums": self.sums, "n_samples": self._n}

@@ -13,6 +13,7 @@ from .._core.state import State, canonical_json, require_keys
 from ..errors import InputError, MergeError, StateError
 from . import _spec
 from .flatten import flatten_value
+from .scaling import can_scale, scale_state
 from .sharing import sharing_key
 
 
@@ -48,6 +49,19 @@ class CollectionState(State):
 
     def reset(self) -> None:
         self._all_or_none(lambda name, state: state.reset())
+
+    @property
+    def scalable(self) -> bool:
+        """Whether every member state can be scaled (see :meth:`scale`)."""
+        return all(can_scale(state) for state in self.states.values())
+
+    def scale(self, factor: float) -> None:
+        """Multiply every member state's weights by ``factor`` (exponential forgetting of the
+        whole collection), all of them or none."""
+        if not self.scalable:
+            names = [name for name, state in self.states.items() if not can_scale(state)]
+            raise TypeError(f"MetricCollection states cannot be scaled: {names} cannot")
+        self._all_or_none(lambda name, state: scale_state(state, factor))
 
     def _all_or_none(self, change: Any) -> None:
         """``change(name, state)`` for every member state, or (whatever is raised, Ctrl-C

@@ -11,8 +11,9 @@ from .._core.state import State
 
 
 def can_scale(state: State) -> bool:
-    """Whether ``state`` declares ``scale(factor)``."""
-    return callable(getattr(state, "scale", None))
+    """Whether ``state`` declares ``scale(factor)`` (and, for a state of states, whether all of
+    them do: its ``scalable``)."""
+    return callable(getattr(state, "scale", None)) and bool(getattr(state, "scalable", True))
 
 
 def scale_state(state: State, factor: float) -> None:

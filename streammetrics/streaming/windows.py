@@ -364,6 +364,13 @@ class Rolling(_InnerEstimate, OneRowMixin, Metric[WindowState]):
         if panes is not None:
             check_number("panes", panes, low=1, high=window, integer=True)
         self.metric = _fresh(metric, "metric")
+        from ..uncertainty.bootstrap import Bootstrap  # (uncertainty imports the windows)
+
+        if isinstance(self.metric, Bootstrap):
+            raise ValueError(
+                "metric: a window of Bootstrap panes would draw the same replicates in every pane; "
+                "bootstrap the window instead: Bootstrap(Rolling(metric, window))"
+            )
         self.window, self._panes_arg = int(window), panes
         #: Panes in the ring (``None``: exact mode, the window's rows are kept).
         self.panes = panes if panes is not None or self.metric.is_revertible else min(16, self.window)

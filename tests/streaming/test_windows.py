@@ -183,3 +183,37 @@ def test_windows_merge_only_same_configuration_and_bad_batches_leave_state():
         with pytest.raises(sm.InputError, match="at most 2 labels"):
             m.update([0, 2], [0, 1])
         assert pickle.dumps(m.state_dict()) == before
+
+
+def test_decayed_takes_log_loss_contingency_tables_and_collections():
+    """States made scalable: the probability tables, contingency tables and a collection of
+    scalable members (each as the metric with age weights: see test_windows_every_metric.py)."""
+    y = np.array([0, 1, 1, 0, 1, 0, 1, 1])
+    p = np.array([0.2, 0.8, 0.6, 0.3, 0.9, 0.6, 0.4, 0.7])
+    ages = 0.5 ** (np.arange(7, -1, -1) / 3)
+    collection = sm.Decayed(
+        sm.MetricCollection({"log_loss": sm.LogLoss(), "f1": sm.F1(threshold=0.5)}), half_life=3
+    )
+    collection.update(y[:5], p[:5]).update(y[5:], p[5:])
+    values = collection.compute()
+    assert values["log_loss"] == pytest.approx(skm.log_loss(y, p, sample_weight=ages), rel=1e-12)
+    assert values["f1"] == pytest.approx(skm.f1_score(y, p >= 0.5, sample_weight=ages), rel=1e-12)
+    with pytest.raises(ValueError, match="scaled"):
+        sm.Decayed(sm.MetricCollection({"f1": sm.F1(), "max_error": sm.MaxError()}), half_life=3)
+
+
+def test_a_contingency_table_scaled_past_the_float_range_drops_its_cells():
+    from streammetrics.clustering.external.contingency import ContingencyState
+
+    state = ContingencyState()
+    state.add(np.array([0, 0, 1]), np.array([1, 1, 0]), np.array([1e-300, 1e-300, 1.0]))
+    state.scale(1e-30)  # the first cell underflows to 0: it leaves, with its labels
+    state.check()
+    assert state.dense().tolist() == [[1e-30]] and state.row_labels.tolist() == [1]
+    with pytest.raises(ValueError, match="factor"):
+        state.scale(float("nan"))
+
+
+def test_a_window_of_bootstrap_panes_is_refused():
+    with pytest.raises(ValueError, match=r"Bootstrap\(Rolling\(metric, window\)\)"):
+        sm.Rolling(sm.Bootstrap(sm.Accuracy()), window=10)

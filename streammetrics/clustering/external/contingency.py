@@ -19,7 +19,7 @@ import numpy as np
 from ..._core.labels import LabelSet
 from ..._core.schema import INT64_MAX, exact_total, short
 from ..._core.state import State, require_keys
-from ..._core.validation import check_total_weight
+from ..._core.validation import check_factor, check_total_weight
 from ...errors import InputError, MergeError, StateError
 from ..inputs import validate_labelings
 
@@ -180,6 +180,17 @@ class ContingencyState(State):
             c = self.col_labels.positions_in(cols_ls)[c] if self.keys.size else c
         return r * len(cols_ls) + c
 
+    def scale(self, factor: float) -> None:
+        """Multiply every weight by ``factor`` (exponential forgetting): counts become weighted
+        counts, ``n_samples`` unchanged; a cell that underflows to 0 leaves, with its labels if
+        they hold nothing else."""
+        check_factor(factor)
+        values = self.values.astype(np.float64) * factor
+        keys, rows_ls, cols_ls = self.keys, self.row_labels, self.col_labels
+        if values.size and not values.min() > 0:
+            keys, values, rows_ls, cols_ls = _pruned(keys, values, rows_ls, cols_ls, snap=False)
+        self._commit(row_labels=rows_ls, col_labels=cols_ls, keys=keys, values=values)
+
     # ------------------------------------------------------------------ merge / serialize
     def merge(self, other: State) -> None:
         self.check_mergeable(other)
@@ -291,10 +302,12 @@ def _count(keys: np.ndarray, weights: np.ndarray | None, n_cells: int) -> tuple[
 
 
 def _pruned(
-    keys: np.ndarray, values: np.ndarray, rows_ls: LabelSet, cols_ls: LabelSet
+    keys: np.ndarray, values: np.ndarray, rows_ls: LabelSet, cols_ls: LabelSet, *, snap: bool = True
 ) -> tuple[np.ndarray, np.ndarray, LabelSet, LabelSet]:
-    """Drop empty cells and the labels left without any count (after a revert)."""
-    if values.dtype.kind == "f":
+    """Drop empty cells and the labels left without any count (after a revert; ``snap``: weighted
+    cells within the rounding of the largest one count as empty, which a scaled table's tiny
+    cells are not)."""
+    if values.dtype.kind == "f" and snap:
         scale = max(1.0, float(np.abs(values).max())) if values.size else 1.0
         if values.size and values.min() < -1e-9 * scale:
             raise InputError("labels_true: reverting rows that were never added (a cell would go negative)")
