@@ -19,6 +19,11 @@ def spark():
     # the Python workers must run this interpreter (the venv), not the first python3 on PATH
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    # a session another test left running (a docs page's local[2], whose tasks never retry)
+    # would be returned by getOrCreate with its own master: stop it first
+    active = SparkSession.getActiveSession()
+    if active is not None and active.sparkContext.master != "local[2,3]":
+        active.stop()
     session = (
         SparkSession.builder.master("local[2,3]")  # 2 threads; a task may fail 3 times
         .appName("streammetrics-tests")
