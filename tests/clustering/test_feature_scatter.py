@@ -62,6 +62,8 @@ def test_sdbw_state_saved_with_whole_matrices_loads_with_the_same_value():
     whole = ClusterMoments(full=True)
     whole.add(X, labels, None)
     data["state"]["moments"]["matrix"] = whole.matrix  # the layout before 0.2
+    assert data["version"] == 2
+    data["version"] = 1
     restored = sm.from_state_dict(data)
     # (the diagonals of matrix products, and per-feature sums: equal up to rounding)
     assert restored.compute() == pytest.approx(m.compute(), rel=1e-12)

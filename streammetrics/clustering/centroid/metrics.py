@@ -222,6 +222,9 @@ class SDbw(SampledMetric):
     """
 
     higher_is_better: ClassVar[bool | None] = False
+    #: 2: the moments keep each cluster's per-feature scatter, not whole scatter matrices (a
+    #: version-1 state's matrices are read by their diagonals).
+    version: ClassVar[int] = 2
 
     #: Sampled rows needed within ``stdev(C)`` of every centroid for a standard error.
     MIN_NEAR_ROWS: ClassVar[int] = 10
