@@ -92,9 +92,11 @@ class Perplexity(_ClassRows):
     def get_config(self) -> dict[str, Any]:
         return {"ignore_index": self.ignore_index}
 
-    def _parse_rows(self, inputs: Inputs) -> tuple[Any, ...]:
+    def _parse(self, inputs: Inputs) -> tuple[Any, ...]:
+        """Sequences ``(batch, seq_len, vocabulary)`` become rows of tokens before the batch is
+        parsed (in chunks of tokens, each token a sample)."""
         raw_true, raw_score = inputs.array(0, "y_true"), inputs.array(1, "y_score")
-        if raw_score.ndim == 3:  # sequences: one row per position
+        if raw_score.ndim == 3:
             if raw_true.shape != raw_score.shape[:2]:
                 raise InputError(
                     f"y_true: expected shape {raw_score.shape[:2]} (the logits' first two), found {raw_true.shape}"
@@ -108,6 +110,9 @@ class Perplexity(_ClassRows):
                     )
                 weight = weight.reshape(-1)
             inputs = Inputs((raw_true.reshape(-1), raw_score.reshape(-1, raw_score.shape[2])), weight)
+        return super()._parse(inputs)
+
+    def _parse_rows(self, inputs: Inputs) -> tuple[Any, ...]:
         yt = inputs.labels(0, "y_true")
         s = inputs.array(1, "y_score")
         v.check_ndim(s, "y_score", (2,))

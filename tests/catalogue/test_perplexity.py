@@ -20,11 +20,17 @@ def _sequences(seed: int = 0, b: int = 4, s: int = 7, v: int = 30):
     return rng.integers(0, v, (b, s)), 2.0 * rng.standard_normal((b, s, v)), rng.uniform(0.5, 2.0, (b, s))
 
 
-def test_sequences_equal_their_flattened_rows_weights_included():
-    y, x, w = _sequences()
-    seq = sm.Perplexity().update(y, x, sample_weight=w)
-    flat = sm.Perplexity().update(y.reshape(-1), x.reshape(-1, x.shape[2]), sample_weight=w.reshape(-1))
-    assert seq.compute() == flat.compute() and seq.n_samples == y.size
+@pytest.mark.parametrize("sequences", [4, 20])  # (20: more than the tests' 16-row parse chunks)
+def test_sequences_equal_their_flattened_rows_weights_included(sequences):
+    y, x, w = _sequences(b=sequences)
+    for weights in (None, w):
+        seq = sm.Perplexity().update(y, x, sample_weight=weights)
+        flat = sm.Perplexity().update(
+            y.reshape(-1),
+            x.reshape(-1, x.shape[2]),
+            sample_weight=None if weights is None else weights.reshape(-1),
+        )
+        assert seq.compute() == flat.compute() and seq.n_samples == flat.n_samples == y.size
     nll = logsumexp(x, axis=2) - np.take_along_axis(x, y[..., None], axis=2)[..., 0]
     assert seq.compute() == pytest.approx(math.exp(np.average(nll, weights=w)), rel=1e-13)
 
