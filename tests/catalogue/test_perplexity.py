@@ -114,3 +114,19 @@ def test_ignore_index_is_an_int():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert sm.Perplexity(ignore_index=np.int64(-1)).ignore_index == -1
+
+
+def test_transformers_batch_eval_metrics_gives_the_perplexity_of_the_evaluation_set():
+    """Token logits ``(batch, seq_len, vocabulary)`` with -100 labels, one call per batch, as
+    ``Trainer`` makes them with ``batch_eval_metrics=True`` (the module imports no transformers)."""
+    from types import SimpleNamespace
+
+    from streammetrics.integrations.transformers import BatchEvalMetrics
+
+    y, x, _ = _sequences(6)
+    y[:, 0] = -100
+    compute_metrics = BatchEvalMetrics(sm.Perplexity())
+    assert compute_metrics(SimpleNamespace(predictions=x[:2], label_ids=y[:2]), compute_result=False) == {}
+    logged = compute_metrics(SimpleNamespace(predictions=x[2:], label_ids=y[2:]), compute_result=True)
+    nll = logsumexp(x[:, 1:], axis=2) - np.take_along_axis(x[:, 1:], y[:, 1:, None], axis=2)[..., 0]
+    assert logged == {"perplexity": pytest.approx(math.exp(nll.mean()), rel=1e-13)}
