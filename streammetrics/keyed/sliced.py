@@ -14,6 +14,7 @@ from ..errors import InputError, MergeError, StateError
 from ..streaming import _spec
 from ..streaming.collection import CollectionState, MetricCollection, roles_of
 from ..streaming.flatten import flatten_value
+from ..streaming.scaling import can_scale, scale_state
 from .kernels import GenericKernel, kernel_for
 from .keys import KeyTable, format_key, key_columns
 
@@ -122,6 +123,24 @@ class SlicedState(State):
             for u, k in self.kernels.items()
         }
         self._commit(keys=table, stacks=stacks)
+
+    @property
+    def scalable(self) -> bool:
+        """Whether the keys' states can be scaled (see :meth:`scale`)."""
+        return all(can_scale(metric._make_state()) for metric in self.units.values())
+
+    def scale(self, factor: float) -> None:
+        """Multiply every key's weights by ``factor`` (exponential forgetting of every slice),
+        each key's state scaled in a copy, then all committed at once."""
+        if not self.scalable:
+            raise TypeError("Sliced states cannot be scaled: the sliced metric's states cannot")
+        stacks = {}
+        for u, k in self.kernels.items():
+            states = [state.copy() for state in k.states(self.stacks[u])]
+            for state in states:
+                scale_state(state, factor)
+            stacks[u] = k.from_states(states)
+        self._commit(stacks=stacks)
 
     def states_of(self, slot: int) -> dict[str, State]:
         return {u: k.state(self.stacks[u], slot) for u, k in self.kernels.items()}

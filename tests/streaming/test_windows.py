@@ -217,3 +217,38 @@ def test_a_contingency_table_scaled_past_the_float_range_drops_its_cells():
 def test_a_window_of_bootstrap_panes_is_refused():
     with pytest.raises(ValueError, match=r"Bootstrap\(Rolling\(metric, window\)\)"):
         sm.Rolling(sm.Bootstrap(sm.Accuracy()), window=10)
+
+
+def test_decayed_takes_sliced_metrics_and_cluster_moments():
+    """A sliced metric decays key by key, the fairness gaps with it, and the clustering indices
+    on per-cluster moments (each against itself with age weights)."""
+    y = np.array([0, 1, 1, 0, 1, 0, 1, 1])
+    p = np.array([0, 1, 0, 0, 1, 1, 1, 0])
+    groups = np.array(list("abababab"))
+    ages = 0.5 ** (np.arange(7, -1, -1) / 3)
+    sliced = sm.Decayed(sm.Sliced(sm.Accuracy()), half_life=3).update(y[:5], p[:5], groups[:5])
+    sliced.update(y[5:], p[5:], groups[5:])
+    expected = {
+        g: skm.accuracy_score(y[groups == g], p[groups == g], sample_weight=ages[groups == g]) for g in "ab"
+    }
+    assert sliced.compute() == pytest.approx(expected, rel=1e-12)
+    gap = sm.Decayed(sm.DemographicParityDifference(), half_life=3).update(y, p, groups)
+    assert gap.compute() == pytest.approx(
+        sm.DemographicParityDifference().update(y, p, groups, sample_weight=ages).compute(), rel=1e-12
+    )
+    X = np.random.default_rng(0).normal(size=(8, 2))
+    ch = sm.Decayed(sm.CalinskiHarabasz(), half_life=3).update(X[:3], p[:3]).update(X[3:], p[3:])
+    assert ch.compute() == pytest.approx(
+        sm.CalinskiHarabasz().update(X, p, sample_weight=ages).compute(), rel=1e-12
+    )
+
+
+@pytest.mark.parametrize("full", [False, True, "diagonal"])
+def test_cluster_moments_scaled_past_the_float_range_drop_the_cluster(full):
+    from streammetrics.clustering.internal.moments import ClusterMoments
+
+    state = ClusterMoments(full=full)
+    state.add(np.array([[0.0], [1.0], [5.0]]), np.array([0, 0, 1]), np.array([1e-300, 1e-300, 1.0]))
+    state.scale(1e-30)  # cluster 0's weight underflows: it leaves
+    state.check()
+    assert state.labels.tolist() == [1] and state.weight.tolist() == [1e-30]

@@ -20,7 +20,7 @@ import numpy as np
 from ..._core.labels import LabelSet
 from ..._core.schema import INT64_MAX, exact_total, short
 from ..._core.state import State, require_keys
-from ..._core.validation import all_finite
+from ..._core.validation import all_finite, check_factor
 from ...errors import InputError, MergeError, StateError
 
 #: The most features a loaded state may declare (an empty state's arrays are built from it).
@@ -179,6 +179,25 @@ class ClusterMoments(State):
             if self.full:
                 matrix[pos] = self.matrix
         return count, weight, mean, scatter, matrix
+
+    def scale(self, factor: float) -> None:
+        """Multiply every weight by ``factor`` (exponential forgetting): the clusters' weights,
+        scatters and scatter matrices; the means and the row counts are unchanged. A cluster
+        whose weight underflows to 0 leaves."""
+        check_factor(factor)
+        weight, scatter, matrix = self.weight * factor, self.scatter * factor, self.matrix * factor
+        alive = weight > 0
+        if alive.all():
+            self._commit(weight=weight, scatter=scatter, matrix=matrix)
+            return
+        self._commit(
+            labels=LabelSet(self.labels.values[alive]) if alive.any() else LabelSet(),
+            count=self.count[alive],
+            weight=weight[alive],
+            mean=self.mean[alive],
+            scatter=scatter[alive],
+            matrix=matrix[alive] if self.full else matrix,
+        )
 
     # ------------------------------------------------------------------ merge / serialize
     def merge(self, other: State) -> None:
