@@ -20,8 +20,9 @@ SIZES = (5, 9, 4)
 
 
 def _windowable(case: LawCase) -> bool:
-    """Not a window already, nor a tracker (its value records when it was read)."""
-    wrappers = (sm.Rolling, sm.Decayed, sm.MinMax, sm.MetricTracker)
+    """Not a window already, nor a tracker (its value records when it was read), nor a Bootstrap
+    (refused in a window: bootstrap the window instead)."""
+    wrappers = (sm.Rolling, sm.Decayed, sm.MinMax, sm.MetricTracker, sm.Bootstrap)
     return "ordered" not in case.tags and not isinstance(case.make(), wrappers)
 
 
