@@ -64,6 +64,8 @@ class Metric(abc.ABC, Generic[S]):
     numeric_value: ClassVar[bool] = True
     #: Whether ``update`` takes ``sample_weight`` (a :class:`~streammetrics.Bootstrap` weighs rows).
     takes_weights: ClassVar[bool] = True
+    #: Whether sample weights must be whole numbers (:class:`~streammetrics.Decayed` refuses it).
+    whole_weights: ClassVar[bool] = False
     #: The calling convention of those arguments (:mod:`streammetrics._core.inputs`): members
     #: of a collection are fed the same arguments, so they must follow the same one.
     convention: ClassVar[str | None] = None

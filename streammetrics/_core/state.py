@@ -41,6 +41,10 @@ class State(abc.ABC):
     #: which :meth:`overflowed` reads: ``None`` (default) every attribute; ``()`` for counts of
     #: weights, which the weights' limit keeps far below it.
     overflowing: ClassVar[tuple[str, ...] | None] = None
+    #: Whether this state holds another metric's state that its metric's updates change in place
+    #: (a tracker's epoch, MinMax's state): a copy that shares its arrays (a keyed stack's fork)
+    #: must copy that state too.
+    holds_states: ClassVar[bool] = False
     #: How many times :meth:`_commit` changed this state (not data: it tells a caller whose
     #: call was interrupted whether the change it asked for happened).
     _changes: int = 0

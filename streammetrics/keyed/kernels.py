@@ -122,8 +122,9 @@ class GenericKernel:
 def _fork(state: State) -> State:
     """A copy of ``state`` to change, sharing its arrays: a state never changes a value it holds
     in place (every change builds new values and commits them with one ``dict.update``), so the
-    original is left as it was. Far cheaper than a deep copy, per key and per batch."""
-    return copy.copy(state)
+    original is left as it was. Far cheaper than a deep copy, per key and per batch. A state that
+    holds another state its updates change in place (``holds_states``) is copied whole."""
+    return state.copy() if type(state).holds_states else copy.copy(state)
 
 
 def kernel_for(metric: Metric[Any]) -> GenericKernel:

@@ -57,6 +57,8 @@ class TrackerBest(NamedTuple):
 class TrackerState(State):
     """One state of the wrapped metric per epoch, the last one the current epoch."""
 
+    holds_states = True  # (the current epoch's state, updated in place)
+
     def __init__(self, metric: Metric[Any]) -> None:
         self.metric = metric
         #: Reverting takes rows out of the current epoch: possible when the metric's state can.
@@ -301,6 +303,7 @@ class MinMaxState(State):
     """The wrapped metric's state and the extremes ``[min, max]`` of the values computed (NaN: none yet)."""
 
     overflowing = ("state",)  # (NaN extremes mean "none yet", not an overflow)
+    holds_states = True  # (the metric's state, updated in place)
 
     def __init__(self, metric: Metric[Any]) -> None:
         self.metric = metric

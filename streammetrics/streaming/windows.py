@@ -508,6 +508,12 @@ class Decayed(_InnerEstimate, OneRowMixin, Metric[DecayedState]):
                 f"moments, histograms); {type(self.metric).__name__}'s "
                 f"{type(self.metric._make_state()).__name__} cannot (use Rolling instead)"
             )
+        whole = next((m for m in _metrics_within(self.metric) if type(m).whole_weights), None)
+        if whole is not None:
+            raise ValueError(
+                f"metric: {type(whole).__name__} takes whole-number weights, and decay makes them "
+                "fractional (use Rolling instead)"
+            )
         self.half_life = None if half_life is None else float(half_life)
         self._decay_arg = None if decay is None else float(decay)
         self.decay = factor
@@ -536,7 +542,10 @@ class Decayed(_InnerEstimate, OneRowMixin, Metric[DecayedState]):
         validated, n = batch
         fresh = self.metric._make_state()
         self.metric._apply(fresh, validated)
-        state.add(fresh, n)
+        try:
+            state.add(fresh, n)
+        except MergeError as err:  # (the batch's own state does not join the rest: labels of
+            raise InputError(str(err)) from None  # another kind, other categories: a bad batch)
 
     def _unapply(self, state: DecayedState, batch: Any) -> None:
         raise TypeError("Decayed cannot revert: old rows have already been forgotten in part")
@@ -549,6 +558,19 @@ class Decayed(_InnerEstimate, OneRowMixin, Metric[DecayedState]):
 
     def _inner_state(self, state: DecayedState) -> State:
         return state.state
+
+
+def _metrics_within(metric: Metric[Any]) -> list[Metric[Any]]:
+    """``metric`` and every metric it wraps (``.metric``) or holds (a collection's members)."""
+    out, todo = [], [metric]
+    while todo:
+        m = todo.pop()
+        out.append(m)
+        inner = getattr(m, "metric", None)
+        if isinstance(inner, Metric):
+            todo.append(inner)
+        todo.extend(getattr(m, "_members", {}).values())
+    return out
 
 
 def _fresh(spec: Any, where: str) -> Metric[Any]:

@@ -252,3 +252,18 @@ def test_cluster_moments_scaled_past_the_float_range_drop_the_cluster(full):
     state.scale(1e-30)  # cluster 0's weight underflows: it leaves
     state.check()
     assert state.labels.tolist() == [1] and state.weight.tolist() == [1e-30]
+
+
+@pytest.mark.parametrize(
+    "metric",
+    [
+        sm.AdjustedMutualInfo(),
+        sm.Sliced(sm.AdjustedMutualInfo()),
+        sm.MetricCollection({"ami": sm.AdjustedMutualInfo(), "ari": sm.AdjustedRandIndex()}),
+    ],
+)
+def test_decayed_refuses_a_metric_of_whole_number_weights(metric):
+    """Adjusted mutual information takes whole-number weights: its every decayed batch would be
+    refused, so the window is, when built."""
+    with pytest.raises(ValueError, match="AdjustedMutualInfo takes whole-number weights"):
+        sm.Decayed(metric, half_life=3)

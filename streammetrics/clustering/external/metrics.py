@@ -165,6 +165,8 @@ class AdjustedMutualInfo(NormalizedMutualInfo):
         0.22504
     """
 
+    whole_weights: ClassVar[bool] = True
+
     def _parse(self, inputs: Inputs) -> Any:
         # _parse, not _validate: a collection hands its members the shared Inputs directly
         t, p, w = super()._parse(inputs)
