@@ -66,6 +66,9 @@ class Metric(abc.ABC, Generic[S]):
     takes_weights: ClassVar[bool] = True
     #: Whether sample weights must be whole numbers (:class:`~streammetrics.Decayed` refuses it).
     whole_weights: ClassVar[bool] = False
+    #: Whether merging is concatenation, ``a.merge(b)`` holding ``a``'s rows before ``b``'s (the
+    #: windows): an engine that combines accumulators in any order (Beam) refuses it.
+    ordered_merge: ClassVar[bool] = False
     #: The calling convention of those arguments (:mod:`streammetrics._core.inputs`): members
     #: of a collection are fed the same arguments, so they must follow the same one.
     convention: ClassVar[str | None] = None
@@ -452,3 +455,16 @@ def _short_repr(value: Any) -> str:
     if isinstance(value, float) and np.isnan(value):
         return "nan"
     return repr(value)
+
+
+def metrics_within(metric: Metric[Any]) -> list[Metric[Any]]:
+    """``metric`` and every metric it wraps (``.metric``) or holds (a collection's members)."""
+    out, todo = [], [metric]
+    while todo:
+        m = todo.pop()
+        out.append(m)
+        inner = getattr(m, "metric", None)
+        if isinstance(inner, Metric):
+            todo.append(inner)
+        todo.extend(getattr(m, "_members", {}).values())
+    return out

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from .._core.metric import Metric, metrics_within
 from ..errors import InputError
 from . import _shards
 
@@ -93,6 +94,19 @@ def _make(metric_factory: Any) -> Any:
     return metric
 
 
+def _check_unordered(metric: Any) -> None:
+    """Refuse a window (its merge is concatenation): Beam combines accumulators in any order."""
+    if not isinstance(metric, Metric):
+        return
+    ordered = next((m for m in metrics_within(metric) if type(m).ordered_merge), None)
+    if ordered is not None:
+        raise TypeError(
+            f"metric_factory: {type(ordered).__name__} merges by concatenation (the order of rows "
+            "matters) and Beam combines accumulators in any order; evaluate the metric without the "
+            "window, or the window outside Beam"
+        )
+
+
 def _build_class() -> type:
     import apache_beam as beam
 
@@ -123,7 +137,7 @@ def _build_class() -> type:
                 raise ValueError(f"output: expected one of {', '.join(map(repr, OUTPUTS))}, found {output!r}")
             if isinstance(buffer_size, bool) or not isinstance(buffer_size, int) or buffer_size < 1:
                 raise ValueError(f"buffer_size: expected a positive integer, found {buffer_size!r}")
-            _make(metric_factory)  # fail early on a bad factory
+            _check_unordered(_make(metric_factory))  # fail early on a bad factory
             self.metric_factory = metric_factory
             self.batched = bool(batched)
             self.output = output

@@ -11,7 +11,7 @@ import numpy as np
 
 from .._core import validation as v
 from .._core.approximate import Estimate, bounded
-from .._core.metric import Metric
+from .._core.metric import Metric, metrics_within
 from .._core.onerow import OneRowMixin
 from .._core.params import check_number
 from .._core.schema import Array, Check, Int, Nested, Schema
@@ -358,6 +358,7 @@ class Rolling(_InnerEstimate, OneRowMixin, Metric[WindowState]):
     """
 
     higher_is_better: ClassVar[bool | None] = None
+    ordered_merge: ClassVar[bool] = True  # (concatenation: the order of rows matters)
 
     def __init__(self, metric: Any, window: int, *, panes: int | None = None) -> None:
         check_number("window", window, low=1, integer=True)
@@ -486,6 +487,7 @@ class Decayed(_InnerEstimate, OneRowMixin, Metric[DecayedState]):
     """
 
     higher_is_better: ClassVar[bool | None] = None
+    ordered_merge: ClassVar[bool] = True  # (concatenation: the order of rows matters)
 
     def __init__(self, metric: Any, half_life: float | None = None, *, decay: float | None = None) -> None:
         if (half_life is None) == (decay is None):
@@ -508,7 +510,7 @@ class Decayed(_InnerEstimate, OneRowMixin, Metric[DecayedState]):
                 f"moments, histograms); {type(self.metric).__name__}'s "
                 f"{type(self.metric._make_state()).__name__} cannot (use Rolling instead)"
             )
-        whole = next((m for m in _metrics_within(self.metric) if type(m).whole_weights), None)
+        whole = next((m for m in metrics_within(self.metric) if type(m).whole_weights), None)
         if whole is not None:
             raise ValueError(
                 f"metric: {type(whole).__name__} takes whole-number weights, and decay makes them "
@@ -558,19 +560,6 @@ class Decayed(_InnerEstimate, OneRowMixin, Metric[DecayedState]):
 
     def _inner_state(self, state: DecayedState) -> State:
         return state.state
-
-
-def _metrics_within(metric: Metric[Any]) -> list[Metric[Any]]:
-    """``metric`` and every metric it wraps (``.metric``) or holds (a collection's members)."""
-    out, todo = [], [metric]
-    while todo:
-        m = todo.pop()
-        out.append(m)
-        inner = getattr(m, "metric", None)
-        if isinstance(inner, Metric):
-            todo.append(inner)
-        todo.extend(getattr(m, "_members", {}).values())
-    return out
 
 
 def _fresh(spec: Any, where: str) -> Metric[Any]:
