@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import math
 import warnings
 from collections import deque
@@ -51,7 +52,11 @@ class _InnerEstimate:
         if inner is None:  # an exact metric: its value, exactly
             value = view.compute()
             return bounded(value, value, value, exact=True)
-        return inner() if z is None else inner(z)
+        if z is None:
+            return inner()
+        if "z" not in inspect.signature(inner).parameters:
+            raise ValueError(f"z: {type(self.metric).__name__}'s bounds are guaranteed, they take no z")
+        return inner(z)
 
     def bounds(self, z: float | None = None) -> tuple[Any, Any]:
         """``(low, high)`` of :meth:`estimate`."""
@@ -367,7 +372,7 @@ class Rolling(_InnerEstimate, OneRowMixin, Metric[WindowState]):
         self.metric = _fresh(metric, "metric")
         from ..uncertainty.bootstrap import Bootstrap  # (uncertainty imports the windows)
 
-        if isinstance(self.metric, Bootstrap):
+        if any(isinstance(m, Bootstrap) for m in metrics_within(self.metric)):
             raise ValueError(
                 "metric: a window of Bootstrap panes would draw the same replicates in every pane; "
                 "bootstrap the window instead: Bootstrap(Rolling(metric, window))"

@@ -215,8 +215,16 @@ def test_a_contingency_table_scaled_past_the_float_range_drops_its_cells():
 
 
 def test_a_window_of_bootstrap_panes_is_refused():
-    with pytest.raises(ValueError, match=r"Bootstrap\(Rolling\(metric, window\)\)"):
-        sm.Rolling(sm.Bootstrap(sm.Accuracy()), window=10)
+    for inside in (sm.Bootstrap(sm.Accuracy()), sm.MetricCollection({"b": sm.Bootstrap(sm.Accuracy())})):
+        with pytest.raises(ValueError, match=r"Bootstrap\(Rolling\(metric, window\)\)"):
+            sm.Rolling(inside, window=10)
+
+
+def test_a_window_of_a_sketch_takes_no_z():
+    window = sm.Rolling(sm.ROCAUC(), window=5).update([0, 1], [0.2, 0.7])
+    assert window.estimate().guaranteed
+    with pytest.raises(ValueError, match="guaranteed, they take no z"):
+        window.estimate(z=2)
 
 
 def test_decayed_takes_sliced_metrics_and_cluster_moments():
