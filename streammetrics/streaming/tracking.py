@@ -32,7 +32,7 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
-from .._core.metric import Metric
+from .._core.metric import Metric, metrics_within
 from .._core.onerow import OneRowMixin
 from .._core.schema import Array, Nested, Schema
 from .._core.state import State
@@ -394,10 +394,9 @@ class MinMax(OneRowMixin, Metric[MinMaxState]):
 
     def __init__(self, metric: Any) -> None:
         self.metric = _fresh(metric, "metric")
-        if not type(self.metric).numeric_value:
-            raise ValueError(
-                f"metric: MinMax follows a number; {type(self.metric).__name__}'s value is not one"
-            )
+        other = next((m for m in metrics_within(self.metric) if not type(m).numeric_value), None)
+        if other is not None:
+            raise ValueError(f"metric: MinMax follows a number; {type(other).__name__}'s value is not one")
         self.higher_is_better = getattr(self.metric, "higher_is_better", None)  # type: ignore[misc]
         self.roles = self.metric.roles  # type: ignore[misc]
         self.convention = self.metric.convention  # type: ignore[misc]

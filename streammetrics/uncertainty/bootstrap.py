@@ -52,7 +52,7 @@ import numpy as np
 from .._core import registry
 from .._core.inputs import Inputs
 from .._core.labels import LabelSet
-from .._core.metric import Metric
+from .._core.metric import Metric, metrics_within
 from .._core.onerow import OneRowMixin
 from .._core.params import check_number
 from .._core.schema import Array, Check, Int, Nested, OneOf, Schema
@@ -96,21 +96,17 @@ def _bootstrappable(metric: Metric[Any]) -> Metric[Any]:
     metric that takes no sample weights (the replicates are Poisson weights), or whose value is
     not a number or an array of numbers (a curve, a report, a table of counts, a dict), inside
     any window or tracker."""
-    inner: Any = metric
-    while True:
-        cls = type(inner)
-        if not cls.takes_weights:
+    for inner in metrics_within(metric):
+        name = type(inner).__name__
+        if not type(inner).takes_weights:
             raise ValueError(
-                f"metric: Bootstrap weighs rows (Poisson replicates); {cls.__name__} takes no sample weights"
+                f"metric: Bootstrap weighs rows (Poisson replicates); {name} takes no sample weights"
             )
-        if not cls.numeric_value:
+        if not type(inner).numeric_value:
             raise ValueError(
-                f"metric: Bootstrap intervals numbers or arrays of numbers; {cls.__name__}'s value is not one"
+                f"metric: Bootstrap intervals numbers or arrays of numbers; {name}'s value is not one"
             )
-        wrapped = getattr(inner, "metric", None)
-        if not isinstance(wrapped, Metric):
-            return metric
-        inner = wrapped
+    return metric
 
 
 class BootstrapState(State):
