@@ -468,3 +468,14 @@ def metrics_within(metric: Metric[Any]) -> list[Metric[Any]]:
             todo.append(inner)
         todo.extend(getattr(m, "_members", {}).values())
     return out
+
+
+def roles_of(metric: Metric[Any]) -> tuple[str, ...]:
+    """The arguments ``metric`` takes: its class's, or those of the metric it wraps (with the
+    keys after them for a wrapper that adds them: a :class:`~streammetrics.Sliced` of a sliced
+    metric takes both columns of keys)."""
+    inner = getattr(metric, "metric", None)
+    if not isinstance(inner, Metric) or type(metric).roles:
+        return type(metric).roles or tuple(getattr(metric, "member_roles", ()))  # (a collection's)
+    inner_roles = roles_of(inner)
+    return (*inner_roles, "keys") if type(metric).adds_arguments and inner_roles else inner_roles

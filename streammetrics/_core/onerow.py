@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from .metric import SCALAR_TYPES, Metric
+from .metric import SCALAR_TYPES, Metric, roles_of
 from .rowvalues import weight_of
 
 #: Rows buffered before a vectorized flush.
@@ -405,6 +405,23 @@ def _group_updater(
     return update_one
 
 
+def _one_row_of(metric: Any, width: int) -> Callable[..., Any]:
+    """``update_one`` of a wrapper whose inner metric's rows are not ``(y_true, y_pred)``: as the
+    inner metric's own (``Mean.update_one(value, w)``, ``McNemar.update_one(y, a, b, w)``), the
+    first ``width`` values one row and the next, if given, its weight."""
+
+    def update_one(*values: Any, w: Any = None) -> Any:
+        if len(values) not in (width, width + 1):
+            raise InputError(
+                f"row: expected {width} values (then optionally the weight), found {len(values)}"
+            )
+        weight = values[width] if len(values) > width else w
+        row = [[value] for value in values[:width]]
+        return metric.update(*row, sample_weight=None if weight is None else [weight])
+
+    return update_one
+
+
 # ----------------------------------------------------------------------------- the wiring
 #: What :meth:`OneRowMixin.hot_path` installs on an instance (never copied nor pickled).
 _INSTALLED = ("_buffers", "update_one", "update", "_upstream")
@@ -477,11 +494,19 @@ class OneRowMixin:
 
             if len(buffers) == 1:
                 fn = buffers[0].updater(self)
-                if len(innermost(self).roles) == 2:  # a window of McNemar takes three arguments
+                inner = innermost(self)
+                if len(inner.roles) == 2:  # a window of McNemar takes three arguments
                     self.__dict__["update"] = buffers[0].updater(self, fallback)
+                # a wrapper (or a collection) of one-value or three-label rows: their update_one
+                width = len(roles_of(inner))
+                if width and width != 2:
+                    fn = _one_row_of(self, width)
             else:
                 lock = self._lock  # type: ignore[attr-defined]
                 fn = _group_updater(buffers, lock, self)
+                width = len(roles_of(self))
+                if width and width != 2:  # a collection of one-value or three-label rows
+                    fn = _one_row_of(self, width)
                 # every member takes (y_true, y_pred): not McNemar's three arguments, which a
                 # two-argument update would read as (y_true, y_pred, sample_weight)
                 if all(b.checker is not None and len(innermost(b.owner).roles) == 2 for b in buffers):

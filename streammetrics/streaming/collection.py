@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from .._core.inputs import Inputs
-from .._core.metric import Metric
+from .._core.metric import Metric, roles_of
 from .._core.onerow import OneRowMixin, RowBuffer, innermost
 from .._core.state import State, canonical_json, require_keys
 from ..errors import InputError, MergeError, StateError
@@ -152,6 +152,11 @@ class MetricCollection(OneRowMixin, Metric[CollectionState]):
 
     higher_is_better: ClassVar[bool | None] = None
     numeric_value: ClassVar[bool] = False  # (a dict of the members' values)
+
+    @property
+    def member_roles(self) -> tuple[str, ...]:
+        """The arguments the members take (they all take the same: see the class docstring)."""
+        return next((roles for roles in map(roles_of, self._members.values()) if roles), ())
 
     def __init__(self, metrics: Any, *, prefix: str = "", postfix: str = "") -> None:
         for arg, value in (("prefix", prefix), ("postfix", postfix)):
@@ -425,17 +430,6 @@ def convention_of(metric: Metric[Any]) -> str | None:
     if isinstance(inner, Metric):
         return convention_of(inner)
     return type(metric).convention
-
-
-def roles_of(metric: Metric[Any]) -> tuple[str, ...]:
-    """The arguments ``metric`` takes: its class's, or those of the metric it wraps (with the
-    keys after them for a wrapper that adds them: a :class:`~streammetrics.Sliced` of a sliced
-    metric takes both columns of keys)."""
-    inner = getattr(metric, "metric", None)
-    if not isinstance(inner, Metric) or type(metric).roles:
-        return type(metric).roles
-    inner_roles = roles_of(inner)
-    return (*inner_roles, "keys") if type(metric).adds_arguments and inner_roles else inner_roles
 
 
 def _check_same_convention(members: dict[str, Metric[Any]]) -> None:
