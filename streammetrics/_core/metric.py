@@ -479,3 +479,15 @@ def roles_of(metric: Metric[Any]) -> tuple[str, ...]:
         return type(metric).roles or tuple(getattr(metric, "member_roles", ()))  # (a collection's)
     inner_roles = roles_of(inner)
     return (*inner_roles, "keys") if type(metric).adds_arguments and inner_roles else inner_roles
+
+
+def validate_within(metric: Metric[Any], args: tuple[Any, ...], sample_weight: Any) -> Any:
+    """``metric._validate(*args, sample_weight=...)`` for a wrapper that passes its rows on: its
+    arguments counted first (``InputError``, not a ``TypeError`` from the inner signature)."""
+    roles = roles_of(metric)
+    if roles and len(args) != len(roles):
+        raise InputError(
+            f"inputs: expected {len(roles)} argument(s) ({', '.join(roles)}; sample_weight= by name), "
+            f"found {len(args)}"
+        )
+    return metric._validate(*args, sample_weight=sample_weight)

@@ -424,7 +424,7 @@ def _one_row_of(metric: Any, width: int) -> Callable[..., Any]:
 
 # ----------------------------------------------------------------------------- the wiring
 #: What :meth:`OneRowMixin.hot_path` installs on an instance (never copied nor pickled).
-_INSTALLED = ("_buffers", "update_one", "update", "_upstream")
+_INSTALLED = ("_buffers", "update_one", "update", "_upstream", "_row_width")
 #: Types of ``y_pred`` that make ``update(y_true, y_pred)`` with a scalar ``y_true`` one row.
 _ROW_PREDICTIONS = SCALAR_TYPES | {dict}
 
@@ -501,12 +501,14 @@ class OneRowMixin:
                 width = len(roles_of(inner))
                 if width and width != 2:
                     fn = _one_row_of(self, width)
+                    self.__dict__["_row_width"] = width
             else:
                 lock = self._lock  # type: ignore[attr-defined]
                 fn = _group_updater(buffers, lock, self)
                 width = len(roles_of(self))
                 if width and width != 2:  # a collection of one-value or three-label rows
                     fn = _one_row_of(self, width)
+                    self.__dict__["_row_width"] = width
                 # every member takes (y_true, y_pred): not McNemar's three arguments, which a
                 # two-argument update would read as (y_true, y_pred, sample_weight)
                 if all(b.checker is not None and len(innermost(b.owner).roles) == 2 for b in buffers):
@@ -543,7 +545,9 @@ class OneRowMixin:
     # every reader syncs first; every other writer also refreshes after
     def update(self, *args: Any, sample_weight: Any = None) -> Any:
         if len(args) == 2 and type(args[0]) in SCALAR_TYPES and type(args[1]) in _ROW_PREDICTIONS:
-            return self.hot_path()(args[0], args[1], sample_weight)  # one sample given as scalars
+            fn = self.hot_path()
+            if self.__dict__.get("_row_width", 2) == 2:  # (else two values are not a row: a batch)
+                return fn(args[0], args[1], sample_weight)  # one sample given as scalars
         self._sync()
         try:
             if args and type(args[0]) is np.ndarray and args[0].ndim and type(self)._plain_update:

@@ -32,7 +32,7 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
-from .._core.metric import Metric, metrics_within
+from .._core.metric import Metric, metrics_within, validate_within
 from .._core.onerow import OneRowMixin
 from .._core.schema import Array, Nested, Schema
 from .._core.state import State
@@ -205,7 +205,7 @@ class MetricTracker(OneRowMixin, Metric[TrackerState]):
         return TrackerState(self.metric)
 
     def _validate(self, *args: Any, sample_weight: Any = None) -> Any:
-        return self.metric._validate(*args, sample_weight=sample_weight)
+        return validate_within(self.metric, args, sample_weight)
 
     def _parse(self, inputs: Any) -> Any:
         return self.metric._parse(inputs)
@@ -410,7 +410,7 @@ class MinMax(OneRowMixin, Metric[MinMaxState]):
         return MinMaxState(self.metric)
 
     def _validate(self, *args: Any, sample_weight: Any = None) -> Any:
-        return self.metric._validate(*args, sample_weight=sample_weight)
+        return validate_within(self.metric, args, sample_weight)
 
     def _parse(self, inputs: Any) -> Any:
         return self.metric._parse(inputs)

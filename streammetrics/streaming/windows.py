@@ -12,7 +12,7 @@ import numpy as np
 
 from .._core import validation as v
 from .._core.approximate import Estimate, bounded
-from .._core.metric import Metric, metrics_within
+from .._core.metric import Metric, metrics_within, validate_within
 from .._core.onerow import OneRowMixin
 from .._core.params import check_number
 from .._core.schema import Array, Check, Int, Nested, Schema
@@ -395,7 +395,7 @@ class Rolling(_InnerEstimate, OneRowMixin, Metric[WindowState]):
         return WindowState(self.metric, self.window, self.panes)
 
     def _validate(self, *args: Any, sample_weight: Any = None) -> tuple[Rows, Any]:
-        batch = self.metric._validate(*args, sample_weight=sample_weight)
+        batch = validate_within(self.metric, args, sample_weight)
         arrays = tuple(v.to_array(a, "inputs") for a in args)
         weights = None if sample_weight is None else v.as_float(sample_weight, "sample_weight")
         return (arrays, weights), batch
@@ -543,7 +543,7 @@ class Decayed(_InnerEstimate, OneRowMixin, Metric[DecayedState]):
         weights = v.as_weights(sample_weight, n)
         ages = self.decay ** np.arange(n - 1, -1, -1, dtype=np.float64)
         weights = ages if weights is None else weights * ages
-        return self.metric._validate(*args, sample_weight=weights), n
+        return validate_within(self.metric, args, weights), n
 
     def _apply(self, state: DecayedState, batch: tuple[Any, int]) -> None:
         validated, n = batch

@@ -52,7 +52,7 @@ import numpy as np
 from .._core import registry
 from .._core.inputs import Inputs
 from .._core.labels import LabelSet
-from .._core.metric import Metric, metrics_within
+from .._core.metric import Metric, metrics_within, validate_within
 from .._core.onerow import OneRowMixin
 from .._core.params import check_number
 from .._core.schema import Array, Check, Int, Nested, OneOf, Schema
@@ -568,7 +568,7 @@ class Bootstrap(OneRowMixin, Metric[BootstrapState]):
         return BootstrapState(self.metric, self.n_replicates, self.seed, self.shard or 0)
 
     def _validate(self, *args: Any, sample_weight: Any = None) -> Any:
-        batch = self.metric._validate(*args, sample_weight=sample_weight)
+        batch = validate_within(self.metric, args, sample_weight)
         weights = None
         if sample_weight is not None:
             weights = np.asarray(sample_weight, dtype=np.float64)  # already checked by the metric

@@ -51,3 +51,26 @@ def test_one_row_at_a_time_through_a_wrapper_equals_one_batch(case: LawCase, wra
         where=where,
     )
     assert rows.n_samples == batch.n_samples, where
+
+
+@pytest.mark.parametrize(
+    "wrap",
+    [
+        lambda m: sm.Rolling(m, window=5),
+        lambda m: sm.Decayed(m, half_life=3),
+        sm.MinMax,
+        lambda m: sm.MetricTracker(m, maximize=True),
+        lambda m: sm.Bootstrap(m, n_replicates=3, seed=0),
+    ],
+)
+def test_a_wrapper_counts_its_arguments(wrap):
+    """Two positional arguments to a wrapper of one-value rows: InputError naming the arguments
+    (a TypeError from the inner signature before); a scalar pair is not taken for a row."""
+    for args in (([1.5], [2.0]), (1.5, 2.0)):
+        metric = wrap(sm.Mean())
+        with pytest.raises(
+            sm.InputError, match=r"expected 1 argument\(s\) \(values; sample_weight= by name\)"
+        ):
+            metric.update(*args)
+        assert metric.n_samples == 0
+    assert wrap(sm.Mean()).update([1.5], sample_weight=[2.0]).n_samples == 1
