@@ -33,6 +33,7 @@ import numpy as np
 from .._core import narrow as N
 from .._core.schema import Array, Int, Schema
 from .._core.state import State
+from .._core.validation import check_factor
 from ..errors import InputError, MergeError, StateError
 
 
@@ -191,8 +192,7 @@ class RowSums(State):
 
     def scale(self, factor: float) -> None:
         """Multiply every weight by ``factor`` (exponential forgetting); exact in the pairs."""
-        if not np.isfinite(factor) or factor < 0:
-            raise ValueError(f"factor: expected a finite number >= 0, found {factor!r}")
+        check_factor(factor)
         self._commit(weight=self.weight * factor, sums=self.sums * factor)
 
     def merge(self, other: State) -> None:
@@ -295,8 +295,7 @@ class RowExtremes(State):
     def scale(self, factor: float) -> None:
         """A minimum or maximum does not depend on the weights: nothing to scale (a factor 0
         forgets everything)."""
-        if not np.isfinite(factor) or factor < 0:
-            raise ValueError(f"factor: expected a finite number >= 0, found {factor!r}")
+        check_factor(factor)
         if factor == 0:
             self._commit(value=np.zeros(0))
 

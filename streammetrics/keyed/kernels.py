@@ -87,7 +87,7 @@ class GenericKernel:
         change = self.metric._apply if sign > 0 else self.metric._unapply
         for slot, index in groups(slots):
             part = self.metric._parse(rows(index))
-            state = _fork(new[slot]) if slot < len(old) else new[slot]
+            state = fork(new[slot]) if slot < len(old) else new[slot]
             change(state, part)
             new[slot] = state
         return self.from_states(new)
@@ -98,7 +98,7 @@ class GenericKernel:
         mine = len(self.states(stack))
         for j, state in enumerate(self.states(other)):
             slot = int(positions[j])
-            target = _fork(new[slot]) if slot < mine else new[slot]
+            target = fork(new[slot]) if slot < mine else new[slot]
             target.merge(state)
             new[slot] = target
         return self.from_states(new)
@@ -119,7 +119,7 @@ class GenericKernel:
         return out
 
 
-def _fork(state: State) -> State:
+def fork(state: State) -> State:
     """A copy of ``state`` to change, sharing its arrays: a state never changes a value it holds
     in place (every change builds new values and commits them with one ``dict.update``), so the
     original is left as it was. Far cheaper than a deep copy, per key and per batch. A state that

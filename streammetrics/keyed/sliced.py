@@ -15,7 +15,7 @@ from ..streaming import _spec
 from ..streaming.collection import CollectionState, MetricCollection, roles_of
 from ..streaming.flatten import flatten_value
 from ..streaming.scaling import can_scale, scale_state
-from .kernels import GenericKernel, kernel_for
+from .kernels import GenericKernel, fork, kernel_for
 from .keys import KeyTable, format_key, key_columns
 
 #: The unit name of a single (not collection) metric.
@@ -131,12 +131,12 @@ class SlicedState(State):
 
     def scale(self, factor: float) -> None:
         """Multiply every key's weights by ``factor`` (exponential forgetting of every slice),
-        each key's state scaled in a copy, then all committed at once."""
+        each key's state scaled in a fork (scaling commits new arrays), then all committed at once."""
         if not self.scalable:
             raise TypeError("Sliced states cannot be scaled: the sliced metric's states cannot")
         stacks = {}
         for u, k in self.kernels.items():
-            states = [state.copy() for state in k.states(self.stacks[u])]
+            states = [fork(state) for state in k.states(self.stacks[u])]
             for state in states:
                 scale_state(state, factor)
             stacks[u] = k.from_states(states)

@@ -39,6 +39,7 @@ import numpy as np
 from .._core import narrow as N
 from .._core.schema import Array, Schema
 from .._core.state import State
+from .._core.validation import check_factor
 from ..errors import InputError, MergeError, StateError
 from . import codec
 from . import columns as C
@@ -479,8 +480,7 @@ class ScoreSketch(State):
             [0.5, 0.5]
         """
         factor = float(factor)
-        if not np.isfinite(factor) or factor < 0:
-            raise ValueError(f"factor: expected a finite number >= 0, found {factor!r}")
+        check_factor(factor)
         cols = tuple(_scaled(col, factor) for col in self.cols)
         # weighted counts take more bytes: refit (only ever coarser)
         self._commit(_cols=tuple(C.fit(c, self._resolution, self._budget, self._max_bins) for c in cols))

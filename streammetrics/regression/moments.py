@@ -34,7 +34,7 @@ import numpy as np
 from .._core.replicates import replicate_sums
 from .._core.schema import Array, Int, Number, Schema
 from .._core.state import State
-from .._core.validation import all_finite
+from .._core.validation import all_finite, check_factor
 from .._core.workspace import work
 from ..errors import InputError, MergeError, StateError
 
@@ -281,8 +281,7 @@ class Moments(State):
             >>> s.weight, s.ss_true.tolist(), s.mean_true.tolist()
             (1.0, [1.0], [2.0])
         """
-        if not np.isfinite(factor) or factor < 0:
-            raise ValueError(f"factor: expected a finite number >= 0, found {factor!r}")
+        check_factor(factor)
         if factor == 0 or self.weight == 0:
             self._commit(**self._empty(self.n_outputs or 0))
             return
