@@ -67,3 +67,16 @@ def quiet_compute(metric: Any) -> Any:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return metric.compute()
+
+
+def fed_in_batches(
+    make: Any, args: tuple[Any, ...], weights: Any = None, *, defined: bool = False, batches: int = 3
+) -> Any:
+    """A fresh ``make()`` fed ``args`` (and ``weights``) in ``batches`` consecutive batches, then
+    computed: warnings ignored, or (``defined``) raised, for data where every value is defined."""
+    m = make()
+    for rows in np.array_split(np.arange(len(args[0])), batches):
+        m.update(*(a[rows] for a in args), sample_weight=None if weights is None else weights[rows])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error" if defined else "ignore")
+        return m.compute()

@@ -10,7 +10,6 @@ comes with torch on CI (``tests/integrations/frameworks.py``): missing, the test
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -18,34 +17,13 @@ import numpy as np
 import pytest
 
 import streammetrics as sm
-from tests.helpers import assert_same
+from tests.helpers import assert_same, fed_in_batches
 from tests.integrations.frameworks import require_torch_framework
-
-N, K = 240, 4
-
-
-def _class_probabilities() -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(3)
-    y = rng.integers(0, K, N)
-    y[:K] = np.arange(K)
-    p = rng.dirichlet(np.ones(K), N)
-    p[np.arange(N), y] += 0.4
-    return y, p / p.sum(axis=1, keepdims=True)
+from tests.peer_data import K, N, binary, class_probabilities, labels, regression
 
 
 def _one_hot(y: np.ndarray) -> np.ndarray:
     return np.eye(K)[y]
-
-
-def _labels() -> tuple[np.ndarray, np.ndarray]:
-    y, p = _class_probabilities()
-    return y, p.argmax(axis=1)
-
-
-def _binary() -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(4)
-    y = rng.integers(0, 2, N)
-    return y, np.clip(0.3 * y + 0.7 * rng.random(N), 0.001, 0.999)
 
 
 def _binary_scores() -> tuple[np.ndarray, np.ndarray]:
@@ -54,24 +32,18 @@ def _binary_scores() -> tuple[np.ndarray, np.ndarray]:
     return y, rng.normal(size=N) + y
 
 
-def _regression() -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(6)
-    t = rng.normal(size=(N, 3)) + 2.0
-    return t, t + 0.5 * rng.normal(size=(N, 3))
-
-
 def _positive_regression() -> tuple[np.ndarray, np.ndarray]:
-    t, p = _regression()
+    t, p = regression()
     return np.abs(t), np.abs(p)
 
 
 def _one_output() -> tuple[np.ndarray, np.ndarray]:
-    t, p = _regression()
+    t, p = regression()
     return t[:, 0], p[:, 0]
 
 
 def _distributions() -> tuple[np.ndarray, np.ndarray]:
-    _, p = _class_probabilities()
+    _, p = class_probabilities()
     return p, np.roll(p, 1, axis=0)
 
 
@@ -89,72 +61,72 @@ def _keras(name: str, truth: Callable[[np.ndarray], np.ndarray] | None = None, *
 
 
 CASES: list[tuple[str, Callable, Callable, Callable]] = [
-    ("Accuracy", sm.Accuracy, _labels, _keras("Accuracy")),
-    ("BinaryAccuracy", lambda: sm.Accuracy(threshold=0.5), _binary, _keras("BinaryAccuracy")),
-    ("CategoricalAccuracy", sm.Accuracy, _class_probabilities, _keras("CategoricalAccuracy", _one_hot)),
-    ("SparseCategoricalAccuracy", sm.Accuracy, _class_probabilities, _keras("SparseCategoricalAccuracy")),
-    ("BinaryCrossentropy", sm.LogLoss, _binary, _keras("BinaryCrossentropy")),
+    ("Accuracy", sm.Accuracy, labels, _keras("Accuracy")),
+    ("BinaryAccuracy", lambda: sm.Accuracy(threshold=0.5), binary, _keras("BinaryAccuracy")),
+    ("CategoricalAccuracy", sm.Accuracy, class_probabilities, _keras("CategoricalAccuracy", _one_hot)),
+    ("SparseCategoricalAccuracy", sm.Accuracy, class_probabilities, _keras("SparseCategoricalAccuracy")),
+    ("BinaryCrossentropy", sm.LogLoss, binary, _keras("BinaryCrossentropy")),
     (
         "CategoricalCrossentropy",
         sm.LogLoss,
-        _class_probabilities,
+        class_probabilities,
         _keras("CategoricalCrossentropy", _one_hot),
     ),
     (
         "SparseCategoricalCrossentropy",
         sm.LogLoss,
-        _class_probabilities,
+        class_probabilities,
         _keras("SparseCategoricalCrossentropy"),
     ),
     (
         "CategoricalHinge (probabilities)",
         sm.HingeLoss,
-        _class_probabilities,
+        class_probabilities,
         _keras("CategoricalHinge", _one_hot),
     ),
     ("Hinge", sm.HingeLoss, _binary_scores, _keras("Hinge")),
     ("SquaredHinge", lambda: sm.HingeLoss(squared=True), _binary_scores, _keras("SquaredHinge")),
     ("KLDivergence", sm.KLDivergence, _distributions, _keras("KLDivergence")),
-    ("LogCoshError", sm.LogCoshError, _regression, _keras("LogCoshError")),
-    ("MeanAbsoluteError", sm.MAE, _regression, _keras("MeanAbsoluteError")),
-    ("MeanSquaredError", sm.MSE, _regression, _keras("MeanSquaredError")),
+    ("LogCoshError", sm.LogCoshError, regression, _keras("LogCoshError")),
+    ("MeanAbsoluteError", sm.MAE, regression, _keras("MeanAbsoluteError")),
+    ("MeanSquaredError", sm.MSE, regression, _keras("MeanSquaredError")),
     ("MeanSquaredLogarithmicError", sm.MSLE, _positive_regression, _keras("MeanSquaredLogarithmicError")),
     ("RootMeanSquaredError (1-D)", sm.RMSE, _one_output, _keras("RootMeanSquaredError")),
-    ("R2Score", sm.R2, _regression, _keras("R2Score")),
+    ("R2Score", sm.R2, regression, _keras("R2Score")),
     ("PearsonCorrelation", sm.PearsonR, _one_output, _keras("PearsonCorrelation")),
     ("ConcordanceCorrelation", sm.ConcordanceCorrelation, _one_output, _keras("ConcordanceCorrelation")),
     (
         "CosineSimilarity",
         lambda: sm.CosineSimilarity(reduction="mean"),
-        _regression,
+        regression,
         _keras("CosineSimilarity"),
     ),
-    ("Precision", lambda: sm.Precision(threshold=0.5), _binary, _keras("Precision")),
-    ("Recall", lambda: sm.Recall(threshold=0.5), _binary, _keras("Recall")),
-    ("F1Score", lambda: sm.F1(average=None), _class_probabilities, _keras("F1Score", _one_hot)),
+    ("Precision", lambda: sm.Precision(threshold=0.5), binary, _keras("Precision")),
+    ("Recall", lambda: sm.Recall(threshold=0.5), binary, _keras("Recall")),
+    ("F1Score", lambda: sm.F1(average=None), class_probabilities, _keras("F1Score", _one_hot)),
     (
         "F1Score[macro]",
         lambda: sm.F1(average="macro"),
-        _class_probabilities,
+        class_probabilities,
         _keras("F1Score", _one_hot, average="macro"),
     ),
     (
         "FBetaScore[macro]",
         lambda: sm.FBeta(2.0, average="macro"),
-        _class_probabilities,
+        class_probabilities,
         _keras("FBetaScore", _one_hot, beta=2.0, average="macro"),
     ),
-    ("MeanIoU", lambda: sm.Jaccard(average="macro"), _labels, _keras("MeanIoU", num_classes=K)),
+    ("MeanIoU", lambda: sm.Jaccard(average="macro"), labels, _keras("MeanIoU", num_classes=K)),
     (
         "BinaryIoU",
         lambda: sm.Jaccard(threshold=0.5, average="macro"),
-        _binary,
+        binary,
         _keras("BinaryIoU"),
     ),
     (
         "SparseTopKCategoricalAccuracy",
         lambda: sm.TopKAccuracy(2),
-        _class_probabilities,
+        class_probabilities,
         _keras("SparseTopKCategoricalAccuracy", k=2),
     ),
 ]
@@ -163,24 +135,19 @@ CASES: list[tuple[str, Callable, Callable, Callable]] = [
 @pytest.mark.parametrize(("make", "data", "peer"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_keras_agrees(make, data, peer) -> None:
     a, b = data()
-    m = make()
-    for rows in np.array_split(np.arange(N), 3):
-        m.update(a[rows], b[rows])
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # every value here is defined
-        ours = m.compute()
+    ours = fed_in_batches(make, (a, b), defined=True)
     assert_same(np.asarray(ours, float), peer(a, b), rtol=1e-6, atol=1e-7)
 
 
 def test_keras_per_class_iou_and_percent_mape_and_pooled_rmse_are_the_configurations_noted() -> None:
     """The page's notes: IoU's value is the mean of its target classes' Jaccard values, Keras'
     MAPE is 100 times ours, and its 2-D RMSE is the square root of the pooled MSE."""
-    y, pred = _labels()
+    y, pred = labels()
     per_class = sm.Jaccard(average=None).update(y, pred).compute()
     for ids in ([1], [0, 2]):
         iou = _keras("IoU", num_classes=K, target_class_ids=ids)(y, pred)
         assert_same(float(iou), float(np.mean(per_class[ids])), rtol=1e-6)
-    t, p = _regression()
+    t, p = regression()
     assert_same(
         100 * sm.MAPE().update(t, p).compute(), _keras("MeanAbsolutePercentageError")(t, p), rtol=1e-6
     )

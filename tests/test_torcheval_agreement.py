@@ -8,7 +8,6 @@ the tests skip locally and fail in CI.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -16,36 +15,9 @@ import numpy as np
 import pytest
 
 import streammetrics as sm
-from tests.helpers import assert_same
+from tests.helpers import assert_same, fed_in_batches
 from tests.integrations.engine_cases import require
-
-N, K = 240, 4
-
-
-def _class_probabilities() -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(3)
-    y = rng.integers(0, K, N)
-    y[:K] = np.arange(K)
-    p = rng.dirichlet(np.ones(K), N)
-    p[np.arange(N), y] += 0.4
-    return y, p / p.sum(axis=1, keepdims=True)
-
-
-def _labels() -> tuple[np.ndarray, np.ndarray]:
-    y, p = _class_probabilities()
-    return y, p.argmax(axis=1)
-
-
-def _binary() -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(4)
-    y = rng.integers(0, 2, N)
-    return y, np.clip(0.3 * y + 0.7 * rng.random(N), 0.001, 0.999)
-
-
-def _regression() -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(6)
-    t = rng.normal(size=(N, 3)) + 2.0
-    return t, t + 0.5 * rng.normal(size=(N, 3))
+from tests.peer_data import K, binary, class_probabilities, labels, regression
 
 
 def _te(name: str, reduce: Callable | None = None, **kwargs: Any) -> Callable:
@@ -61,49 +33,49 @@ def _te(name: str, reduce: Callable | None = None, **kwargs: Any) -> Callable:
 
 
 CASES: list[tuple[str, Callable, Callable, Callable]] = [
-    ("Accuracy[micro]", sm.Accuracy, _labels, _te("multiclass_accuracy", num_classes=K)),
-    ("binary Accuracy", lambda: sm.Accuracy(threshold=0.5), _binary, _te("binary_accuracy")),
-    ("binary F1", lambda: sm.F1(threshold=0.5), _binary, _te("binary_f1_score")),
-    ("binary Precision", lambda: sm.Precision(threshold=0.5), _binary, _te("binary_precision")),
-    ("binary Recall", lambda: sm.Recall(threshold=0.5), _binary, _te("binary_recall")),
-    ("ConfusionMatrix", sm.ConfusionMatrix, _labels, _te("multiclass_confusion_matrix", num_classes=K)),
-    ("R2", sm.R2, _regression, _te("r2_score")),
+    ("Accuracy[micro]", sm.Accuracy, labels, _te("multiclass_accuracy", num_classes=K)),
+    ("binary Accuracy", lambda: sm.Accuracy(threshold=0.5), binary, _te("binary_accuracy")),
+    ("binary F1", lambda: sm.F1(threshold=0.5), binary, _te("binary_f1_score")),
+    ("binary Precision", lambda: sm.Precision(threshold=0.5), binary, _te("binary_precision")),
+    ("binary Recall", lambda: sm.Recall(threshold=0.5), binary, _te("binary_recall")),
+    ("ConfusionMatrix", sm.ConfusionMatrix, labels, _te("multiclass_confusion_matrix", num_classes=K)),
+    ("R2", sm.R2, regression, _te("r2_score")),
     (
         "R2[variance_weighted]",
         lambda: sm.R2(multioutput="variance_weighted"),
-        _regression,
+        regression,
         _te("r2_score", multioutput="variance_weighted"),
     ),
-    ("MSE", sm.MSE, _regression, _te("mean_squared_error")),
-    ("AUROC", sm.ROCAUC, _binary, _te("binary_auroc")),
-    ("AUPRC", sm.AveragePrecision, _binary, _te("binary_auprc")),
+    ("MSE", sm.MSE, regression, _te("mean_squared_error")),
+    ("AUROC", sm.ROCAUC, binary, _te("binary_auroc")),
+    ("AUPRC", sm.AveragePrecision, binary, _te("binary_auprc")),
     (
         "multiclass AUROC",
         lambda: sm.ROCAUC(multi_class="ovr"),
-        _class_probabilities,
+        class_probabilities,
         _te("multiclass_auroc", num_classes=K),
     ),
     (
         "multiclass AUPRC",
         lambda: sm.AveragePrecision(average="macro"),
-        _class_probabilities,
+        class_probabilities,
         _te("multiclass_auprc", num_classes=K),
     ),
-    ("HitRate", lambda: sm.TopKAccuracy(2), _class_probabilities, _te("hit_rate", lambda v: v.mean(), k=2)),
+    ("HitRate", lambda: sm.TopKAccuracy(2), class_probabilities, _te("hit_rate", lambda v: v.mean(), k=2)),
 ]
 for _avg in ("macro", None):
     CASES += [
         (
             f"Accuracy[{_avg}] = Recall",
             lambda a=_avg: sm.Recall(average=a),
-            _labels,
+            labels,
             _te("multiclass_accuracy", num_classes=K, average=_avg),
         ),
         *[
             (
                 f"{_ours}[{_avg}]",
                 lambda o=_ours, a=_avg: getattr(sm, o)(average=a),
-                _labels,
+                labels,
                 _te(_theirs, num_classes=K, average=_avg),
             )
             for _ours, _theirs in (
@@ -118,10 +90,5 @@ for _avg in ("macro", None):
 @pytest.mark.parametrize(("make", "data", "peer"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_torcheval_agrees(make, data, peer) -> None:
     a, b = data()
-    m = make()
-    for rows in np.array_split(np.arange(N), 3):
-        m.update(a[rows], b[rows])
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # every value here is defined
-        ours = m.compute()
+    ours = fed_in_batches(make, (a, b), defined=True)
     assert_same(np.asarray(ours, float), peer(a, b), rtol=1e-6, atol=1e-7)

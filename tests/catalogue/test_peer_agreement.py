@@ -11,7 +11,6 @@ tests do.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -19,7 +18,7 @@ import numpy as np
 import pytest
 
 import streammetrics as sm
-from tests.helpers import assert_same
+from tests.helpers import assert_same, fed_in_batches
 from tests.integrations.engine_cases import require
 
 N = 240
@@ -95,14 +94,8 @@ def _multilabel() -> tuple[np.ndarray, np.ndarray]:
 
 
 def ours(make: Callable[[], Any], args: tuple[np.ndarray, ...], weights: np.ndarray | None = None) -> Any:
-    """The metric fed in three batches."""
-    m = make()
-    cuts = np.array_split(np.arange(len(args[0])), 3)
-    for rows in cuts:
-        m.update(*(a[rows] for a in args), sample_weight=None if weights is None else weights[rows])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return m.compute()
+    """The metric fed in three batches (warnings ignored)."""
+    return fed_in_batches(make, args, weights)
 
 
 # ----------------------------------------------------------------------------- torchmetrics
