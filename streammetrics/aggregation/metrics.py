@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .._core import compiled
 from .._core import validation as v
 from .._core.metric import Metric
 from .._core.rowvalues import floats_of
@@ -35,17 +36,23 @@ class _Aggregator(Metric[Any], base=True):
     prediction: ClassVar[str | None] = None
 
     def __init__(self) -> None:
-        self.__dict__["_pending"] = []
+        self.__dict__["_pending"] = ()  # read by the state property while the state is built
         super().__init__()
         self._install()
 
     def _install(self) -> None:
-        """The per-value hot path as the instance's ``update``: a finite Python float is one
-        append (no method dispatch, no array); anything else goes to the class's ``update``."""
+        """The per-value hot path as the instance's ``update``: a finite Python float is stored
+        (no method dispatch, no array); anything else goes to the class's ``update``.
+
+        Compiled (:mod:`streammetrics._core._fastrows`, a C call that runs no Python frame) where
+        it was built, else a closure that does the same in Python."""
         d = self.__dict__
-        pending = d["_pending"]
-        append, flush, limit = pending.append, self._flush, FLUSH_EVERY
         batch_update = type(self).update.__get__(self)
+        if compiled.ValueBuffer is not None:
+            d["_pending"] = d["update"] = compiled.ValueBuffer(self, batch_update, self._flush, FLUSH_EVERY)
+            return
+        pending = d["_pending"] = []
+        append, flush, limit = pending.append, self._flush, FLUSH_EVERY
 
         def update(values: Any, sample_weight: Any = None) -> Any:
             if type(values) is float and sample_weight is None and values - values == 0.0:
@@ -75,10 +82,14 @@ class _Aggregator(Metric[Any], base=True):
         with self._lock:
             pending = d["_pending"]
             n = len(pending)
-            if n:
-                values = floats_of(pending[:n])
-                self._apply(d["_state_"], (values, None))
+            if not n:
+                return
+            if isinstance(pending, list):
+                self._apply(d["_state_"], (floats_of(pending[:n]), None))
                 del pending[:n]
+            else:  # the compiled buffer: its values stay in it until they are applied
+                self._apply(d["_state_"], (np.frombuffer(pending.peek(), np.float64, n), None))
+                pending.drop(n)
 
     def get_config(self) -> dict[str, Any]:
         return {}
@@ -90,11 +101,7 @@ class _Aggregator(Metric[Any], base=True):
         that are negative, non-finite or of the wrong length, leaving the accumulator unchanged.
         """
         if sample_weight is None and type(values) is float and values - values == 0.0:
-            pending = self.__dict__["_pending"]
-            pending.append(values)
-            if len(pending) >= FLUSH_EVERY:
-                self._flush()
-            return self
+            return self.__dict__["update"](values)  # the installed one-value path: buffered
         return super().update(values, sample_weight=sample_weight)
 
     def update_one(self, values: Any, w: Any = None) -> Any:
@@ -115,12 +122,13 @@ class _Aggregator(Metric[Any], base=True):
     def __getstate__(self) -> dict[str, Any]:
         self._flush()
         state = super().__getstate__()
-        state.pop("update", None)  # the hot path is rebuilt, never pickled
+        state.pop("update", None)  # the hot path and its (empty) buffer are rebuilt, never pickled
+        state.pop("_pending", None)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        self.__dict__.setdefault("_pending", [])
+        self.__dict__.pop("_pending", None)  # an empty list in pickles of 0.1
         self._install()
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Any:
@@ -128,7 +136,7 @@ class _Aggregator(Metric[Any], base=True):
         new = type(self).__new__(type(self))
         memo[id(self)] = new
         for key, value in self.__dict__.items():
-            if key not in ("_lock", "update"):
+            if key not in ("_lock", "update", "_pending"):
                 new.__dict__[key] = copy.deepcopy(value, memo)
         new._lock = threading.RLock()
         new._install()
