@@ -30,7 +30,7 @@ typedef struct {
 static int
 grow(ValueBuffer *self)
 {
-    Py_ssize_t capacity = self->capacity * 2;
+    Py_ssize_t capacity = self->capacity < 8 ? 16 : self->capacity * 2;
     double *data = PyMem_Realloc(self->data, (size_t)capacity * sizeof(double));
     if (data == NULL) {
         PyErr_NoMemory();
@@ -45,6 +45,10 @@ static PyObject *
 buffer_vectorcall(ValueBuffer *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (self->owner == NULL) { /* made by __new__ alone: nothing to store into or forward to */
+        PyErr_SetString(PyExc_TypeError, "ValueBuffer: not initialized (call it with owner, fallback, flush, limit)");
+        return NULL;
+    }
     if (kwnames == NULL && (nargs == 1 || (nargs == 2 && args[1] == Py_None))
         && PyFloat_CheckExact(args[0])) {
         double x = PyFloat_AS_DOUBLE(args[0]);
@@ -154,6 +158,9 @@ buffer_drop(ValueBuffer *self, PyObject *arg)
     if (k < 0 || k > self->n) {
         PyErr_Format(PyExc_ValueError, "cannot drop %zd of %zd values", k, self->n);
         return NULL;
+    }
+    if (k == 0) {
+        Py_RETURN_NONE;
     }
     /* values appended while the first k were folded in (another thread) move to the front */
     memmove(self->data, self->data + k, (size_t)(self->n - k) * sizeof(double));

@@ -207,3 +207,9 @@ def test_the_compiled_buffer_forwards_and_refuses_as_asked():
     assert np.frombuffer(buf.peek()).tolist() == [2.0]
     with pytest.raises(ValueError, match="limit"):
         compiled.ValueBuffer(owner, print, print, 0)
+    bare = compiled.ValueBuffer.__new__(compiled.ValueBuffer)  # never initialized: refuses, no crash
+    for args in ((1.0,), (1,), ()):
+        with pytest.raises(TypeError, match="not initialized"):
+            bare(*args)
+    assert len(bare) == 0 and bare.peek() == b""
+    bare.drop(0)
