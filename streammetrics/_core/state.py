@@ -45,6 +45,11 @@ class State(abc.ABC):
     #: (a tracker's epoch, MinMax's state): a copy that shares its arrays (a keyed stack's fork)
     #: must copy that state too.
     holds_states: ClassVar[bool] = False
+    #: Whether every change of this state is one :meth:`_commit` of new objects (never an array
+    #: changed in place), so that a shallow copy of its fields backs it up, byte for byte: a
+    #: collection restores such a state from that copy when a later member refuses a batch,
+    #: rather than by reverting it (which floats, or a change of form, need not undo bit for bit).
+    commits_whole: ClassVar[bool] = False
     #: How many times :meth:`_commit` changed this state (not data: it tells a caller whose
     #: call was interrupted whether the change it asked for happened).
     _changes: int = 0

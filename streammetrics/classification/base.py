@@ -18,10 +18,12 @@ from .._core.state import canonical_json
 from ..errors import InputError, StateError
 from . import device, selection
 from .averaging import AVERAGES, RateFn, score
-from .counts import ConfusionCounts
+from .counts import ConfusionCounts, check_classes
 from .rows import ConfusionRows
 
 INPUTS = ("probability", "score")
+#: The check of the metrics reading the whole matrix (see ``ConfusionMetric.needs_matrix``).
+_DENSE = "a dense matrix: at most MAX_CLASSES classes"
 #: The methods whose code decides how a confusion metric parses and applies a batch: two metrics
 #: share a state only when all of them are the same.
 _BEHAVIOUR = (
@@ -55,6 +57,10 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts], base=True):
     higher_is_better: ClassVar[bool | None] = True
     roles: ClassVar[tuple[str, ...]] = ("y_true", "y_pred")
     convention: ClassVar[str | None] = TRUTH_AND_PREDICTION
+    #: Whether the metric reads the K x K matrix itself, not only each class's counts: it refuses
+    #: more than :data:`~streammetrics.classification.counts.MAX_CLASSES` classes, past which the
+    #: counts keep each class's (tp, fp, fn) alone.
+    needs_matrix: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -140,17 +146,22 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts], base=True):
         """What this configuration refuses beyond the shared parsing (see :meth:`_check_mode`,
         :meth:`_check_labels`)."""
         cls = type(self)
+        checks = {_DENSE} if self._reads_matrix() else set()
         if tuple(getattr(cls, name) for name in _BEHAVIOUR) != _standard_code(RateMetric):
-            return frozenset()  # ConfusionMetric's own checks accept everything
+            return frozenset(checks)  # ConfusionMetric's own checks accept everything else
         average = getattr(self, "average", None)
-        checks = set()
         if average == "samples":
             checks.add("multilabel input only")
         if average == "binary" and not cls.multilabel_binary:  # type: ignore[attr-defined]
             checks.add("no multilabel input")
         if average == "binary" and cls.whole_matrix is None:  # type: ignore[attr-defined]
-            checks.add("at most two labels, pos_label among them")
+            checks |= {"at most two labels, pos_label among them", _DENSE}  # (two are few enough)
         return frozenset(checks)
+
+    def _reads_matrix(self) -> bool:
+        """Whether this configuration reads the K x K matrix (:attr:`needs_matrix`), or a block of
+        it: ``labels=`` with ``unlisted="count"``, whose formulas drop the rows of other labels."""
+        return self.needs_matrix or (self.labels is not None and self.unlisted == "count")
 
     # ------------------------------------------------------------------ input
     def _validate(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> tuple[Any, ...]:
@@ -279,6 +290,8 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts], base=True):
 
     def _check_labels(self, labels: LabelSet) -> None:
         """Reject a label set this configuration cannot evaluate (called before commit)."""
+        if self._reads_matrix():
+            check_classes(len(labels), InputError, "y_true", f"{type(self).__name__}, which reads the matrix")
 
     def _check_state(self, state: ConfusionCounts) -> None:
         """The labels and mode of a loaded state must be ones an update would have accepted."""
@@ -395,6 +408,7 @@ class RateMetric(ConfusionMetric, base=True):
             )
 
     def _check_labels(self, labels: LabelSet) -> None:
+        super()._check_labels(labels)
         if self.average != "binary" or self.whole_matrix is not None:
             return
         if len(labels) > 2:

@@ -4,6 +4,14 @@ One state holds either a multiclass (binary included) confusion matrix over a gr
 label set, or a multilabel stack of 2x2 matrices plus a histogram of per-sample
 (tp, fp, fn) triples — the sufficient statistic for ``average="samples"``. Counts are int64;
 the first weighted batch turns them into float64 weighted counts.
+
+Past :data:`MAX_CLASSES` classes a multiclass state keeps each class's ``(tp, fp, fn)``
+(``margins``, 3 x K) instead of the K x K matrix (``matrix`` is then ``None``): every formula but
+the matrix itself, weighted kappa and expected cost reads only these (accuracy, precision,
+recall, F-scores, Jaccard, the rates, balanced accuracy, MCC, unweighted kappa), as scikit-learn's
+``multilabel_confusion_matrix`` does for any number of classes. The metrics that need the matrix
+refuse such label sets (``ConfusionMetric._check_labels``). The change is one way: a state that
+reverts below the limit keeps its margins (the off-diagonal cells are gone).
 """
 
 from __future__ import annotations
@@ -27,12 +35,17 @@ def _matrix_shape(values: Any) -> tuple[int, ...]:
     return (k, 2, 2) if values["mode"] == "multilabel" else (k, k)
 
 
+def _margins_shape(values: Any) -> tuple[int, ...]:
+    return (3, len(values["labels"]))
+
+
 #: The fields of a state dict (labels are checked further by :meth:`LabelSet.from_list`).
 _FIELDS = Schema(
     "ConfusionCounts state",
     mode=OneOf(None, "multiclass", "multilabel"),
     labels=Check("a list of labels", lambda v: isinstance(v, list)),
-    matrix=Array("if", shape=_matrix_shape, non_negative=True),
+    matrix=Array("if", shape=_matrix_shape, non_negative=True, optional=True),
+    margins=Array("if", shape=_margins_shape, non_negative=True, optional=True),
     codes=Array("i", ndim=1),
     code_weights=Array("if", shape=("codes",), non_negative=True),
     n_samples=Int(low=0),
@@ -42,19 +55,22 @@ _FIELDS = Schema(
 #: Up to this many labels, a weighted matrix's per-label true negatives are summed from their own
 #: cells (through a (K, K, K) float64 array: 256 KiB at 32); beyond, they are the total's rest.
 EXACT_TN_LABELS = 32
-#: The most classes of a multiclass confusion matrix: 2^14 = 16,384, a dense table of 2 GiB
-#: (int64). More would exhaust memory, each batch building another table (30,000 classes: 7 GiB,
-#: and the process killed): refused instead.
+#: The most classes of a dense multiclass confusion matrix: 2^14 = 16,384, a table of 2 GiB
+#: (int64). Beyond, a state keeps each class's (tp, fp, fn) (:attr:`ConfusionCounts.margins`);
+#: a metric that needs the matrix refuses more (:func:`check_classes`): a dense table of 30,000
+#: classes would take 7 GiB a batch, and the process killed.
 MAX_CLASSES = 1 << 14
 
 
-def check_classes(k: int, error: type[Exception], name: str) -> None:
-    """Refuse (``error``) a label set of more than :data:`MAX_CLASSES` classes."""
+def check_classes(k: int, error: type[Exception], name: str, needs: str = "a dense confusion matrix") -> None:
+    """Refuse (``error``) a label set of more than :data:`MAX_CLASSES` classes, for ``needs``."""
     if k > MAX_CLASSES:
         raise error(
-            f"{name}: expected at most {MAX_CLASSES:,} classes (a dense {MAX_CLASSES:,} x {MAX_CLASSES:,} "
-            f"confusion matrix holds 2 GiB), found {k:,}; the accuracy of any number of classes is "
-            "1 - ZeroOneLoss() (labels) or TopKAccuracy(1) (scores), which keep no matrix"
+            f"{name}: expected at most {MAX_CLASSES:,} classes for {needs} (a {MAX_CLASSES:,} x "
+            f"{MAX_CLASSES:,} table of counts holds {MAX_CLASSES**2 * 8 / 2**30:.3g} GiB), found {k:,}; "
+            "accuracy, precision, recall, F-scores, "
+            "Jaccard, balanced accuracy, MCC and unweighted kappa take any number of classes "
+            "(they keep each class's counts, not the matrix)"
         )
 
 
@@ -75,6 +91,7 @@ class ConfusionCounts(State):
 
     revertible = True
     overflowing = ()  # (counts of weights of at most 2^255 a batch)
+    commits_whole = True  # (a revert cannot undo the change from a matrix to per-class margins)
 
     def __init__(self, labels: Any = None) -> None:
         self._fixed_labels = None if labels is None else list(labels)
@@ -88,11 +105,12 @@ class ConfusionCounts(State):
         fixed = self._fixed_labels is not None
         labels = LabelSet(self._fixed_labels, fixed=fixed) if fixed else LabelSet()
         k = len(labels)
-        check_classes(k, ValueError, "labels")
+        wide = k > MAX_CLASSES
         self._commit(
             mode=None,
             labels=labels,
-            matrix=np.zeros((k, k), dtype=np.int64),
+            matrix=None if wide else np.zeros((k, k), dtype=np.int64),
+            margins=np.zeros((3, k), dtype=np.int64) if wide else None,
             codes=np.empty(0, dtype=np.int64),
             code_weights=np.empty(0, dtype=np.int64),
             _n=0,
@@ -107,11 +125,32 @@ class ConfusionCounts(State):
         """Sum of the weights of all rows (the number of rows when unweighted)."""
         if self.mode == "multilabel":
             return float(self.code_weights.sum())
+        if self.margins is not None:  # each row is a tp or a fn of its true class
+            return float(self.margins[0].sum() + self.margins[2].sum())
         return float(self.matrix.sum())
 
     @property
     def n_labels(self) -> int:
-        return self.matrix.shape[0]
+        return self.margins.shape[1] if self.margins is not None else self.matrix.shape[0]
+
+    @property
+    def dense(self) -> bool:
+        """Whether the multiclass counts are a K x K matrix (not each class's (tp, fp, fn))."""
+        return self.margins is None
+
+    @property
+    def weighted(self) -> bool:
+        """Whether the counts are float64 weighted counts (not int64 row counts)."""
+        return (self.matrix if self.margins is None else self.margins).dtype.kind == "f"
+
+    def class_totals(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Multiclass: per label, as float64, the weight of its rows predicted right, of its true
+        rows and of the rows predicted as it (the diagonal and the two margins of the matrix)."""
+        if self.margins is not None:
+            tp, fp, fn = self.margins.astype(np.float64)
+            return tp, tp + fn, tp + fp
+        m = self.matrix.astype(np.float64)
+        return np.diag(m).copy(), m.sum(axis=1), m.sum(axis=0)
 
     # ------------------------------------------------------------------ multiclass
     def add_multiclass(
@@ -152,7 +191,9 @@ class ConfusionCounts(State):
         if check_labels is not None:
             check_labels(labels)
         k = len(labels)
-        check_classes(k, InputError, "y_true")
+        if k > MAX_CLASSES or self.margins is not None:
+            self._add_margins(labels, idx_t, idx_p, weights, repeats, sign, n_rows)
+            return
         flat = idx_t * k + idx_p if k > 1 else idx_t
         if repeats is not None and weights is None:  # counts: int64, as rows one by one give
             counts = np.bincount(flat, weights=repeats, minlength=k * k).astype(np.int64).reshape(k, k)
@@ -170,6 +211,62 @@ class ConfusionCounts(State):
             mode="multiclass" if n_rows else self.mode,
             _n=self._n + sign * n_rows,
         )
+
+    def _add_margins(
+        self,
+        labels: LabelSet,
+        idx_t: np.ndarray,
+        idx_p: np.ndarray,
+        weights: np.ndarray | None,
+        repeats: np.ndarray | None,
+        sign: int,
+        n_rows: int,
+    ) -> None:
+        """:meth:`add_multiclass` of encoded labels into each class's (tp, fp, fn): three
+        ``bincount`` of K cells, never K x K."""
+        k = len(labels)
+        w = weights if weights is not None else repeats
+        right = idx_t == idx_p
+        wrong = ~right
+        parts = [
+            np.bincount(idx, weights=None if w is None else w[sel], minlength=k)
+            for idx, sel in ((idx_t[right], right), (idx_p[wrong], wrong), (idx_t[wrong], wrong))
+        ]
+        counts = np.stack(parts)
+        if weights is None:  # counts: int64, as rows one by one give
+            counts = counts.astype(np.int64) if repeats is None else np.rint(counts).astype(np.int64)
+        margins = self._margins_over(labels)
+        if sign > 0:
+            margins = _add(margins, counts)
+        else:
+            margins = _subtract(margins, counts)
+            labels, margins = self._pruned_margins(labels, margins)
+        self._commit(
+            labels=labels,
+            matrix=None,
+            margins=margins,
+            mode="multiclass" if n_rows else self.mode,
+            _n=self._n + sign * n_rows,
+        )
+
+    def _margins_over(self, labels: LabelSet) -> np.ndarray:
+        """This state's (tp, fp, fn) per class over ``labels`` (a superset of its own)."""
+        margins = self.margins if self.margins is not None else _margins_of(self.matrix)
+        if labels is self.labels:
+            return margins
+        out = np.zeros((3, len(labels)), dtype=margins.dtype)
+        if margins.size:
+            out[:, self.labels.positions_in(labels)] = margins
+        return out
+
+    def _pruned_margins(self, labels: LabelSet, margins: np.ndarray) -> tuple[LabelSet, np.ndarray]:
+        """Drop discovered labels whose counts fell to zero (so revert undoes update exactly)."""
+        if labels.fixed:
+            return labels, margins
+        alive = margins.any(axis=0)
+        if alive.all():
+            return labels, margins
+        return LabelSet(labels.values[alive], distinct=True), margins[:, alive]
 
     def _reindexed(self, labels: LabelSet) -> np.ndarray:
         if labels is self.labels:
@@ -240,6 +337,7 @@ class ConfusionCounts(State):
             raise InputError("y_true: reverting rows that were never added (counts would go negative)")
         self._commit(
             matrix=matrix,
+            margins=None,
             codes=codes_out,
             code_weights=weights_out,
             mode="multilabel",
@@ -258,7 +356,8 @@ class ConfusionCounts(State):
             self._commit(
                 mode=other.mode,
                 labels=other.labels,
-                matrix=other.matrix.copy(),
+                matrix=None if other.matrix is None else other.matrix.copy(),
+                margins=None if other.margins is None else other.margins.copy(),
                 codes=other.codes.copy(),
                 code_weights=other.code_weights.copy(),
                 _n=self._n + other._n,
@@ -289,7 +388,12 @@ class ConfusionCounts(State):
                 labels = self.labels.union(other.labels)
             except InputError as err:
                 raise MergeError(str(err)) from None
-            check_classes(len(labels), MergeError, "labels")
+            if len(labels) > MAX_CLASSES or self.margins is not None or other.margins is not None:
+                margins = _add(self._margins_over(labels), other._margins_over(labels), MergeError)
+                self._commit(
+                    mode="multiclass", labels=labels, matrix=None, margins=margins, _n=self._n + other._n
+                )
+                return
             mine = self._reindexed(labels)
             theirs = other._reindexed(labels)
             self._commit(labels=labels, matrix=_add(mine, theirs, MergeError), _n=self._n + other._n)
@@ -299,12 +403,15 @@ class ConfusionCounts(State):
 
         The counts become float64 weighted counts; both arrays are built, then swapped in at once.
         """
-        matrix = self.matrix.astype(np.float64) * factor
         code_weights = self.code_weights.astype(np.float64) * factor
+        if self.margins is not None:
+            self._commit(margins=self.margins.astype(np.float64) * factor, code_weights=code_weights)
+            return
+        matrix = self.matrix.astype(np.float64) * factor
         self._commit(matrix=matrix, code_weights=code_weights)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "mode": self.mode,
             "labels": self.labels.to_list(),
             "matrix": self.matrix,
@@ -312,9 +419,26 @@ class ConfusionCounts(State):
             "code_weights": self.code_weights,
             "n_samples": self._n,
         }
+        if self.margins is not None:  # (a dense state's dict is what it always was)
+            out["margins"] = self.margins
+        return out
 
     def load_dict(self, data: dict[str, Any]) -> None:
+        if isinstance(data, dict) and "margins" not in data:
+            data = {**data, "margins": None}
         values = _FIELDS.read(data)
+        wide = values["margins"] is not None
+        if wide == (values["matrix"] is not None):
+            raise StateError(
+                f"{_FIELDS.where}: expected a matrix or per-class margins, found {'both' if wide else 'neither'}"
+            )
+        if wide and values["mode"] == "multilabel":
+            raise StateError(f"{_FIELDS.where}: multilabel counts with per-class margins")
+        if not wide and values["mode"] != "multilabel" and len(values["labels"]) > MAX_CLASSES:
+            raise StateError(
+                f"{_FIELDS.where}: a dense matrix of {len(values['labels']):,} classes (at most "
+                f"{MAX_CLASSES:,}; more keep per-class margins)"
+            )
         mode, n = values["mode"], values["n_samples"]
         labels = LabelSet.from_list(values["labels"], self._fixed_labels is not None, _FIELDS.where)
         if self._fixed_labels is not None and labels.to_list() != self.labels.to_list():
@@ -323,6 +447,7 @@ class ConfusionCounts(State):
             mode=mode,
             labels=labels,
             matrix=values["matrix"],
+            margins=values["margins"],
             codes=values["codes"],
             code_weights=values["code_weights"],
             _n=n,
@@ -337,15 +462,19 @@ class ConfusionCounts(State):
         """
         where = _FIELDS.where
         _FIELDS.check(ConfusionCounts.to_dict(self))  # its own fields (a subclass checks its others)
-        k, n = self.matrix.shape[0], self._n
+        k, n = self.n_labels, self._n
         if self.mode is None:
-            if n or self.matrix.any() or self.codes.size:
+            counts = self.matrix if self.margins is None else self.margins
+            if n or counts.any() or self.codes.size:
                 raise StateError(f"{where}: no mode (no rows yet) but n_samples={n} or counts")
             return
         if self.mode == "multiclass":
             if self.codes.size:
                 raise StateError(f"{where}: multiclass counts with per-sample codes")
-            total = exact_total(self.matrix, where, "matrix")
+            if self.margins is not None:
+                total = self._check_margins(where)
+            else:
+                total = exact_total(self.matrix, where, "matrix")
             if isinstance(total, int) and total > n:
                 raise StateError(f"{where}: unweighted counts sum to {total}, more than n_samples={n}")
             if n == 0 and total:
@@ -374,9 +503,20 @@ class ConfusionCounts(State):
         elif code_total or any(per_label):
             raise StateError(f"{where}: label counts without per-sample codes")
 
+    def _check_margins(self, where: str) -> Any:
+        """Per-class (tp, fp, fn): each wrong row is a false positive of one class and a false
+        negative of another, so the two sum alike; returns the total (tp and fn)."""
+        tp, fp, fn = (exact_total(row, where, "margins") for row in self.margins)
+        if fp != fn if isinstance(fp, int) else not _close(fp, fn):
+            raise StateError(f"{where}: the false positives ({fp}) and false negatives ({fn}) differ")
+        return tp + fn
+
     # ------------------------------------------------------------------ views for formulas
     def one_vs_rest(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Per-label (tp, fp, fn, tn) as float64 arrays, in label order."""
+        if self.margins is not None:  # (as the matrix's path past EXACT_TN_LABELS reads them)
+            tp, fp, fn = self.margins.astype(np.float64)
+            return tp, fp, fn, (tp.sum() - tp) + (fn.sum() - fp - fn)
         m = self.matrix.astype(np.float64)
         if self.mode == "multilabel":
             return m[:, 1, 1], m[:, 0, 1], m[:, 1, 0], m[:, 0, 0]
@@ -408,6 +548,13 @@ class ConfusionCounts(State):
         tp = self.codes // (base * base)
         tn = n_labels - tp - fp - fn
         return (*(a.astype(np.float64) for a in (tp, fp, fn, tn)), self.code_weights.astype(np.float64))
+
+
+def _margins_of(matrix: np.ndarray) -> np.ndarray:
+    """A K x K matrix's per-class (tp, fp, fn): its diagonal and its off-diagonal column and row sums."""
+    off = matrix.copy()
+    np.fill_diagonal(off, 0)
+    return np.stack([np.diag(matrix), off.sum(axis=0), off.sum(axis=1)])
 
 
 def _close(a: float, b: float) -> bool:

@@ -1,7 +1,10 @@
 """Formulas on a whole confusion matrix (not a per-class average), as pure functions of a state.
 
 These are the multiclass definitions scikit-learn uses for accuracy, balanced accuracy,
-Matthews correlation, Cohen's kappa, Hamming loss and subset accuracy.
+Matthews correlation, Cohen's kappa, Hamming loss and subset accuracy. Past
+:data:`~streammetrics.classification.counts.MAX_CLASSES` classes the counts are each class's
+(tp, fp, fn), not the matrix: all of these but weighted kappa read only the diagonal and the two
+margins (:meth:`ConfusionCounts.class_totals`).
 
 Examples:
     >>> import numpy as np
@@ -33,6 +36,9 @@ def multiclass_accuracy(counts: ConfusionCounts, normalize: bool = True) -> floa
         >>> multiclass_accuracy(s)
         0.8
     """
+    if not counts.dense:
+        right, true, _ = counts.class_totals()
+        return float(right.sum() / true.sum()) if normalize else float(right.sum())
     m = counts.matrix
     return float(np.trace(m) / m.sum()) if normalize else float(np.trace(m))
 
@@ -85,12 +91,11 @@ def balanced_accuracy(counts: ConfusionCounts, adjusted: bool = False) -> float:
         >>> balanced_accuracy(s)
         0.8333333333333334
     """
-    m = counts.matrix.astype(np.float64)
-    support = m.sum(axis=1)
+    right, support, _ = counts.class_totals()
     present = support > 0
     if not present.all():
         warnings.warn("y_pred contains classes not in y_true", UndefinedMetricWarning, stacklevel=3)
-    per_class = np.diag(m)[present] / support[present]
+    per_class = right[present] / support[present]
     value = float(per_class.mean())
     if adjusted:
         if len(per_class) < 2:
@@ -116,9 +121,13 @@ def matthews_corrcoef(counts: ConfusionCounts) -> float:
         >>> round(matthews_corrcoef(s), 6)
         0.734968
     """
-    m = counts.matrix.astype(np.float64)
-    t_sum, p_sum = m.sum(axis=1), m.sum(axis=0)
-    n_correct, n = np.trace(m), m.sum()
+    if counts.dense:
+        m = counts.matrix.astype(np.float64)
+        t_sum, p_sum = m.sum(axis=1), m.sum(axis=0)
+        n_correct, n = np.trace(m), m.sum()
+    else:
+        right, t_sum, p_sum = counts.class_totals()
+        n_correct, n = right.sum(), t_sum.sum()
     cov_ytyp = n_correct * n - t_sum @ p_sum
     cov_ypyp = n * n - p_sum @ p_sum
     cov_ytyt = n * n - t_sum @ t_sum
@@ -140,6 +149,8 @@ def cohen_kappa(
         >>> round(cohen_kappa(s, "quadratic"), 6)
         0.83871
     """
+    if not counts.dense:
+        return _unweighted_kappa(counts, undefined)  # (weights need the matrix: refused past it)
     m = counts.matrix.astype(np.float64)
     k = m.shape[0]
     if m.sum() == 0:  # no row in the chosen labels' block (labels= none of whose labels occurs)
@@ -165,3 +176,20 @@ def cohen_kappa(
         )
         return undefined
     return float(1.0 - (w * m).sum() / den)
+
+
+def _unweighted_kappa(counts: ConfusionCounts, undefined: float) -> float:
+    """Cohen's kappa from the diagonal and the margins: ``1 - (n - trace) / (n - t . p / n)``,
+    the observed disagreement over the expected one."""
+    right, t_sum, p_sum = counts.class_totals()
+    n = t_sum.sum()
+    den = float(n - (t_sum @ p_sum) / n) if n > 0 else 0.0
+    if den == 0:
+        warnings.warn(
+            f"Cohen's kappa is undefined ({'no row' if n == 0 else 'only one label in common'}); "
+            f"returning {undefined}",
+            UndefinedMetricWarning,
+            stacklevel=4,
+        )
+        return undefined
+    return float(1.0 - (n - right.sum()) / den)

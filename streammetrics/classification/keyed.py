@@ -83,8 +83,8 @@ class ConfusionKernel(GenericKernel):
         return super().key_samples(stack)
 
     def from_states(self, states: Sequence[State]) -> Any:
-        if any(getattr(s, "mode", None) == "multilabel" for s in states):
-            return tuple(states)
+        if any(getattr(s, "mode", None) == "multilabel" or not getattr(s, "dense", True) for s in states):
+            return tuple(states)  # (per-class margins: no matrix to stack)
         labels = LabelSet()
         try:
             for s in states:

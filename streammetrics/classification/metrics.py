@@ -1085,6 +1085,9 @@ class CohenKappa(RateMetric):
             **super().get_config(),
         }
 
+    def _reads_matrix(self) -> bool:
+        return super()._reads_matrix() or self.weights is not None  # (weights: every cell)
+
     def whole_matrix(self, state: ConfusionCounts) -> float:
         # The chosen labels' block of the matrix, as cohen_kappa_score(labels=...).
         return formulas.cohen_kappa(self._view(state), self.weights, self.replace_undefined_by)

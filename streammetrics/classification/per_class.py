@@ -217,4 +217,4 @@ class MultilabelConfusionMatrix(ConfusionMetric):
         tp, fp, fn, tn = self._view(state).one_vs_rest()
         out = np.stack([np.stack([tn, fp], -1), np.stack([fn, tp], -1)], 1)
         # Counts stay integers unless weighted, as scikit-learn's.
-        return np.rint(out).astype(np.int64) if state.matrix.dtype.kind != "f" else out
+        return np.rint(out).astype(np.int64) if not state.weighted else out

@@ -110,6 +110,8 @@ class ConfusionMatrix(ConfusionMetric):
         ([[1, 0], [1, 1]], ['cat', 'dog'])
     """
 
+    needs_matrix: ClassVar[bool] = True
+
     higher_is_better = None
 
     def __init__(
@@ -361,7 +363,7 @@ class ClassificationReport(ConfusionMetric):
             accuracy=accuracy,
             digits=self.digits,
             target_names=self.target_names,
-            weighted=state.matrix.dtype.kind == "f",
+            weighted=state.weighted,
         )
 
 

@@ -53,10 +53,9 @@ def _pairs(value: Any, name: str) -> list[list[Any]]:
 
 def _seen(state: ConfusionCounts) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(labels, tp, true counts, predicted counts)`` of the classes with any count."""
-    m = state.matrix.astype(np.float64)
-    true, pred = m.sum(axis=1), m.sum(axis=0)
+    right, true, pred = state.class_totals()
     seen = (true + pred) > 0
-    return np.asarray(state.labels.tolist(), dtype=object)[seen], np.diag(m)[seen], true[seen], pred[seen]
+    return np.asarray(state.labels.tolist(), dtype=object)[seen], right[seen], true[seen], pred[seen]
 
 
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:

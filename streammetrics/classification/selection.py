@@ -31,7 +31,7 @@ class LabelView(ConfusionCounts):
     """Read-only confusion counts of ``full`` restricted to ``labels`` (multiclass), or relabelled
     (multilabel: the columns were picked when parsed, the view names them).
 
-    Only what the formulas read is defined: ``mode``, ``labels``, ``matrix``, ``n_samples``,
+    Only what the formulas read is defined: ``mode``, ``labels``, ``matrix`` (or ``margins``), ``n_samples``,
     ``total_weight``, ``one_vs_rest()``, ``samplewise()``. It is never updated, merged or saved.
     """
 
@@ -43,15 +43,23 @@ class LabelView(ConfusionCounts):
         self._n = full.n_samples
         self.codes, self.code_weights = full.codes, full.code_weights
         if full.mode == "multilabel":
-            self.matrix = full.matrix
+            self.matrix, self.margins = full.matrix, None
             self._ovr: tuple[np.ndarray, ...] | None = None
             return
         pos = _positions(full.labels, self.labels)
         seen = pos >= 0
         k = len(self.labels)
-        sub = np.zeros((k, k), dtype=full.matrix.dtype)
-        sub[np.ix_(seen, seen)] = full.matrix[np.ix_(pos[seen], pos[seen])]
-        self.matrix = sub
+        if full.margins is not None:
+            # per-class counts: the chosen labels' (a subset of the data's labels would need the
+            # rows holding others dropped, which only the matrix knows: metrics reading the
+            # matrix refuse such label sets when the counts take this form)
+            self.matrix = None
+            self.margins = np.zeros((3, k), dtype=full.margins.dtype)
+            self.margins[:, seen] = full.margins[:, pos[seen]]
+        else:
+            sub = np.zeros((k, k), dtype=full.matrix.dtype)
+            sub[np.ix_(seen, seen)] = full.matrix[np.ix_(pos[seen], pos[seen])]
+            self.matrix, self.margins = sub, None
         tp, fp, fn, tn = full.one_vs_rest()
         total = full.total_weight
         out = []

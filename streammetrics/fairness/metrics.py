@@ -106,6 +106,8 @@ class _GroupGap(Sliced):
 class _Counts(ConfusionMetric):
     """The per-group confusion counts the fairness metrics read (not exported)."""
 
+    needs_matrix: ClassVar[bool] = True
+
     def _compute(self, state: ConfusionCounts) -> Any:
         return state.matrix
 

@@ -255,17 +255,21 @@ class MetricCollection(OneRowMixin, Metric[CollectionState]):
     def _apply(self, state: CollectionState, batch: dict[str, Any], sign: int = 1) -> None:
         """Apply every group's batch, all or nothing (whatever is raised, a Ctrl-C included).
 
-        Groups whose state reverts exactly go first; a group that cannot revert is backed up
-        before it changes, unless it goes last (nothing after it can fail).
+        Groups whose state reverts exactly go first; a group that cannot revert, or whose state
+        changes by whole commits (:attr:`State.commits_whole`), is backed up before it changes,
+        unless it goes last (nothing after it can fail).
         """
         order = sorted(self._groups, key=lambda leader: not state.states[leader].revertible)
         done: list[str] = []
         backups: dict[str, State] = {}
+        fields: dict[str, dict[str, Any]] = {}
         current, mark = None, 0
         try:
             for leader in order:
                 member, target = self._members[leader], state.states[leader]
-                if not target.revertible and leader != order[-1]:
+                if target.commits_whole and leader != order[-1]:
+                    fields[leader] = dict(target.__dict__)  # (a shallow copy: see commits_whole)
+                elif not target.revertible and leader != order[-1]:
                     backups[leader] = target.copy()
                 current, mark = leader, target._changes
                 try:
@@ -282,7 +286,9 @@ class MetricCollection(OneRowMixin, Metric[CollectionState]):
                 raise
             for leader in done:  # roll back the groups already changed: all or nothing
                 target = state.states[leader]
-                if leader in backups:
+                if leader in fields:
+                    target.__dict__.update(fields[leader])  # (one update: no interruption splits it)
+                elif leader in backups:
                     target.load_dict(backups[leader].to_dict())
                 else:
                     member = self._members[leader]

@@ -100,6 +100,9 @@ def proportion_counts(metric: Metric[Any]) -> tuple[Any, Any]:
     if name == "Accuracy" and average in ("binary", "micro"):
         if state.mode == "multilabel":
             raise ValueError("metric: subset accuracy of multilabel data: use sm.Bootstrap")
+        if not state.dense:
+            right, true, _ = state.class_totals()
+            return float(right.sum()), float(true.sum())
         m = state.matrix.astype(np.float64)
         return float(np.trace(m)), float(m.sum())
     state = metric._view(state)  # labels= chooses and orders the labels (the state counts all)

@@ -58,8 +58,8 @@ from .._core.params import check_number
 from .._core.schema import Array, Check, Int, Nested, OneOf, Schema
 from .._core.state import State, describe_difference, equal_configs
 from ..classification.base import ConfusionMetric
-from ..classification.counts import ConfusionCounts
-from ..errors import MergeError, StateError
+from ..classification.counts import ConfusionCounts, check_classes
+from ..errors import InputError, MergeError, StateError
 from ..ranking.sketch import ScoreSketch
 from . import sketch_replicates as SR
 from .poisson import poisson_one
@@ -213,6 +213,7 @@ class BootstrapState(State):
             yt, yp, weights = yt[keep], yp[keep], weights[keep]
         labels = base.labels
         k, r = len(labels), self._n_replicates
+        check_classes(k, InputError, "y_true", _TENSOR)
         tensor = self._reindexed(labels)
         if not len(yt):
             return tensor
@@ -316,6 +317,7 @@ class BootstrapState(State):
         engine = self.engine or other.engine
         tensor, reps = self.tensor, self.reps
         if engine == "counts":
+            check_classes(len(base.labels), MergeError, "labels", _TENSOR)
             mine = self._reindexed(base.labels)
             theirs = other._reindexed(base.labels)
             kind = "i" if mine.dtype.kind == theirs.dtype.kind == "i" else "f"
@@ -443,6 +445,10 @@ def _tensor_shape(values: Any) -> tuple[int, int, int]:
         return (values["n_replicates"], base.n_bins, base.n_groups)
     k = len(base.labels) if engine == "counts" else 0
     return (values["n_replicates"], k, k)
+
+
+#: What the counts engine keeps, in its refusal of more classes than a dense matrix holds.
+_TENSOR = "a bootstrap of confusion counts (a matrix per replicate)"
 
 
 def _engine_for(metric: Metric[Any], state: State, batch: Any) -> str:

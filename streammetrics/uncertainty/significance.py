@@ -22,7 +22,7 @@ import numpy as np
 from .._core.metric import Metric
 from .._core.params import check_number, check_option
 from ..classification.base import ConfusionMetric
-from ..classification.counts import ConfusionCounts
+from ..classification.counts import MAX_CLASSES, ConfusionCounts
 from ._stats import hypergeom_pmf
 from .results import TestResult
 
@@ -35,6 +35,11 @@ def _integer_table(metric: Metric[Any]) -> np.ndarray:
     state = metric.state
     if state.mode != "multiclass":
         raise ValueError("metric: expected a metric updated with binary or multiclass labels")
+    if not state.dense:
+        raise ValueError(
+            f"metric: a permutation test draws whole confusion matrices, kept up to {MAX_CLASSES:,} "
+            f"classes; found {state.n_labels:,} (their per-class counts only)"
+        )
     m = state.matrix
     if m.dtype.kind == "f":
         if not np.array_equal(m, np.round(m)):
@@ -59,6 +64,7 @@ def _values(metric: Metric[Any], tables: np.ndarray) -> np.ndarray:
         for i, table in enumerate(tables):
             s = ConfusionCounts(metric.labels)
             s.mode, s.labels, s.matrix, s._n = "multiclass", state.labels, table, int(table.sum())
+            s.margins = None
             value = np.nan if metric._is_empty(s) else metric._compute(s)
             if np.ndim(value):
                 raise ValueError(
