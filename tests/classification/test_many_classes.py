@@ -261,3 +261,20 @@ def test_a_dense_state_of_more_classes_than_the_limit_is_refused(monkeypatch):
     monkeypatch.setattr(counts, "MAX_CLASSES", SMALL_LIMIT)
     with pytest.raises(StateError, match="a dense matrix of 3 classes"):
         sm.F1.from_state_dict(data)
+
+
+def test_the_device_path_and_the_wilson_interval_read_margins(monkeypatch):
+    torch = pytest.importorskip("torch")
+    from streammetrics._core import tensors
+    from streammetrics.uncertainty.analytic import proportion_counts
+
+    rng = np.random.default_rng(4)
+    y, p = rng.integers(0, 8, 200), rng.integers(0, 8, 200)
+    dense = sm.F1(average="macro").update(y, p)
+    accuracy = sm.Accuracy().update(y, p)
+    monkeypatch.setattr(counts, "MAX_CLASSES", SMALL_LIMIT)
+    with tensors.device_path():
+        on_device = sm.F1(average="macro").update(torch.as_tensor(y), torch.as_tensor(p))
+    assert not on_device.state.dense and on_device.compute() == dense.compute()
+    wide = sm.Accuracy().update(y, p)
+    assert not wide.state.dense and proportion_counts(wide) == proportion_counts(accuracy)
