@@ -111,6 +111,41 @@ def bench_merge() -> list[list[object]]:
     return rows
 
 
+def bench_many_classes(k: int, n: int, batch: int) -> list[list[object]]:
+    """Past the dense limit (2^14 classes) the counts are each class's (tp, fp, fn)."""
+    y, p = _data(n, k)
+    batches = _batches(y, p, batch)
+
+    def ours(make) -> None:
+        m = make()
+        for yb, pb in batches:
+            m.update(yb, pb)
+        m.compute()
+
+    def floor() -> None:
+        total = np.zeros((3, k), np.int64)
+        for yb, pb in batches:
+            right = yb == pb
+            total[0] += np.bincount(yb[right], minlength=k)
+            total[1] += np.bincount(pb[~right], minlength=k)
+            total[2] += np.bincount(yb[~right], minlength=k)
+
+    results: dict[str, float | None] = {
+        "streammetrics F1 (macro)": best_time(lambda: ours(lambda: sm.F1(average="macro"))),
+        "streammetrics Accuracy": best_time(lambda: ours(sm.Accuracy)),
+        "bare np.bincount, three per batch (floor)": best_time(floor),
+    }
+    try:
+        from sklearn.metrics import f1_score
+
+        results["scikit-learn f1_score (once, all data)"] = best_time(
+            lambda: f1_score(y, p, average="macro"), repeat=1
+        )
+    except ImportError:
+        results["scikit-learn f1_score (once, all data)"] = None
+    return ratio_rows(results, "streammetrics F1 (macro)", n)
+
+
 def main(quick: bool = False) -> str:
     n = 1_000_000 if quick else 10_000_000
     batch = 100_000
@@ -118,7 +153,13 @@ def main(quick: bool = False) -> str:
     out = [f"## Confusion-count updates ({n:,} samples, batches of {batch:,})", ""]
     for k, title in ((2, "Binary"), (10, "Multiclass, 10 classes")):
         out += [f"### {title}", "", markdown_table(header, bench_task(k, n, batch)), ""]
+    many = 20_000
     out += [
+        f"### {many:,} classes (per-class counts: a dense table would hold {many**2 * 8 / 1e9:.1f} GB; "
+        "torchmetrics' multiclass F1 counts one, and is not run)",
+        "",
+        markdown_table(header, bench_many_classes(many, n, batch)),
+        "",
         "### Merge cost (10 classes)",
         "",
         markdown_table(["samples in each state", "merge time", "state size"], bench_merge()),
