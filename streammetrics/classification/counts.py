@@ -7,8 +7,8 @@ the first weighted batch turns them into float64 weighted counts.
 
 Past :data:`MAX_CLASSES` classes a multiclass state keeps each class's ``(tp, fp, fn)``
 (``margins``, 3 x K) instead of the K x K matrix (``matrix`` is then ``None``): every formula but
-the matrix itself, weighted kappa and expected cost reads only these (accuracy, precision,
-recall, F-scores, Jaccard, the rates, balanced accuracy, MCC, unweighted kappa), as scikit-learn's
+the matrix itself and weighted kappa reads only these (accuracy, precision, recall, F-scores,
+Jaccard, the rates, balanced accuracy, MCC, unweighted kappa), as scikit-learn's
 ``multilabel_confusion_matrix`` does for any number of classes. The metrics that need the matrix
 refuse such label sets (``ConfusionMetric._check_labels``). The change is one way: a state that
 reverts below the limit keeps its margins (the off-diagonal cells are gone).
