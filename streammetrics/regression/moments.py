@@ -529,7 +529,7 @@ def _wdot(a: np.ndarray, b: np.ndarray, w: np.ndarray | None, tmp: np.ndarray) -
     temporary; its blocked sums over a chunk of :data:`CHUNK` values are as accurate as the
     pairwise sum's for these purposes, well within 1e-12)."""
     if w is None and a.ndim == 1:
-        return np.atleast_1d(np.dot(a, b))
+        return np.dot(a, b).reshape(1)
     np.multiply(a, b, out=tmp)
     if w is not None:
         tmp *= w if a.ndim == 1 else w[:, None]
@@ -540,7 +540,7 @@ def _colsum(x: np.ndarray) -> np.ndarray:
     """Column sums: pairwise ``sum`` for 1-D; ``einsum`` for 2-D (several times faster than
     ``sum(axis=0)`` over a short inner axis)."""
     if x.ndim == 1:
-        return np.atleast_1d(x.sum())
+        return x.sum(keepdims=True)
     return np.einsum("ij->j", x)
 
 
