@@ -159,9 +159,9 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts], base=True):
         return frozenset(checks)
 
     def _reads_matrix(self) -> bool:
-        """Whether this configuration reads the K x K matrix (:attr:`needs_matrix`), or a block of
-        it: ``labels=`` with ``unlisted="count"``, whose formulas drop the rows of other labels."""
-        return self.needs_matrix or (self.labels is not None and self.unlisted == "count")
+        """Whether this configuration reads the K x K matrix (:attr:`needs_matrix`) or a block of
+        it (:class:`~streammetrics.CohenKappa`'s ``labels=``)."""
+        return self.needs_matrix
 
     # ------------------------------------------------------------------ input
     def _validate(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> tuple[Any, ...]:

@@ -1086,7 +1086,10 @@ class CohenKappa(RateMetric):
         }
 
     def _reads_matrix(self) -> bool:
-        return super()._reads_matrix() or self.weights is not None  # (weights: every cell)
+        # weights read every cell; labels= with unlisted="count" the chosen labels' block (the
+        # rows of other labels dropped, which the per-class counts cannot tell)
+        block = self.labels is not None and self.unlisted == "count"
+        return super()._reads_matrix() or self.weights is not None or block
 
     def whole_matrix(self, state: ConfusionCounts) -> float:
         # The chosen labels' block of the matrix, as cohen_kappa_score(labels=...).

@@ -164,6 +164,21 @@ def test_margins_one_row_at_a_time_equal_the_batch(case, small_limit):
     assert one.to_bytes() == batch.to_bytes()
 
 
+@pytest.mark.parametrize("cls", [sm.F1, sm.Precision, sm.Recall, sm.Jaccard])
+def test_a_labels_subset_of_counted_rows_reads_the_margins(cls, small_limit):
+    """``labels=`` with ``unlisted="count"``: the chosen labels' one-vs-rest counts, rows of other
+    labels included (scikit-learn's ``labels=``), come from each class's counts."""
+    rng = np.random.default_rng(6)
+    y, p = rng.integers(0, 6, 120), rng.integers(0, 6, 120)
+    for average in ("macro", "micro", None):
+        m = cls(average=average, labels=[4, 1, 0], unlisted="count", zero_division=0.0).update(y, p)
+        assert not m.state.dense
+        want = getattr(skm, f"{cls.__name__.lower()}_score")(
+            y, p, labels=[4, 1, 0], average=average, zero_division=0.0
+        )
+        assert np.allclose(m.compute(), want, rtol=1e-12)
+
+
 def test_a_dense_state_becomes_margins_when_labels_grow_or_merge(small_limit):
     a = sm.F1(average="macro").update([0, 1], [0, 1])
     assert a.state.dense
@@ -198,7 +213,7 @@ def test_collections_refuse_for_the_member_reading_the_matrix(small_limit):
     [
         sm.ConfusionMatrix,
         lambda: sm.CohenKappa(weights="quadratic"),
-        lambda: sm.F1(average="macro", labels=[0, 1], unlisted="count"),
+        lambda: sm.CohenKappa(labels=[0, 1], unlisted="count"),
         lambda: sm.Sliced(sm.F1(average="macro")),
         lambda: sm.Bootstrap(sm.F1(average="macro"), n_replicates=10),
     ],
