@@ -44,6 +44,7 @@ replicates, each a formula on a small state: no pass over the data).
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -57,8 +58,9 @@ from .._core.onerow import OneRowMixin
 from .._core.params import check_number
 from .._core.schema import Array, Check, Int, Nested, OneOf, Schema
 from .._core.state import State, describe_difference, equal_configs
+from ..classification import counts as _counts
 from ..classification.base import ConfusionMetric
-from ..classification.counts import ConfusionCounts, check_classes
+from ..classification.counts import ConfusionCounts
 from ..errors import InputError, MergeError, StateError
 from ..ranking.sketch import ScoreSketch
 from . import sketch_replicates as SR
@@ -213,7 +215,7 @@ class BootstrapState(State):
             yt, yp, weights = yt[keep], yp[keep], weights[keep]
         labels = base.labels
         k, r = len(labels), self._n_replicates
-        check_classes(k, InputError, "y_true", _TENSOR)
+        _check_tensor(r, k, InputError, "y_true")
         tensor = self._reindexed(labels)
         if not len(yt):
             return tensor
@@ -317,7 +319,7 @@ class BootstrapState(State):
         engine = self.engine or other.engine
         tensor, reps = self.tensor, self.reps
         if engine == "counts":
-            check_classes(len(base.labels), MergeError, "labels", _TENSOR)
+            _check_tensor(self._n_replicates, len(base.labels), MergeError, "labels")
             mine = self._reindexed(base.labels)
             theirs = other._reindexed(base.labels)
             kind = "i" if mine.dtype.kind == theirs.dtype.kind == "i" else "f"
@@ -447,8 +449,18 @@ def _tensor_shape(values: Any) -> tuple[int, int, int]:
     return (values["n_replicates"], k, k)
 
 
-#: What the counts engine keeps, in its refusal of more classes than a dense matrix holds.
-_TENSOR = "a bootstrap of confusion counts (a matrix per replicate)"
+def _check_tensor(r: int, k: int, error: type[Exception], name: str) -> None:
+    """Refuse (``error``) ``k`` classes whose ``r`` replicate matrices would hold more cells than
+    one dense confusion matrix may (``MAX_CLASSES``^2, 2 GiB of int64): 1,158 classes at 200
+    replicates, where 3,000 once asked for 14 GB and got the process killed."""
+    cells = _counts.MAX_CLASSES**2
+    if r * k * k > cells:
+        most = math.isqrt(cells // max(r, 1))
+        raise error(
+            f"{name}: expected at most {most:,} classes for a bootstrap of {r} replicates of confusion "
+            f"counts (a {k:,} x {k:,} matrix per replicate: {r * k * k * 8 / 2**30:.3g} GiB), found {k:,}; "
+            "use fewer replicates, or fewer classes"
+        )
 
 
 def _engine_for(metric: Metric[Any], state: State, batch: Any) -> str:

@@ -293,3 +293,16 @@ def test_the_device_path_and_the_wilson_interval_read_margins(monkeypatch):
     assert not on_device.state.dense and on_device.compute() == dense.compute()
     wide = sm.Accuracy().update(y, p)
     assert not wide.state.dense and proportion_counts(wide) == proportion_counts(accuracy)
+
+
+def test_a_bootstrap_refuses_replicate_matrices_beyond_one_dense_table():
+    """200 replicate matrices of K x K: at most about 1,158 classes (2 GiB of cells)."""
+    rng = np.random.default_rng(7)
+    b = sm.Bootstrap(sm.F1(average="macro"), n_replicates=200, seed=1).update([0, 1, 2], [0, 1, 1])
+    before = b.to_bytes()
+    labels = rng.permutation(1200)
+    with pytest.raises(sm.InputError, match="at most 1,158 classes for a bootstrap of 200 replicates"):
+        b.update(labels, labels)
+    assert b.to_bytes() == before
+    few = sm.Bootstrap(sm.F1(average="macro"), n_replicates=20, seed=1).update(labels[:1000], labels[:1000])
+    assert few.compute().estimate == 1.0
