@@ -115,8 +115,9 @@ class BootstrapState(State):
     """The wrapped metric's state on the full data plus ``R`` Poisson-weighted replicates.
 
     ``engine`` is ``None`` until the first non-empty batch, then ``"counts"`` (a replicate
-    tensor of confusion counts), ``"sketch"`` (a tensor of counts on the score sketch's bins) or
-    ``"generic"`` (a list of states).
+    tensor of confusion counts; ``"margins"``, each replicate's per-class (tp, fp, fn), past
+    :data:`MARGIN_CELLS` cells for a metric that reads no matrix), ``"sketch"`` (a tensor of
+    counts on the score sketch's bins) or ``"generic"`` (a list of states).
 
     Examples:
         >>> import streammetrics as sm
@@ -188,8 +189,13 @@ class BootstrapState(State):
         entropy = self.entropy if self.entropy is not None else int(np.random.SeedSequence().entropy)
         rng = _stream_rng(entropy, self._shard, self.n_batches)
         engine = self.engine or _engine_for(metric, base, batch)
+        if engine == "counts" and self._wants_margins(len(base.labels)):
+            engine = "margins"  # (one way: the replicates' off-diagonal cells are not kept)
         if engine == "counts":
             tensor = self._counts_update(base, batch, rng)
+            reps = self.reps
+        elif engine == "margins":
+            tensor = self._margins_update(base, batch, rng)
             reps = self.reps
         elif engine == "sketch":
             tensor = self._sketch_update(base, batch, rng)
@@ -234,6 +240,58 @@ class BootstrapState(State):
             poisson = poisson_one(rng, (r, len(c)))
             added += np.bincount((offsets + c).ravel(), weights=(poisson * w).ravel(), minlength=r * k * k)
         return tensor.astype(np.float64) + added.reshape(r, k, k)
+
+    def _wants_margins(self, k: int) -> bool:
+        """Whether replicates of ``k`` classes keep each class's (tp, fp, fn) rather than a
+        matrix: when the matrices would pass :data:`MARGIN_CELLS` and the metric reads none."""
+        return self._n_replicates * k * k > MARGIN_CELLS and not self._metric._reads_matrix()
+
+    def _margins_update(self, base: ConfusionCounts, batch: Any, rng: np.random.Generator) -> np.ndarray:
+        """The replicates' per-class (tp, fp, fn), ``(R, 3, K)``, with the batch added: the same
+        Poisson weights as :meth:`_counts_update` (one per distinct (true, predicted) pair and
+        replicate, or per row and replicate when weighted), summed per class, never per cell."""
+        _, yt, yp, weights = batch
+        if weights is not None:
+            keep = weights > 0
+            yt, yp, weights = yt[keep], yp[keep], weights[keep]
+        labels = base.labels
+        k, r = len(labels), self._n_replicates
+        tensor = self._margins_over(labels)
+        if not len(yt):
+            return tensor
+        idx_t, _ = labels.encode(yt, "y_true")
+        idx_p, _ = labels.encode(yp, "y_pred")
+        if weights is None:
+            pairs, n_c = np.unique(idx_t * k + idx_p, return_counts=True)
+            draws = rng.poisson(n_c, size=(r, len(pairs)))
+            added = _class_sums(draws, *np.divmod(pairs, k), k)
+            return tensor + np.rint(added).astype(np.int64) if tensor.dtype.kind == "i" else tensor + added
+        out = tensor.astype(np.float64)
+        step = max(1, _CHUNK // r)
+        for start in range(0, len(idx_t), step):
+            t, p, w = idx_t[start : start + step], idx_p[start : start + step], weights[start : start + step]
+            out += _class_sums(poisson_one(rng, (r, len(t))) * w, t, p, k)
+        return out
+
+    def _margins_over(self, labels: LabelSet) -> np.ndarray:
+        """The replicates' per-class (tp, fp, fn) over ``labels`` (a superset of the current
+        labels), from this state's margins or matrices."""
+        k, r = len(labels), self._n_replicates
+        if self.engine == "margins":
+            margins = self.tensor
+        elif self.engine == "counts" and self.tensor.shape[1]:
+            matrices = self.tensor
+            diagonal = np.diagonal(matrices, axis1=1, axis2=2)
+            margins = np.stack(
+                [diagonal, matrices.sum(axis=1) - diagonal, matrices.sum(axis=2) - diagonal], axis=1
+            )
+        else:
+            return np.zeros((r, 3, k), dtype=self.tensor.dtype)
+        if margins.shape[2] == k and self._labels_equal(labels):
+            return margins
+        out = np.zeros((r, 3, k), dtype=margins.dtype)
+        out[:, :, self.base.labels.positions_in(labels)] = margins
+        return out
 
     def _sketch_update(self, base: ScoreSketch, batch: Any, rng: np.random.Generator) -> np.ndarray:
         """The replicate tensor laid out on ``base`` (this state's sketch with the batch added)."""
@@ -312,13 +370,23 @@ class BootstrapState(State):
 
     def absorb(self, other: BootstrapState) -> None:
         """Merge without the stream check (``other`` continues this accumulator's own stream)."""
+        counting = {"counts", "margins"}
         if self.engine and other.engine and self.engine != other.engine:
-            raise MergeError(f"cannot merge {other.engine} replicates into {self.engine} replicates")
+            if not {self.engine, other.engine} <= counting:
+                raise MergeError(f"cannot merge {other.engine} replicates into {self.engine} replicates")
         base = self.base.copy()
         base.merge(other.base)
         engine = self.engine or other.engine
+        if engine == "counts" and (
+            "margins" in (self.engine, other.engine) or self._wants_margins(len(base.labels))
+        ):
+            engine = "margins"
         tensor, reps = self.tensor, self.reps
-        if engine == "counts":
+        if engine == "margins":
+            mine, theirs = self._margins_over(base.labels), other._margins_over(base.labels)
+            kind = "i" if mine.dtype.kind == theirs.dtype.kind == "i" else "f"
+            tensor = mine + theirs if kind == "i" else mine.astype(np.float64) + theirs.astype(np.float64)
+        elif engine == "counts":
             _check_tensor(self._n_replicates, len(base.labels), MergeError, "labels")
             mine = self._reindexed(base.labels)
             theirs = other._reindexed(base.labels)
@@ -369,13 +437,16 @@ class BootstrapState(State):
             return self.reps
         if self.engine == "sketch":
             return SR.replicate_sketches(self.base, self.tensor)  # type: ignore[return-value]
-        if self.engine != "counts":
+        if self.engine not in ("counts", "margins"):
             return []
         out = []
-        for matrix in self.tensor:
+        for counts in self.tensor:
             state = self._metric._make_state()
-            state.mode, state.labels, state.matrix = "multiclass", self.base.labels, matrix
-            state._n = self.base.n_samples
+            state.mode, state.labels, state._n = "multiclass", self.base.labels, self.base.n_samples
+            if self.engine == "margins":
+                state.matrix, state.margins = None, counts
+            else:
+                state.matrix, state.margins = counts, None
             out.append(state)
         return out
 
@@ -414,7 +485,7 @@ class BootstrapState(State):
         expected = self._n_replicates if engine == "generic" else 0
         if len(reps) != expected:
             raise StateError(f"{_FIELDS.where}: expected {expected} replicate states, found {len(reps)}")
-        if engine not in ("counts", "sketch") and tensor.size:
+        if engine not in ("counts", "margins", "sketch") and tensor.size:
             raise StateError(
                 f"{_FIELDS.where}: a replicate tensor without the counts or sketch engine ({engine or 'none'})"
             )
@@ -445,8 +516,28 @@ def _tensor_shape(values: Any) -> tuple[int, int, int]:
     base, engine = values["base"], values["engine"]
     if engine == "sketch":
         return (values["n_replicates"], base.n_bins, base.n_groups)
-    k = len(base.labels) if engine == "counts" else 0
-    return (values["n_replicates"], k, k)
+    k = len(base.labels) if engine in ("counts", "margins") else 0
+    return (values["n_replicates"], 3, k) if engine == "margins" else (values["n_replicates"], k, k)
+
+
+#: Past this many cells of replicate matrices (4M: 32 MB of int64, 144 classes at 200
+#: replicates), a metric that reads no matrix keeps each replicate's per-class (tp, fp, fn)
+#: instead (the ``"margins"`` engine): 3 K numbers a replicate, and Poisson draws per distinct
+#: (true, predicted) pair of a batch rather than per cell of the matrix.
+MARGIN_CELLS = 1 << 22
+
+
+def _class_sums(values: np.ndarray, t: np.ndarray, p: np.ndarray, k: int) -> np.ndarray:
+    """Per replicate, the (tp, fp, fn) of each of ``k`` classes that ``values`` (``(R, m)``: a
+    weight per replicate of each of ``m`` pairs ``(t, p)`` of class indices) add, as float64."""
+    r = len(values)
+    right = t == p
+    offsets = np.arange(r, dtype=np.int64)[:, None] * k
+    out = np.empty((r, 3, k))
+    for row, (classes, rows) in enumerate(((t, right), (p, ~right), (t, ~right))):
+        cells = (offsets + classes[rows]).ravel()
+        out[:, row, :] = np.bincount(cells, weights=values[:, rows].ravel(), minlength=r * k).reshape(r, k)
+    return out
 
 
 def _check_tensor(r: int, k: int, error: type[Exception], name: str) -> None:
@@ -478,7 +569,7 @@ def _engine_for(metric: Metric[Any], state: State, batch: Any) -> str:
 _FIELDS = Schema(
     "BootstrapState",
     base=Nested(),
-    engine=OneOf("", "counts", "sketch", "generic"),
+    engine=OneOf("", "counts", "margins", "sketch", "generic"),
     tensor=Array("if", shape=_tensor_shape, non_negative=True),
     reps=Nested(many=True),
     entropy=Check("a decimal string or ''", lambda v: v == "" or _is_decimal(v)),
