@@ -244,7 +244,8 @@ class BootstrapState(State):
     def _wants_margins(self, k: int) -> bool:
         """Whether replicates of ``k`` classes keep each class's (tp, fp, fn) rather than a
         matrix: when the matrices would pass :data:`MARGIN_CELLS` and the metric reads none."""
-        return self._n_replicates * k * k > MARGIN_CELLS and not self._metric._reads_matrix()
+        cells = min(MARGIN_CELLS, _counts.MAX_CLASSES**2)  # (never past what the matrices may hold)
+        return self._n_replicates * k * k > cells and not self._metric._reads_matrix()
 
     def _margins_update(self, base: ConfusionCounts, batch: Any, rng: np.random.Generator) -> np.ndarray:
         """The replicates' per-class (tp, fp, fn), ``(R, 3, K)``, with the batch added: the same

@@ -215,7 +215,7 @@ def test_collections_refuse_for_the_member_reading_the_matrix(small_limit):
         lambda: sm.CohenKappa(weights="quadratic"),
         lambda: sm.CohenKappa(labels=[0, 1], unlisted="count"),
         lambda: sm.Sliced(sm.F1(average="macro")),
-        lambda: sm.Bootstrap(sm.F1(average="macro"), n_replicates=10),
+        lambda: sm.Bootstrap(sm.CohenKappa(weights="linear"), n_replicates=10),
     ],
 )
 def test_what_needs_a_matrix_per_state_refuses_more_classes(make, small_limit):
@@ -296,13 +296,14 @@ def test_the_device_path_and_the_wilson_interval_read_margins(monkeypatch):
 
 
 def test_a_bootstrap_refuses_replicate_matrices_beyond_one_dense_table():
-    """200 replicate matrices of K x K: at most about 1,158 classes (2 GiB of cells)."""
+    """200 replicate matrices of K x K for a metric reading them: at most about 1,158 classes
+    (2 GiB of cells); a metric reading no matrix keeps per-class margins instead."""
     rng = np.random.default_rng(7)
-    b = sm.Bootstrap(sm.F1(average="macro"), n_replicates=200, seed=1).update([0, 1, 2], [0, 1, 1])
+    b = sm.Bootstrap(sm.CohenKappa(weights="linear"), n_replicates=200, seed=1).update([0, 1, 2], [0, 1, 1])
     before = b.to_bytes()
     labels = rng.permutation(1200)
     with pytest.raises(sm.InputError, match="at most 1,158 classes for a bootstrap of 200 replicates"):
         b.update(labels, labels)
     assert b.to_bytes() == before
-    few = sm.Bootstrap(sm.F1(average="macro"), n_replicates=20, seed=1).update(labels[:1000], labels[:1000])
-    assert few.compute().estimate == 1.0
+    wide = sm.Bootstrap(sm.F1(average="macro"), n_replicates=200, seed=1).update(labels, labels)
+    assert wide.state.engine == "margins" and wide.compute().estimate == 1.0
