@@ -444,7 +444,9 @@ def pr_curve_bounds(h: BinaryHistogram) -> tuple[PRCurveResult, PRCurveResult]:
         ps = tp + fp
         with np.errstate(divide="ignore", invalid="ignore"):
             prec = np.where(ps > 0, tp / np.where(ps > 0, ps, 1.0), 1.0)
-        rec = tp / p if p > 0 else np.ones(tp.shape)
+        # no positives: recall 1 wherever a row is predicted positive, and 0 at the point where
+        # none is (the curve's last point, (recall 0, precision 1), as scikit-learn's)
+        rec = tp / p if p > 0 else (ps > 0).astype(np.float64)
         out.append(PRCurveResult(prec[::-1], rec[::-1], np.full(len(tp), np.nan)))
     return out[0], out[1]
 

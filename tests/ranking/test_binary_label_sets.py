@@ -227,3 +227,21 @@ def test_ovo_averages_the_pairs_of_the_classes_present_as_scikit_learn(average: 
         assert make().update(y, p).compute() == pytest.approx(ref, rel=1e-12)
         merged = make().update(y[:5], p[:5]) + make().update(y[5:], p[5:])
         assert merged.compute() == pytest.approx(ref, rel=1e-12)
+
+
+@pytest.mark.parametrize("exact", [True, False])
+def test_pr_bounds_without_positives_enclose_scikit_learns_last_point(exact: bool) -> None:
+    """No positive row: scikit-learn's curve is recall 1 (precision 0) at every threshold, then
+    the point (recall 0, precision 1) where no row is predicted positive. The staircases had
+    recall 1 there too, so that point lay outside them."""
+    scores = np.random.default_rng(0).random(6)
+    m = sm.PRCurve(exact=exact).update(np.zeros(6, int), scores)
+    low, high = m.bounds()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        precision, recall, _ = skm.precision_recall_curve(np.zeros(6, int), scores)
+    for bound in (low, high):
+        at_origin = bound.recall == 0
+        assert at_origin.any() and np.all(bound.precision[at_origin] == 1.0)
+        assert np.all(bound.precision[bound.recall == 1] == 0.0)
+    assert recall[-1] == 0 and precision[-1] == 1 and np.all(recall[:-1] == 1)
