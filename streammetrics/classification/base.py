@@ -121,7 +121,9 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts], base=True):
 
     def _make_state(self) -> ConfusionCounts:
         # Every label is counted; ``labels=`` chooses and orders what is reported (:meth:`_view`).
-        return ConfusionCounts()
+        # A state that a metric reading the matrix may read (in a collection: its group's leader
+        # refuses what any member would) keeps the matrix up to the limit.
+        return ConfusionCounts(keeps_matrix=_DENSE in self._share_checks())
 
     def _view(self, state: ConfusionCounts) -> ConfusionCounts:
         """The counts as ``labels=`` shows them: its labels in its order, others counted as the rest."""

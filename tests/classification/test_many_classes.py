@@ -307,3 +307,28 @@ def test_a_bootstrap_refuses_replicate_matrices_beyond_one_dense_table():
     assert b.to_bytes() == before
     wide = sm.Bootstrap(sm.F1(average="macro"), n_replicates=200, seed=1).update(labels, labels)
     assert wide.state.engine == "margins" and wide.compute().estimate == 1.0
+
+
+def test_past_dense_classes_only_a_state_read_as_a_matrix_keeps_it():
+    """600 classes (past ``DENSE_CLASSES``, 512): the metrics reading no matrix keep margins (a
+    batch costs three bincounts of K, not one of K x K), those reading it keep the matrix, also
+    in a collection, whose group leader decides for its members."""
+    assert counts.DENSE_CLASSES == 512
+    rng = np.random.default_rng(8)
+    k, n = 600, 6000
+    y = rng.integers(0, k, n)
+    p = np.where(rng.random(n) < 0.6, y, rng.integers(0, k, n))
+    f1 = sm.F1(average="macro", zero_division=0.0).update(y, p)
+    assert not f1.state.dense
+    assert f1.compute() == pytest.approx(skm.f1_score(y, p, average="macro", zero_division=0.0), rel=1e-12)
+    for make in (sm.ConfusionMatrix, lambda: sm.CohenKappa(weights="linear")):
+        assert make().update(y, p).state.dense
+    c = sm.MetricCollection(
+        {"f1": sm.F1(average="macro", zero_division=0.0), "mcc": sm.MCC(), "cm": sm.ConfusionMatrix()}
+    )
+    c.update(y, p)
+    members = dict(c.items())
+    dense = {name: members[name].state.dense for name in ("f1", "mcc", "cm")}
+    assert dense == {"f1": False, "mcc": False, "cm": True}
+    assert members["mcc"].compute() == pytest.approx(skm.matthews_corrcoef(y, p), rel=1e-12)
+    np.testing.assert_array_equal(members["cm"].compute(), skm.confusion_matrix(y, p))
