@@ -302,6 +302,8 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts], base=True):
                 self._check_mode(state.mode)
             if state.mode == "multiclass":
                 self._check_labels(state.labels)
+                if not state.dense and self._reads_matrix():
+                    raise InputError(f"{type(self).__name__} reads the matrix, found per-class margins")
         except InputError as err:
             raise StateError(
                 f"state dict: the state does not fit {type(self).__name__}'s configuration: {err}"

@@ -332,3 +332,13 @@ def test_past_dense_classes_only_a_state_read_as_a_matrix_keeps_it():
     assert dense == {"f1": False, "mcc": False, "cm": True}
     assert members["mcc"].compute() == pytest.approx(skm.matthews_corrcoef(y, p), rel=1e-12)
     np.testing.assert_array_equal(members["cm"].compute(), skm.confusion_matrix(y, p))
+
+
+def test_a_metric_reading_the_matrix_refuses_a_state_of_margins():
+    """A state dict of per-class margins (an F1's of 600 classes) cannot serve ConfusionMatrix."""
+    data = sm.F1(average="macro").update(np.arange(600), np.arange(600)).state_dict()
+    assert "margins" in data["state"]
+    crafted = {**sm.ConfusionMatrix().state_dict(), "state": data["state"]}
+    with pytest.raises(StateError, match="ConfusionMatrix reads the matrix, found per-class margins"):
+        sm.ConfusionMatrix.from_state_dict(crafted)
+    assert sm.F1.from_state_dict(data).compute() == 1.0
