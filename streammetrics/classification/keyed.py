@@ -7,7 +7,11 @@ restricted to the labels that key has seen (those whose row or column count is n
 are exactly the labels a state fed only that key's rows would have discovered), so its values
 equal those of the metric over that key's rows, bit for bit.
 
-Multilabel batches go through the generic kernel (a tuple of per-key states).
+Multilabel batches go through the generic kernel (a tuple of per-key states), and so do label
+sets a dense stack should not hold for a metric that reads no matrix: more classes than a state
+keeps as a matrix (``counts.DENSE_CLASSES``), or more cells over the keys than one table of
+``counts.MAX_CLASSES`` classes. Each key's state then keeps its own labels, as per-class margins
+past that limit. A metric that reads the matrix refuses such cells instead.
 """
 
 from __future__ import annotations
@@ -92,6 +96,8 @@ class ConfusionKernel(GenericKernel):
         except InputError:  # keys whose labels are of different kinds: one state each
             return tuple(states)
         k = len(labels)
+        if not self._stacks(len(states), k):
+            return tuple(states)
         weighted = any(s.matrix.dtype.kind == "f" for s in states)  # type: ignore[attr-defined]
         matrix = np.zeros((len(states), k, k), np.float64 if weighted else np.int64)
         for g, s in enumerate(states):
@@ -125,6 +131,8 @@ class ConfusionKernel(GenericKernel):
             idx_t, _ = labels.encode(yt, "y_true")
             idx_p, _ = labels.encode(yp, "y_pred")
         k = len(labels)
+        if not self._stacks(n_keys, k):  # each key's own state (margins past their limit)
+            return super().apply(self.states(stack), slots_all, n_keys, rows, batch, sign)
         _check_cells(n_keys, k, InputError)
         flat = slots * k  # (then in place: no temporary per operation)
         flat += idx_t
@@ -143,6 +151,15 @@ class ConfusionKernel(GenericKernel):
             raise InputError("keys: reverting rows that were never added (row counts would go negative)")
         self._check_labels(labels, matrix, np.flatnonzero(n_delta))
         return DenseCounts(labels, matrix, n)
+
+    def _stacks(self, n_keys: int, k: int) -> bool:
+        """Whether ``n_keys`` keys of ``k`` classes stay one dense stack. Always for a metric
+        that reads the matrix (which :func:`_check_cells` refuses past the limit); else up to
+        the classes its state keeps as a matrix and the cells of one table of the most classes."""
+        limit = self.metric._make_state()._dense_limit()
+        if limit >= _counts_module.MAX_CLASSES:  # (a state kept as a matrix: read as one)
+            return True
+        return k <= limit and n_keys * k * k <= _counts_module.MAX_CLASSES**2
 
     def _check_labels(self, labels: LabelSet, matrix: np.ndarray, touched: np.ndarray) -> None:
         """Each touched key's labels must be ones the metric accepts (binary: two at most).
@@ -180,6 +197,8 @@ class ConfusionKernel(GenericKernel):
         try:
             labels = stack.labels.union(other.labels)
         except InputError:  # keys whose labels are of different kinds: one state each
+            return super().merge(self.states(stack), self.states(other), positions, n_keys)
+        if not self._stacks(n_keys, len(labels)):
             return super().merge(self.states(stack), self.states(other), positions, n_keys)
         _check_cells(n_keys, len(labels), MergeError)
         mine = stack.reindexed(labels, n_keys)

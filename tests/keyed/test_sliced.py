@@ -196,12 +196,13 @@ def test_each_key_accepts_the_labels_its_metric_accepts_on_its_own_rows(seed):
 
 
 def test_per_key_confusion_tables_past_the_cell_limit_are_refused(monkeypatch):
-    """Every key holds a dense K x K table: more cells in all than one table of the most classes
-    (2^28, 2 GiB) are refused on update and merge, the state unchanged."""
+    """Every key of a metric reading the matrix holds a dense K x K table: more cells in all than
+    one table of the most classes (2^28, 2 GiB) are refused on update and merge, the state
+    unchanged."""
     from streammetrics.classification import counts
 
     rng = np.random.default_rng(0)
-    m = sm.Sliced(sm.F1(average="macro")).update([0, 1], [0, 1], [7, 8])
+    m = sm.Sliced(sm.ConfusionMatrix()).update([0, 1], [0, 1], [7, 8])
     before = m.to_bytes()
     n = 200_000  # 5,000 keys x 500 classes: 1.25e9 cells, 10 GB
     with pytest.raises(sm.InputError, match="confusion cells"):
@@ -209,9 +210,34 @@ def test_per_key_confusion_tables_past_the_cell_limit_are_refused(monkeypatch):
     assert m.to_bytes() == before
     monkeypatch.setattr(counts, "MAX_CLASSES", 100)  # a merge past the limit, on small tables
     keys = np.repeat(np.arange(4), 10)  # 4 keys x 40 classes: 6,400 cells each, 51,200 merged
-    a = sm.Sliced(sm.F1(average="macro")).update(np.arange(40), np.arange(40), keys)
-    b = sm.Sliced(sm.F1(average="macro")).update(np.arange(40, 80), np.arange(40, 80), keys + 1000)
+    a = sm.Sliced(sm.ConfusionMatrix()).update(np.arange(40), np.arange(40), keys)
+    b = sm.Sliced(sm.ConfusionMatrix()).update(np.arange(40, 80), np.arange(40, 80), keys + 1000)
     before = a.to_bytes()
     with pytest.raises(sm.MergeError, match="confusion cells"):
         a.merge(b)
     assert a.to_bytes() == before
+
+
+def test_per_key_states_past_the_dense_limit_keep_their_own_counts():
+    """A metric reading no matrix: past the classes a state keeps as a matrix, or past the cells
+    of one dense table over the keys, each key keeps its own state (per-class counts past 512
+    classes) instead of one (keys, K, K) stack. 5,000 keys x 500 classes once asked for 10 GB
+    and was refused; 20 keys x 3,000 classes took 1.4 GB."""
+    rng = np.random.default_rng(1)
+    n = 200_000
+    y, p, g = rng.integers(0, 500, n), rng.integers(0, 500, n), rng.integers(0, 5000, n)
+    m = sm.Sliced(sm.F1(average="macro", zero_division=0.0)).update(y, p, g)
+    assert not isinstance(m.state.stacks["metric"], DenseCounts)
+    values = m.compute()
+    for key in (0, 17, 4999):
+        rows = g == key
+        assert values[key] == pytest.approx(
+            skm.f1_score(y[rows], p[rows], average="macro", zero_division=0.0), rel=1e-12
+        )
+    y, p, g = rng.integers(0, 3000, 30_000), rng.integers(0, 3000, 30_000), rng.integers(0, 20, 30_000)
+    wide = sm.Sliced(sm.F1(average="macro", zero_division=0.0)).update(y, p, g)
+    key_states = wide.state.stacks["metric"]
+    assert len(key_states) == 20 and not any(s.dense for s in key_states)
+    assert wide.compute()[3] == pytest.approx(
+        skm.f1_score(y[g == 3], p[g == 3], average="macro", zero_division=0.0), rel=1e-12
+    )
