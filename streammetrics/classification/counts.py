@@ -17,6 +17,7 @@ below the limit keeps its margins (the off-diagonal cells are gone).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -260,6 +261,16 @@ class ConfusionCounts(State):
             mode="multiclass" if n_rows else self.mode,
             _n=self._n + sign * n_rows,
         )
+
+    def in_margins(self) -> ConfusionCounts:
+        """This state holding each class's (tp, fp, fn), whose later updates keep that form at
+        any number of classes: itself if it does already (or is multilabel), else a new state
+        (a shallow copy that commits its own fields: states never change what they hold)."""
+        if self.margins is not None or self.mode == "multilabel":
+            return self
+        out = copy.copy(self)
+        out._commit(matrix=None, margins=self._margins_over(self.labels))
+        return out
 
     def _margins_over(self, labels: LabelSet) -> np.ndarray:
         """This state's (tp, fp, fn) per class over ``labels`` (a superset of its own)."""

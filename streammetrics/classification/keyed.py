@@ -10,8 +10,9 @@ equal those of the metric over that key's rows, bit for bit.
 Multilabel batches go through the generic kernel (a tuple of per-key states), and so do label
 sets a dense stack should not hold for a metric that reads no matrix: more classes than a state
 keeps as a matrix (``counts.DENSE_CLASSES``), or more cells over the keys than one table of
-``counts.MAX_CLASSES`` classes. Each key's state then keeps its own labels, as per-class margins
-past that limit. A metric that reads the matrix refuses such cells instead.
+``counts.MAX_CLASSES`` classes. Each key's state then keeps its own labels as per-class margins
+(3 numbers a class: per-key matrices would again add up to the keys times K^2). A metric that
+reads the matrix refuses such cells instead.
 """
 
 from __future__ import annotations
@@ -107,7 +108,20 @@ class ConfusionKernel(GenericKernel):
         n = np.fromiter((s.n_samples for s in states), np.int64, len(states))
         return DenseCounts(labels, matrix, n)
 
+    def _own_states(self, stack: Any, n_keys: int) -> tuple[State, ...]:
+        """Every key's own state (``n_keys`` of them) as per-class margins: the form past the
+        dense stack, where one key's K x K matrix times the keys would again exhaust memory."""
+        states = [s.in_margins() for s in self.states(stack)]  # type: ignore[attr-defined]
+        states += [self.metric._make_state().in_margins() for _ in range(n_keys - len(states))]
+        return tuple(states)
+
+    def _in_margins(self, stack: Any) -> bool:
+        """Whether ``stack`` is per-key states already in per-class margins (the wide form)."""
+        return not isinstance(stack, DenseCounts) and any(not getattr(s, "dense", True) for s in stack)
+
     def apply(self, stack: Any, slots: np.ndarray, n_keys: int, rows: Rows, batch: Any, sign: int) -> Any:
+        if batch[0] == "multiclass" and self._in_margins(stack):
+            stack = self._own_states(stack, n_keys)  # (new keys in the same form)
         if batch[0] != "multiclass" or not isinstance(stack, DenseCounts):
             return super().apply(self.states(stack), slots, n_keys, rows, batch, sign)
         _, yt, yp, w = batch
@@ -131,8 +145,8 @@ class ConfusionKernel(GenericKernel):
             idx_t, _ = labels.encode(yt, "y_true")
             idx_p, _ = labels.encode(yp, "y_pred")
         k = len(labels)
-        if not self._stacks(n_keys, k):  # each key's own state (margins past their limit)
-            return super().apply(self.states(stack), slots_all, n_keys, rows, batch, sign)
+        if not self._stacks(n_keys, k):  # each key's own state, as per-class margins
+            return super().apply(self._own_states(stack, n_keys), slots_all, n_keys, rows, batch, sign)
         _check_cells(n_keys, k, InputError)
         flat = slots * k  # (then in place: no temporary per operation)
         flat += idx_t
@@ -192,6 +206,8 @@ class ConfusionKernel(GenericKernel):
                 accepted.add(code)
 
     def merge(self, stack: Any, other: Any, positions: np.ndarray, n_keys: int) -> Any:
+        if self._in_margins(stack) or self._in_margins(other):
+            return super().merge(self._own_states(stack, n_keys), self.states(other), positions, n_keys)
         if not (isinstance(stack, DenseCounts) and isinstance(other, DenseCounts)):
             return super().merge(self.states(stack), self.states(other), positions, n_keys)
         try:
@@ -199,7 +215,7 @@ class ConfusionKernel(GenericKernel):
         except InputError:  # keys whose labels are of different kinds: one state each
             return super().merge(self.states(stack), self.states(other), positions, n_keys)
         if not self._stacks(n_keys, len(labels)):
-            return super().merge(self.states(stack), self.states(other), positions, n_keys)
+            return super().merge(self._own_states(stack, n_keys), self.states(other), positions, n_keys)
         _check_cells(n_keys, len(labels), MergeError)
         mine = stack.reindexed(labels, n_keys)
         theirs = other.reindexed(labels, len(other.n))

@@ -227,7 +227,8 @@ def test_per_key_states_past_the_dense_limit_keep_their_own_counts():
     n = 200_000
     y, p, g = rng.integers(0, 500, n), rng.integers(0, 500, n), rng.integers(0, 5000, n)
     m = sm.Sliced(sm.F1(average="macro", zero_division=0.0)).update(y, p, g)
-    assert not isinstance(m.state.stacks["metric"], DenseCounts)
+    key_states = m.state.stacks["metric"]
+    assert not isinstance(key_states, DenseCounts) and not any(s.dense for s in key_states)
     values = m.compute()
     for key in (0, 17, 4999):
         rows = g == key
@@ -241,3 +242,27 @@ def test_per_key_states_past_the_dense_limit_keep_their_own_counts():
     assert wide.compute()[3] == pytest.approx(
         skm.f1_score(y[g == 3], p[g == 3], average="macro", zero_division=0.0), rel=1e-12
     )
+
+
+def test_per_key_margins_merge_with_a_dense_stack_and_round_trip(monkeypatch):
+    """Shards of a sliced F1: one past the dense limit (per-key margins), one a dense stack;
+    merged either way, each key is the metric of its rows; bytes round-trip."""
+    from streammetrics.classification import counts
+
+    monkeypatch.setattr(counts, "DENSE_CLASSES", 4)
+    rng = np.random.default_rng(2)
+    y, p, g = rng.integers(0, 8, 600), rng.integers(0, 8, 600), rng.integers(0, 5, 600)
+    narrow = sm.Sliced(sm.F1(average="macro", zero_division=0.0)).update(y[:300] % 3, p[:300] % 3, g[:300])
+    wide = sm.Sliced(sm.F1(average="macro", zero_division=0.0)).update(y[300:], p[300:], g[300:] + 2)
+    assert isinstance(narrow.state.stacks["metric"], DenseCounts)
+    assert not any(s.dense for s in wide.state.stacks["metric"])
+    yy, pp = np.concatenate([y[:300] % 3, y[300:]]), np.concatenate([p[:300] % 3, p[300:]])
+    gg = np.concatenate([g[:300], g[300:] + 2])
+    for merged in (narrow + wide, wide + narrow):
+        values = merged.compute()
+        for key in range(7):
+            rows = gg == key
+            want = skm.f1_score(yy[rows], pp[rows], average="macro", zero_division=0.0)
+            assert values[key] == pytest.approx(want, rel=1e-12)
+        back = sm.from_bytes(merged.to_bytes())
+        assert back.to_bytes() == merged.to_bytes() and back.compute() == values
