@@ -22,10 +22,6 @@ if [ ${#missing[@]} -eq 0 ]; then
 fi
 
 echo "compiler.sh: installing ${missing[*]}"
-SUDO=""
-if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then
-  SUDO="sudo"
-fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# shellcheck source=.ci/apt.sh
+source "$(dirname "$0")/apt.sh"
+apt_install "${missing[@]}"

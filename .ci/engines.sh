@@ -14,11 +14,7 @@ if command -v java >/dev/null 2>&1 && [ "$(java_major)" -ge 17 ]; then
 fi
 
 echo "engines.sh: Java 17 missing; installing openjdk-17-jre-headless"
-SUDO=""
-if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then
-  SUDO="sudo"
-fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends openjdk-17-jre-headless
+# shellcheck source=.ci/apt.sh
+source "$(dirname "$0")/apt.sh"
+apt_install openjdk-17-jre-headless
 java -version

@@ -123,7 +123,12 @@ class ConfusionMetric(OneRowMixin, Metric[ConfusionCounts], base=True):
         # Every label is counted; ``labels=`` chooses and orders what is reported (:meth:`_view`).
         # A state that a metric reading the matrix may read (in a collection: its group's leader
         # refuses what any member would) keeps the matrix up to the limit.
-        return ConfusionCounts(keeps_matrix=_DENSE in self._share_checks())
+        return ConfusionCounts(keeps_matrix=self._keeps_matrix())
+
+    def _keeps_matrix(self) -> bool:
+        """Whether this metric's state keeps the matrix up to the limit: it, or a member of a
+        collection whose checks it leads, reads the matrix."""
+        return _DENSE in self._share_checks()
 
     def _view(self, state: ConfusionCounts) -> ConfusionCounts:
         """The counts as ``labels=`` shows them: its labels in its order, others counted as the rest."""

@@ -68,6 +68,12 @@ MAX_CLASSES = 1 << 14
 DENSE_CLASSES = 512
 
 
+def dense_limit(keeps_matrix: bool) -> int:
+    """The most classes a state keeps as a matrix: :data:`MAX_CLASSES` where a metric reading the
+    matrix reads it, else :data:`DENSE_CLASSES`."""
+    return MAX_CLASSES if keeps_matrix else min(DENSE_CLASSES, MAX_CLASSES)
+
+
 def check_classes(k: int, error: type[Exception], name: str, needs: str = "a dense confusion matrix") -> None:
     """Refuse (``error``) a label set of more than :data:`MAX_CLASSES` classes, for ``needs``."""
     if k > MAX_CLASSES:
@@ -108,7 +114,7 @@ class ConfusionCounts(State):
 
     def _dense_limit(self) -> int:
         """The most classes this state keeps as a matrix."""
-        return MAX_CLASSES if self._keeps_matrix else min(DENSE_CLASSES, MAX_CLASSES)
+        return dense_limit(self._keeps_matrix)
 
     # ------------------------------------------------------------------ protocol
     def config(self) -> dict[str, Any]:
@@ -204,60 +210,27 @@ class ConfusionCounts(State):
         if check_labels is not None:
             check_labels(labels)
         k = len(labels)
-        if k > self._dense_limit() or self.margins is not None:
-            self._add_margins(labels, idx_t, idx_p, weights, repeats, sign, n_rows)
-            return
-        flat = idx_t * k + idx_p if k > 1 else idx_t
-        if repeats is not None and weights is None:  # counts: int64, as rows one by one give
-            counts = np.bincount(flat, weights=repeats, minlength=k * k).astype(np.int64).reshape(k, k)
+        wide = k > self._dense_limit() or self.margins is not None
+        if wide:  # each class's (tp, fp, fn): three bincounts of K cells, never K x K
+            w = weights if weights is not None else repeats
+            counts = class_counts(idx_t, idx_p, k, None if w is None else w[None])[0]
+            current = self._margins_over(labels)
         else:
-            counts = np.bincount(flat, weights=weights, minlength=k * k).reshape(k, k)
-        matrix = self._reindexed(labels) if labels is not self.labels else self.matrix
+            flat = idx_t * k + idx_p if k > 1 else idx_t
+            w = weights if weights is not None else repeats
+            counts = np.bincount(flat, weights=w, minlength=k * k).reshape(k, k)
+            current = self._reindexed(labels) if labels is not self.labels else self.matrix
+        if weights is None and counts.dtype.kind == "f":  # counts: int64, as rows one by one give
+            counts = counts.astype(np.int64)  # (sums of whole repeats: exact)
         if sign > 0:
-            matrix = _add(matrix, counts)
+            new = _add(current, counts)
         else:
-            matrix = _subtract(matrix, counts)
-            labels, matrix = self._pruned(labels, matrix)
+            new = _subtract(current, counts)
+            labels, new = self._pruned(labels, new, wide)
         self._commit(
             labels=labels,
-            matrix=matrix,
-            mode="multiclass" if n_rows else self.mode,
-            _n=self._n + sign * n_rows,
-        )
-
-    def _add_margins(
-        self,
-        labels: LabelSet,
-        idx_t: np.ndarray,
-        idx_p: np.ndarray,
-        weights: np.ndarray | None,
-        repeats: np.ndarray | None,
-        sign: int,
-        n_rows: int,
-    ) -> None:
-        """:meth:`add_multiclass` of encoded labels into each class's (tp, fp, fn): three
-        ``bincount`` of K cells, never K x K."""
-        k = len(labels)
-        w = weights if weights is not None else repeats
-        right = idx_t == idx_p
-        wrong = ~right
-        parts = [
-            np.bincount(idx, weights=None if w is None else w[sel], minlength=k)
-            for idx, sel in ((idx_t[right], right), (idx_p[wrong], wrong), (idx_t[wrong], wrong))
-        ]
-        counts = np.stack(parts)
-        if weights is None:  # counts: int64, as rows one by one give
-            counts = counts.astype(np.int64) if repeats is None else np.rint(counts).astype(np.int64)
-        margins = self._margins_over(labels)
-        if sign > 0:
-            margins = _add(margins, counts)
-        else:
-            margins = _subtract(margins, counts)
-            labels, margins = self._pruned_margins(labels, margins)
-        self._commit(
-            labels=labels,
-            matrix=None,
-            margins=margins,
+            matrix=None if wide else new,
+            margins=new if wide else None,
             mode="multiclass" if n_rows else self.mode,
             _n=self._n + sign * n_rows,
         )
@@ -274,22 +247,13 @@ class ConfusionCounts(State):
 
     def _margins_over(self, labels: LabelSet) -> np.ndarray:
         """This state's (tp, fp, fn) per class over ``labels`` (a superset of its own)."""
-        margins = self.margins if self.margins is not None else _margins_of(self.matrix)
+        margins = self.margins if self.margins is not None else margins_of(self.matrix)
         if labels is self.labels:
             return margins
         out = np.zeros((3, len(labels)), dtype=margins.dtype)
         if margins.size:
             out[:, self.labels.positions_in(labels)] = margins
         return out
-
-    def _pruned_margins(self, labels: LabelSet, margins: np.ndarray) -> tuple[LabelSet, np.ndarray]:
-        """Drop discovered labels whose counts fell to zero (so revert undoes update exactly)."""
-        if labels.fixed:
-            return labels, margins
-        alive = margins.any(axis=0)
-        if alive.all():
-            return labels, margins
-        return LabelSet(labels.values[alive], distinct=True), margins[:, alive]
 
     def _reindexed(self, labels: LabelSet) -> np.ndarray:
         if labels is self.labels:
@@ -301,14 +265,18 @@ class ConfusionCounts(State):
             out[np.ix_(pos, pos)] = self.matrix
         return out
 
-    def _pruned(self, labels: LabelSet, matrix: np.ndarray) -> tuple[LabelSet, np.ndarray]:
-        """Drop discovered labels whose counts fell to zero (so revert undoes update exactly)."""
+    def _pruned(
+        self, labels: LabelSet, counts: np.ndarray, margins: bool = False
+    ) -> tuple[LabelSet, np.ndarray]:
+        """Drop discovered labels whose counts fell to zero (so revert undoes update exactly):
+        ``counts`` is the K x K matrix, or with ``margins`` each class's (tp, fp, fn)."""
         if labels.fixed:
-            return labels, matrix
-        alive = (matrix.sum(axis=0) != 0) | (matrix.sum(axis=1) != 0)
+            return labels, counts
+        alive = counts.any(axis=0) if margins else (counts.sum(axis=0) != 0) | (counts.sum(axis=1) != 0)
         if alive.all():
-            return labels, matrix
-        return LabelSet(labels.values[alive], distinct=True), matrix[np.ix_(alive, alive)]
+            return labels, counts
+        kept = LabelSet(labels.values[alive], distinct=True)
+        return kept, counts[:, alive] if margins else counts[np.ix_(alive, alive)]
 
     # ------------------------------------------------------------------ multilabel
     def add_multilabel(
@@ -573,11 +541,30 @@ class ConfusionCounts(State):
         return (*(a.astype(np.float64) for a in (tp, fp, fn, tn)), self.code_weights.astype(np.float64))
 
 
-def _margins_of(matrix: np.ndarray) -> np.ndarray:
-    """A K x K matrix's per-class (tp, fp, fn): its diagonal and its off-diagonal column and row sums."""
-    off = matrix.copy()
-    np.fill_diagonal(off, 0)
-    return np.stack([np.diag(matrix), off.sum(axis=0), off.sum(axis=1)])
+def margins_of(matrices: np.ndarray) -> np.ndarray:
+    """Per-class (tp, fp, fn) of K x K matrices (any leading axes: ``(..., 3, K)``): the diagonal,
+    and the sums of the off-diagonal cells of each column and row (not the margins minus the
+    diagonal, which weights far apart in size would cancel)."""
+    k = matrices.shape[-1]
+    diagonal = np.diagonal(matrices, axis1=-2, axis2=-1).copy()
+    off = matrices.copy()
+    off[..., np.arange(k), np.arange(k)] = 0
+    return np.stack([diagonal, off.sum(axis=-2), off.sum(axis=-1)], axis=-2)
+
+
+def class_counts(t: np.ndarray, p: np.ndarray, k: int, weights: np.ndarray | None = None) -> np.ndarray:
+    """``(R, 3, K)``: the (tp, fp, fn) of each of ``k`` classes that the pairs ``(t[i], p[i])`` of
+    class indices add, each with weight ``weights[r, i]`` in row ``r`` (``(R, m)``; ``None``: one
+    row of int64 counts). Three ``bincount`` over ``r * K + class``, never K x K."""
+    right = t == p
+    r = 1 if weights is None else len(weights)
+    offsets = np.arange(r, dtype=np.int64)[:, None] * k
+    out = np.empty((r, 3, k), dtype=np.int64 if weights is None else np.float64)
+    for row, (classes, rows) in enumerate(((t, right), (p, ~right), (t, ~right))):
+        cells = (offsets + classes[rows]).ravel()
+        w = None if weights is None else weights[:, rows].ravel()
+        out[:, row, :] = np.bincount(cells, weights=w, minlength=r * k).reshape(r, k)
+    return out
 
 
 def _close(a: float, b: float) -> bool:

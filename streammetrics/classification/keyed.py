@@ -170,7 +170,7 @@ class ConfusionKernel(GenericKernel):
         """Whether ``n_keys`` keys of ``k`` classes stay one dense stack. Always for a metric
         that reads the matrix (which :func:`_check_cells` refuses past the limit); else up to
         the classes its state keeps as a matrix and the cells of one table of the most classes."""
-        limit = self.metric._make_state()._dense_limit()
+        limit = _counts_module.dense_limit(self.metric._keeps_matrix())  # type: ignore[attr-defined]
         if limit >= _counts_module.MAX_CLASSES:  # (a state kept as a matrix: read as one)
             return True
         return k <= limit and n_keys * k * k <= _counts_module.MAX_CLASSES**2

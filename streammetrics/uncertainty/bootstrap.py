@@ -60,7 +60,7 @@ from .._core.schema import Array, Check, Int, Nested, OneOf, Schema
 from .._core.state import State, describe_difference, equal_configs
 from ..classification import counts as _counts
 from ..classification.base import ConfusionMetric
-from ..classification.counts import ConfusionCounts
+from ..classification.counts import ConfusionCounts, class_counts, margins_of
 from ..errors import InputError, MergeError, StateError
 from ..ranking.sketch import ScoreSketch
 from . import sketch_replicates as SR
@@ -215,18 +215,12 @@ class BootstrapState(State):
         )
 
     def _counts_update(self, base: ConfusionCounts, batch: Any, rng: np.random.Generator) -> np.ndarray:
-        _, yt, yp, weights = batch
-        if weights is not None:
-            keep = weights > 0
-            yt, yp, weights = yt[keep], yp[keep], weights[keep]
-        labels = base.labels
-        k, r = len(labels), self._n_replicates
+        k, r = len(base.labels), self._n_replicates
         _check_tensor(r, k, InputError, "y_true")
-        tensor = self._reindexed(labels)
-        if not len(yt):
+        tensor = self._reindexed(base.labels)
+        idx_t, idx_p, weights = _encoded(base, batch)
+        if not len(idx_t):
             return tensor
-        idx_t, _ = labels.encode(yt, "y_true")
-        idx_p, _ = labels.encode(yp, "y_pred")
         code = idx_t * k + idx_p
         if weights is None:
             n_c = np.bincount(code, minlength=k * k)
@@ -251,27 +245,21 @@ class BootstrapState(State):
         """The replicates' per-class (tp, fp, fn), ``(R, 3, K)``, with the batch added: the same
         Poisson weights as :meth:`_counts_update` (one per distinct (true, predicted) pair and
         replicate, or per row and replicate when weighted), summed per class, never per cell."""
-        _, yt, yp, weights = batch
-        if weights is not None:
-            keep = weights > 0
-            yt, yp, weights = yt[keep], yp[keep], weights[keep]
-        labels = base.labels
-        k, r = len(labels), self._n_replicates
-        tensor = self._margins_over(labels)
-        if not len(yt):
+        k, r = len(base.labels), self._n_replicates
+        tensor = self._margins_over(base.labels)
+        idx_t, idx_p, weights = _encoded(base, batch)
+        if not len(idx_t):
             return tensor
-        idx_t, _ = labels.encode(yt, "y_true")
-        idx_p, _ = labels.encode(yp, "y_pred")
         if weights is None:
             pairs, n_c = np.unique(idx_t * k + idx_p, return_counts=True)
             draws = rng.poisson(n_c, size=(r, len(pairs)))
-            added = _class_sums(draws, *np.divmod(pairs, k), k)
+            added = class_counts(*np.divmod(pairs, k), k, draws)
             return tensor + np.rint(added).astype(np.int64) if tensor.dtype.kind == "i" else tensor + added
         out = tensor.astype(np.float64)
         step = max(1, _CHUNK // r)
         for start in range(0, len(idx_t), step):
             t, p, w = idx_t[start : start + step], idx_p[start : start + step], weights[start : start + step]
-            out += _class_sums(poisson_one(rng, (r, len(t))) * w, t, p, k)
+            out += class_counts(t, p, k, poisson_one(rng, (r, len(t))) * w)
         return out
 
     def _margins_over(self, labels: LabelSet) -> np.ndarray:
@@ -281,11 +269,7 @@ class BootstrapState(State):
         if self.engine == "margins":
             margins = self.tensor
         elif self.engine == "counts" and self.tensor.shape[1]:
-            matrices = self.tensor
-            diagonal = np.diagonal(matrices, axis1=1, axis2=2)
-            margins = np.stack(
-                [diagonal, matrices.sum(axis=1) - diagonal, matrices.sum(axis=2) - diagonal], axis=1
-            )
+            margins = margins_of(self.tensor)
         else:
             return np.zeros((r, 3, k), dtype=self.tensor.dtype)
         if margins.shape[2] == k and self._labels_equal(labels):
@@ -521,24 +505,23 @@ def _tensor_shape(values: Any) -> tuple[int, int, int]:
     return (values["n_replicates"], 3, k) if engine == "margins" else (values["n_replicates"], k, k)
 
 
+def _encoded(base: ConfusionCounts, batch: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """A multiclass batch's label pairs as indices into ``base``'s labels (which hold them: the
+    batch is in ``base``), rows of weight 0 left out, and their weights."""
+    _, yt, yp, weights = batch
+    if weights is not None:
+        keep = weights > 0
+        yt, yp, weights = yt[keep], yp[keep], weights[keep]
+    idx_t, _ = base.labels.encode(yt, "y_true")
+    idx_p, _ = base.labels.encode(yp, "y_pred")
+    return idx_t, idx_p, weights
+
+
 #: Past this many cells of replicate matrices (4M: 32 MB of int64, 144 classes at 200
 #: replicates), a metric that reads no matrix keeps each replicate's per-class (tp, fp, fn)
 #: instead (the ``"margins"`` engine): 3 K numbers a replicate, and Poisson draws per distinct
 #: (true, predicted) pair of a batch rather than per cell of the matrix.
 MARGIN_CELLS = 1 << 22
-
-
-def _class_sums(values: np.ndarray, t: np.ndarray, p: np.ndarray, k: int) -> np.ndarray:
-    """Per replicate, the (tp, fp, fn) of each of ``k`` classes that ``values`` (``(R, m)``: a
-    weight per replicate of each of ``m`` pairs ``(t, p)`` of class indices) add, as float64."""
-    r = len(values)
-    right = t == p
-    offsets = np.arange(r, dtype=np.int64)[:, None] * k
-    out = np.empty((r, 3, k))
-    for row, (classes, rows) in enumerate(((t, right), (p, ~right), (t, ~right))):
-        cells = (offsets + classes[rows]).ravel()
-        out[:, row, :] = np.bincount(cells, weights=values[:, rows].ravel(), minlength=r * k).reshape(r, k)
-    return out
 
 
 def _check_tensor(r: int, k: int, error: type[Exception], name: str) -> None:
