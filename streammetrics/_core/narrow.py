@@ -163,7 +163,16 @@ def row_dot(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.n
     if a.size < ROW_DOT_EINSUM_BELOW:
         return np.einsum("ij,ij->i", a, b, out=out)
     products = np.multiply(a, b, out=work(("row dot", 0), a.shape))
-    return np.matmul(products, np.ones(a.shape[1]), out=out)
+    return np.matmul(products, ones(a.shape[1]), out=out)
+
+
+@functools.lru_cache(maxsize=64)
+def ones(n: int) -> np.ndarray:
+    """``np.ones(n)``, kept read-only: the vector whose matrix product sums a row's values (a
+    fresh one costs as much as a small batch's product)."""
+    vector = np.ones(n)
+    vector.flags.writeable = False
+    return vector
 
 
 def row_offsets(n: int, k: int) -> np.ndarray:

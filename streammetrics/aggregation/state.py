@@ -179,6 +179,14 @@ class RowSums(State):
         """:meth:`add_sums`' new sums and weight pairs, as :func:`_add_pairs` computes them for a
         few columns (Python floats, the same IEEE arithmetic), both in one call; ``None`` when a
         total is not finite (:func:`_add_pairs`' array rule then handles them all)."""
+        if k == 1:  # (one column, the usual case: no lists of columns to build and zip)
+            (hi,), (lo,) = self.sums.tolist() if self.width is not None else ((0.0,), (0.0,))
+            value = batch.item()
+            if sign < 0:
+                value, total = -value, -total
+            weight = _add_float_pair(*self.weight.tolist(), total, 0.0)
+            pair = None if weight is None else _add_float_pair(hi, lo, value, 0.0)
+            return None if pair is None else ([[pair[0]], [pair[1]]], weight)
         his, los = self.sums.tolist() if self.width is not None else ([0.0] * k, [0.0] * k)
         added = batch.tolist()
         if sign < 0:

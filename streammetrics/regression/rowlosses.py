@@ -19,10 +19,20 @@ from numpy.typing import NDArray
 
 from .._core import validation as v
 from .._core.inputs import Inputs
-from .._core.narrow import SMALL_ROWS, SORTING_NETWORK_MEMBERS, row_dot, row_max, sort_rows, transpose_into
+from .._core.narrow import (
+    ROW_DOT_EINSUM_BELOW,
+    SMALL_ROWS,
+    SORTING_NETWORK_MEMBERS,
+    column_sums,
+    ones,
+    row_dot,
+    row_max,
+    sort_rows,
+    transpose_into,
+)
 from .._core.params import check_option
 from .._core.workspace import work
-from ..aggregation.base import RowValueMetric, always, scratch, scratch_row
+from ..aggregation.base import RowValueMetric, SummedBatch, always, scratch, scratch_row
 from ..aggregation.state import RowSums
 from ..errors import InputError, UndefinedMetricWarning
 from .base import RegressionMetric, check_multioutput
@@ -625,6 +635,19 @@ class MinkowskiDistance(_Pooled):
 SQUARES_SAFE = (1e-280, 1e280)
 
 
+def _row_products(yt: np.ndarray, yp: np.ndarray) -> np.ndarray:
+    """Each row's sum of squares of ``yt``, of ``yp`` and sum of their products, the rows of a
+    ``(3, n)`` array, for two ``(n, d)`` arrays of a small batch: three products and one
+    matrix-vector product (a batch of a training step costs NumPy calls, not arithmetic; an
+    einsum per sum costs more). Call it with overflow and invalid-value warnings off."""
+    n, d = yt.shape
+    products = np.empty((3, n, d))
+    np.multiply(yt, yt, out=products[0])
+    np.multiply(yp, yp, out=products[1])
+    np.multiply(yt, yp, out=products[2])
+    return np.matmul(products.reshape(3 * n, d), ones(d)).reshape(3, n)
+
+
 class CosineSimilarity(RowValueMetric):
     """The cosine similarity of each row's prediction vector with its target vector, summed or
     averaged over rows (torchmetrics ``CosineSimilarity``, which stores every row).
@@ -653,6 +676,10 @@ class CosineSimilarity(RowValueMetric):
     def _parse_rows(self, inputs: Inputs) -> tuple[Any, ...]:
         yt = inputs.unchecked_floats(0, "y_true", (2,))
         yp = inputs.unchecked_floats(1, "y_pred", (2,))
+        if yt.shape == yp.shape and 0 < yt.size < ROW_DOT_EINSUM_BELOW:
+            summed = self._small_batch(inputs, yt, yp)
+            if summed is not None:
+                return summed
         arrays, squares = [], []
         with np.errstate(over="ignore", under="ignore"):
             # (the second in a work array on a large batch: the first becomes the product of the
@@ -681,9 +708,33 @@ class CosineSimilarity(RowValueMetric):
         norms *= np.sqrt(squares[1], out=squares[1])
         return arrays[0], arrays[1], norms, inputs.weights(len(yt))
 
+    @staticmethod
+    def _small_batch(inputs: Inputs, yt: np.ndarray, yp: np.ndarray) -> SummedBatch | None:
+        """A small batch of two arrays of one shape parsed with its value sums, in fewer NumPy
+        calls than the general path; ``None`` when a row's sum of squares is outside
+        :data:`SQUARES_SAFE` or not finite (an inf or NaN: the max is then not below the bound),
+        for the general path to scale the rows or name the fault."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            products = _row_products(yt, yp)
+        squares = products[:2]
+        if not (squares.min() > SQUARES_SAFE[0] and squares.max() < SQUARES_SAFE[1]):
+            return None
+        inputs.confirm_finite(0, "y_true", yt, True)
+        inputs.confirm_finite(1, "y_pred", yp, True)
+        norms = np.sqrt(squares, out=squares)
+        norms = np.multiply(norms[0], norms[1], out=norms[0])
+        weights = inputs.weights(len(yt))
+        cosine = np.divide(products[2], norms, out=products[2]).reshape(-1, 1)  # (_row_values')
+        sums = column_sums(cosine) if weights is None else weights @ cosine
+        return SummedBatch((yt, yp, norms, weights), sums)
+
     def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
         yt, yp, norms, _ = batch
-        cosine = row_dot(yt, yp, out=None if len(yt) < SMALL_ROWS else scratch_row(len(yt)))
+        if yt.size < ROW_DOT_EINSUM_BELOW:  # (the products of :meth:`_small_batch`)
+            with np.errstate(over="ignore", invalid="ignore"):
+                cosine = _row_products(yt, yp)[2]
+        else:
+            cosine = row_dot(yt, yp, out=None if len(yt) < SMALL_ROWS else scratch_row(len(yt)))
         cosine /= norms
         return cosine.reshape(-1, 1)
 
