@@ -387,21 +387,23 @@ def dcg_rows(
     discount: np.ndarray,
     ignore_ties: bool,
     gains_by_label: np.ndarray | None = None,
+    top_grade: int | None = None,
 ) -> np.ndarray:
     """The DCG of each row: gains ranked by decreasing score; tied scores share the mean gain of
     their tie group over the group's discounts (scikit-learn's ``_tie_averaged_dcg``), or, with
     ``ignore_ties``, are ranked as scikit-learn's ``np.argsort(y_score)[:, ::-1]`` puts them.
-    ``gains_by_label``: the caller's :func:`by_label` copy of the gains as float64, if it has one."""
+    ``gains_by_label``: the caller's :func:`by_label` copy of the gains, as float64, or as
+    :func:`graded_by_label` grades up to ``top_grade`` when that is given."""
     n, m = s.shape
     if not n:
         return np.zeros(0)
     if m <= PAIRWISE_LABELS:
         by_label_gains = by_label(gains, "gains", np.float64) if gains_by_label is None else gains_by_label
         if not ignore_ties:
-            return _dcg_pairwise(by_label_gains, s, _mean_discounts(_key(discount)))
+            return _dcg_pairwise(by_label_gains, s, _mean_discounts(_key(discount)), top_grade)
         # a row without ties has one ranking, whatever breaks ties: its DCG by comparisons; a
         # row with ties (NaN there) ranked as scikit-learn's argsort ranks it
-        values = _dcg_pairwise(by_label_gains, s, _position_discounts(_key(discount)))
+        values = _dcg_pairwise(by_label_gains, s, _position_discounts(_key(discount)), top_grade)
         tied = np.flatnonzero(np.isnan(values))
         if len(tied) == n:  # (every row: sorted in place, without copies)
             return _argsort_dcg(gains, s, discount)
@@ -443,11 +445,12 @@ def _key(discount: np.ndarray) -> bytes:
     return np.asarray(discount, np.float64).tobytes()
 
 
-def _dcg_pairwise(gains: np.ndarray, s: np.ndarray, table: np.ndarray) -> np.ndarray:
-    """:func:`dcg_rows` by comparisons (``gains`` by label, ``s`` by row): a document with ``p``
-    documents scored above it and ``t`` tied with it (itself included) takes ``table``'s discount
-    for its counts: :func:`_mean_discounts` (ties averaged: the mean discount of the positions
-    ``p .. p + t - 1``, its share of its tie group's mean gain) or :func:`_position_discounts`."""
+def _dcg_pairwise(gains: np.ndarray, s: np.ndarray, table: np.ndarray, top_grade: int | None) -> np.ndarray:
+    """:func:`dcg_rows` by comparisons (``gains`` by label, float64 or grades up to
+    ``top_grade``; ``s`` by row): a document with ``p`` documents scored above it and ``t`` tied
+    with it (itself included) takes ``table``'s discount for its counts: :func:`_mean_discounts`
+    (ties averaged: the mean discount of the positions ``p .. p + t - 1``, its share of its tie
+    group's mean gain) or :func:`_position_discounts`."""
     n, m = s.shape
     s_by_label = by_label(s, "scores")
     # a document's counts of the others scored at least as high (a) and at most as high (b) give
@@ -470,7 +473,7 @@ def _dcg_pairwise(gains: np.ndarray, s: np.ndarray, table: np.ndarray) -> np.nda
         )
         cell += at_most
         cell -= m + 1  # (the document itself out of both counts)
-        return _gain_sums(gains, table, cell, "dcg")
+        return _gain_sums(gains, table, cell, top_grade)
     # each pair compared twice, once each way
     at_least = work(("dcg", "at least"), (m, n), np.uint8)
     at_least.fill(0)
@@ -488,15 +491,43 @@ def _dcg_pairwise(gains: np.ndarray, s: np.ndarray, table: np.ndarray) -> np.nda
             np.add(at_most[j], le_count, out=at_most[j])
     cell = np.multiply(at_least, np.uint8(m), out=at_least)
     cell += at_most
-    return _gain_sums(gains, table, cell, "dcg")
+    return _gain_sums(gains, table, cell, top_grade)
 
 
-def _gain_sums(gains: np.ndarray, table: np.ndarray, cells: np.ndarray, slot: str) -> np.ndarray:
+def _gain_sums(gains: np.ndarray, table: np.ndarray, cells: np.ndarray, top_grade: int | None) -> np.ndarray:
     """``sum_j gains[j] * table[cells[j]]`` per row (``gains`` and ``cells`` by label), in the
-    first :func:`scratch` array."""
-    values = looked_up(table, cells, slot)
-    values *= gains
+    first :func:`scratch` array. Grades up to ``top_grade`` join their cells (``cell * (top + 1)
+    + grade``, in :func:`_graded`'s table of the same products): one look-up, no product, and no
+    float64 copy of the gains."""
+    if top_grade is not None:
+        width = top_grade + 1
+        if len(table) * width > 256:  # (uint16 cells)
+            graded = np.multiply(cells, np.uint16(width), out=work(("dcg", "graded"), cells.shape, np.uint16))
+        else:
+            graded = np.multiply(cells, np.uint8(width), out=cells)
+        graded += gains
+        values = looked_up(_graded(_key(table), width), graded, "dcg")
+    else:
+        values = looked_up(table, cells, "dcg")
+        values *= gains
     return np.matmul(np.ones(len(cells)), values, out=scratch_row(values.shape[1]))
+
+
+@functools.lru_cache(maxsize=256)
+def _graded(table_bytes: bytes, width: int) -> np.ndarray:
+    """``table[c] * g`` at ``c * width + g`` for the grades ``0 <= g < width``: the products
+    :func:`_gain_sums` forms otherwise, the same values (NaN cells stay NaN; read-only, kept)."""
+    table = np.frombuffer(table_bytes)
+    graded = (table[:, None] * np.arange(width)).ravel()
+    graded.flags.writeable = False
+    return graded
+
+
+def graded_by_label(relevance: np.ndarray) -> np.ndarray:
+    """:func:`by_label` uint8 grades of relevances :func:`small_grade` found to be integers from 0
+    to at most :data:`IDEAL_FROM_COUNTS_GRADES` (of any dtype: the cast is exact)."""
+    out = work(("by label", "grades"), relevance.shape[::-1], np.uint8)
+    return transpose_into(out, relevance, casting="unsafe")
 
 
 #: Integer relevances of at most this grade take :func:`ideal_dcg` from counts (a pass over the
@@ -512,7 +543,7 @@ def ideal_dcg(
     """The DCG of each row's non-negative relevances in decreasing order (the best ranking);
     ``by_label_relevance``: the caller's :func:`by_label` copy of them, if it has one."""
     n, m = relevance.shape
-    top = _small_grade(relevance) if m <= PAIRWISE_LABELS else None  # (integers: no check of each)
+    top = small_grade(relevance) if m <= PAIRWISE_LABELS else None  # (integers: no check of each)
     if top is not None:
         rows = by_label(relevance, "relevance") if by_label_relevance is None else by_label_relevance
         return _ideal_from_counts(rows, discount, top)
@@ -531,13 +562,16 @@ def ideal_dcg(
     return np.matmul(weights, rows, out=scratch_row(n, 1))  # (not the first: the DCG's)
 
 
-def _small_grade(relevance: np.ndarray) -> int | None:
+def small_grade(relevance: np.ndarray, known_non_negative: bool = True) -> int | None:
     """The largest of non-negative relevances (any layout) that are all integers (of any dtype)
-    up to :data:`IDEAL_FROM_COUNTS_GRADES`; ``None`` otherwise, or for none."""
+    up to :data:`IDEAL_FROM_COUNTS_GRADES`; ``None`` otherwise, or for none (or for a negative
+    one, unless the caller knows there is none)."""
     if not relevance.size:
         return None
     top = relevance.max()
     if not top <= IDEAL_FROM_COUNTS_GRADES:
+        return None
+    if not known_non_negative and relevance.dtype.kind != "b" and not relevance.min() >= 0:
         return None
     if relevance.dtype.kind == "f":
         # (the first rows first: fractional gains are told apart without a pass over all)
@@ -634,7 +668,11 @@ class DCG(_Gain):
         return {"k": self.k, "log_base": self.log_base, "ignore_ties": self.ignore_ties}
 
     def _per_row(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
-        return dcg_rows(y, s, discounts(y.shape[1], self.k, self.log_base), self.ignore_ties)
+        discount = discounts(y.shape[1], self.k, self.log_base)
+        top = small_grade(y, known_non_negative=False) if y.shape[1] <= PAIRWISE_LABELS else None
+        if top is None:
+            return dcg_rows(y, s, discount, self.ignore_ties)
+        return dcg_rows(y, s, discount, self.ignore_ties, graded_by_label(y), top)
 
 
 class NDCG(_Gain):
@@ -669,11 +707,17 @@ class NDCG(_Gain):
 
     def _per_row(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
         discount = discounts(y.shape[1], self.k)
-        # the relevances by label once, for both DCGs when both take the pairwise path
-        # (as floats: integer relevances are converted once, not in each product)
-        shared = by_label(y, "gains", np.float64) if y.shape[1] <= PAIRWISE_LABELS and len(y) else None
-        gain = dcg_rows(y, s, discount, self.ignore_ties, shared)
-        ideal = ideal_dcg(y, discount, shared)
+        top = small_grade(y) if y.shape[1] <= PAIRWISE_LABELS else None  # (non-negative: parsed)
+        if top is not None:  # grades 0 .. top by label, once for both DCGs
+            grades = graded_by_label(y)
+            gain = dcg_rows(y, s, discount, self.ignore_ties, grades, top)
+            ideal = _ideal_from_counts(grades, discount, top)
+        else:
+            # the relevances by label once, for both DCGs when both take the pairwise path
+            # (as floats: integer relevances are converted once, not in each product)
+            shared = by_label(y, "gains", np.float64) if y.shape[1] <= PAIRWISE_LABELS and len(y) else None
+            gain = dcg_rows(y, s, discount, self.ignore_ties, shared)
+            ideal = ideal_dcg(y, discount, shared)
         ideal += ideal == 0  # (0 where no document is relevant: the gain is 0 too)
         gain /= ideal
         return gain

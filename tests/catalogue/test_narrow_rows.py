@@ -14,7 +14,7 @@ import sklearn.metrics as skm
 
 import streammetrics as sm
 from streammetrics._core import workspace
-from streammetrics._core.narrow import SORTING_NETWORK_MEMBERS, sort_rows, sorting_network
+from streammetrics._core.narrow import SORTING_NETWORK_MEMBERS, by_label, sort_rows, sorting_network
 from streammetrics.classification import rowlosses
 from streammetrics.ranking import rowranking
 
@@ -139,6 +139,40 @@ def test_integer_relevances_are_read_as_their_float_values(
 
 
 @pytest.mark.parametrize("m", WIDTHS[:-1])
+@pytest.mark.parametrize("ignore_ties", [False, True])
+def test_small_grades_join_their_cells_and_give_the_float_gains_dcg_bit_for_bit(
+    m: int, ignore_ties: bool, pair_counts: None
+) -> None:
+    """Integer relevances from 0 to at most IDEAL_FROM_COUNTS_GRADES (any dtype) are looked up with
+    their cells in one table of discounts times grades (uint8 cells, or uint16 past 256 of them),
+    without a float copy or a product: each row's DCG is the float64 gains' value, bit for bit."""
+    rng = np.random.default_rng(m)
+    s = np.round(rng.standard_normal((400, m)), 1)  # (ties in most rows)
+    discount = rowranking.discounts(m, 3)
+    for top in range(rowranking.IDEAL_FROM_COUNTS_GRADES + 1):
+        rel = rng.integers(0, top + 1, (400, m))
+        for x in (rel, rel.astype(np.uint8), rel.astype(float), rel.astype(bool) if top <= 1 else -rel):
+            grade = rowranking.small_grade(x, known_non_negative=False)
+            if x.min() < 0:  # (negative gains, which DCG takes: not grades)
+                assert grade is None
+                continue
+            assert grade == int(x.max())
+            graded = rowranking.dcg_rows(
+                x, s, discount, ignore_ties, rowranking.graded_by_label(x), grade
+            ).copy()  # (the result is a work array)
+            floats = rowranking.dcg_rows(x, s, discount, ignore_ties, by_label(x, "gains", np.float64))
+            np.testing.assert_array_equal(graded, floats)
+
+
+def test_dcg_of_negative_integer_gains_is_scikit_learns() -> None:
+    """Gains of -1 to 3 are integers up to the grades' limit, but not grades: the float path."""
+    rng = np.random.default_rng(4)
+    rel, s = rng.integers(-1, 4, (300, 5)), np.round(rng.standard_normal((300, 5)), 1)
+    for k in (None, 2):
+        _close(sm.DCG(k).update(rel, s).compute(), skm.dcg_score(rel, s, k=k))
+
+
+@pytest.mark.parametrize("m", WIDTHS[:-1])
 def test_the_ideal_dcg_of_small_grades_from_counts_is_the_sorted_one(m: int, pair_counts: None) -> None:
     """Relevances that are all integers up to IDEAL_FROM_COUNTS_GRADES (any dtype) take the
     ideal DCG from counts of the documents reaching each grade: the sorted relevances' DCG to
@@ -148,13 +182,13 @@ def test_the_ideal_dcg_of_small_grades_from_counts_is_the_sorted_one(m: int, pai
     for top in range(rowranking.IDEAL_FROM_COUNTS_GRADES + 2):
         rel = rng.integers(0, top + 1, (500, m))
         for x in (rel, rel.astype(np.uint8), rel.astype(float), rel.astype(bool) if top == 1 else rel):
-            grade = rowranking._small_grade(x)
+            grade = rowranking.small_grade(x)
             assert grade == (int(x.max()) if top <= rowranking.IDEAL_FROM_COUNTS_GRADES else None)
             ranked = np.sort(x.astype(float), axis=1)[:, ::-1] @ discount
             np.testing.assert_allclose(rowranking.ideal_dcg(x, discount), ranked, rtol=1e-15, atol=0)
     halves = rng.integers(0, 3, (500, m)) / 2.0
-    assert rowranking._small_grade(halves) is None
-    assert rowranking._small_grade(np.zeros((0, m))) is None
+    assert rowranking.small_grade(halves) is None
+    assert rowranking.small_grade(np.zeros((0, m))) is None
     np.testing.assert_allclose(
         rowranking.ideal_dcg(halves, discount), np.sort(halves, axis=1)[:, ::-1] @ discount, rtol=1e-15
     )
