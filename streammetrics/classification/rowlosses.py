@@ -381,26 +381,30 @@ def _js_rows(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     return out
 
 
+#: The natural log of 2 (``log(p' / m) = log 2 - log1p(u)``).
+LOG_2 = math.log(2.0)
+
+
 def _js_by_ratios(p: np.ndarray, q: np.ndarray, total_p: np.ndarray, total_q: np.ndarray) -> np.ndarray:
     """JS of the normalized rows ``p / P``, ``q / Q`` of positive weights, without normalizing
-    them: with ``u = (q / p) (P / Q)`` (the ratio of the normalized values), ``p' / m = 2 / (1 + u)``
-    and ``q' / m = u p' / m``, so ``2 JS = sum_j p_j log(p'_j / m_j) / P + sum_j q_j log(q'_j / m_j) / Q``
-    (half the passes of normalizing both). A zero weight, or a ratio beyond the float range,
-    makes its row's value NaN or infinite (the caller computes those rows otherwise)."""
+    them: with ``u = (q / p) (P / Q)`` (the ratio of the normalized values),
+    ``log(p' / m) = log 2 - log1p(u)`` and ``log(q' / m) = log(u) + log(p' / m)``, so
+    ``2 JS = sum_j p_j log(p'_j / m_j) / P + sum_j q_j log(q'_j / m_j) / Q`` (half the passes of
+    normalizing both, and no quotient ``2 / (1 + u)``). A zero weight, or a ratio beyond the float
+    range, makes its row's value NaN or infinite (the caller computes those rows otherwise)."""
     with np.errstate(all="ignore"):
         ratio = np.divide(q, p, out=work(("js ratios", 0), p.shape))
         ratio *= np.divide(total_p, total_q, out=work(("js ratios", "sums"), len(p)))[:, None]
-        p_over_m = np.add(ratio, 1.0, out=work(("js ratios", 1), p.shape))
-        np.divide(2.0, p_over_m, out=p_over_m)
-        q_over_m = np.multiply(p_over_m, ratio, out=ratio)
-        np.log(p_over_m, out=p_over_m)
-        p_over_m *= p
-        np.log(q_over_m, out=q_over_m)
-        q_over_m *= q
-        ones = np.ones(p.shape[1])
-        out = np.matmul(p_over_m, ones)  # (row sums: one matrix-vector product)
+        log_p_over_m = np.log1p(ratio, out=work(("js ratios", 1), p.shape))
+        np.subtract(LOG_2, log_p_over_m, out=log_p_over_m)
+        log_q_over_m = np.log(ratio, out=ratio)
+        log_q_over_m += log_p_over_m
+        log_p_over_m *= p
+        log_q_over_m *= q
+        ones = N.ones(p.shape[1])
+        out = np.matmul(log_p_over_m, ones)  # (row sums: one matrix-vector product)
         out /= total_p
-        second = np.matmul(q_over_m, ones, out=work(("js ratios", "sums"), len(p)))
+        second = np.matmul(log_q_over_m, ones, out=work(("js ratios", "sums"), len(p)))
         second /= total_q
         out += second
     out *= 0.5
