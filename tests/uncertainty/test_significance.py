@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import tracemalloc
+
 import numpy as np
 import pytest
+import sklearn.metrics as skm
 from scipy import stats
 
 import streammetrics as sm
-from streammetrics.uncertainty import mcnemar_test, permutation_test, random_tables
+from streammetrics.uncertainty import mcnemar_test, permutation_test, random_tables, significance
 from tests.helpers import assert_same
 
 
@@ -72,6 +75,50 @@ def test_monte_carlo_agrees_with_exact_and_with_scipy_permutation_test():
         random_state=4,
     )
     assert abs(ours.pvalue - ref.pvalue) < 4 * np.sqrt(ref.pvalue * (1 - ref.pvalue) / 4000) + 1e-3
+
+
+@pytest.mark.parametrize("per_draw", [1, 7, 5000])
+def test_monte_carlo_draws_its_tables_a_chunk_at_a_time(per_draw, monkeypatch):
+    """Resamples beyond TABLE_CELLS are drawn and scored a chunk at a time: the p-value is that of
+    the same tables drawn chunk after chunk from one generator (one chunk: one draw, as before),
+    and agrees with scipy's permutation test."""
+    rng = np.random.default_rng(8)
+    y = rng.integers(0, 3, 90)
+    p = np.where(rng.random(90) < 0.1, y, rng.integers(0, 3, 90))  # (a p-value far from 0)
+    metric = sm.MCC().update(y, p)
+    monkeypatch.setattr(significance, "TABLE_CELLS", 9 * per_draw)
+    ours = permutation_test(metric, n_resamples=3000, seed=9)
+    table = metric.state.matrix.astype(np.int64)
+    draws, rows, cols = np.random.default_rng(9), table.sum(axis=1), table.sum(axis=0)
+    tables = [random_tables(rows, cols, min(per_draw, 3000 - lo), draws) for lo in range(0, 3000, per_draw)]
+    values = [sm.MCC().update(*_table_rows(t)).compute() for t in np.concatenate(tables)]
+    hits = np.sum(np.array(values) >= metric.compute() - 1e-12)
+    assert ours.pvalue == (1 + hits) / 3001 and ours.n_resamples == 3000 and 0.02 < ours.pvalue < 0.98
+    ref = stats.permutation_test(
+        (y,),
+        lambda yy: skm.matthews_corrcoef(yy, p),
+        permutation_type="pairings",
+        n_resamples=3000,
+        alternative="greater",
+        random_state=10,
+    )
+    assert abs(ours.pvalue - ref.pvalue) < 4 * np.sqrt(2 * ref.pvalue * (1 - ref.pvalue) / 3000)  # (both sampled)
+
+
+def test_monte_carlo_of_many_labels_holds_a_chunk_of_tables_at_a_time():
+    """100 labels and 2,000 resamples: 160 MB of tables in one draw; at most TABLE_CELLS cells
+    (32 MB) at a time."""
+    rng = np.random.default_rng(11)
+    y = rng.integers(0, 100, 3000)
+    metric = sm.Accuracy().update(y, np.where(rng.random(3000) < 0.2, y, rng.integers(0, 100, 3000)))
+    tracemalloc.start()
+    try:
+        result = permutation_test(metric, n_resamples=2000, seed=12)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert result.pvalue == 1 / 2001  # (20% right against 1% by chance)
+    assert peak < 2 * significance.TABLE_CELLS * 8
 
 
 def test_random_tables_keep_margins_and_have_hypergeometric_cells():
