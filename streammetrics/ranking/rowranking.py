@@ -25,7 +25,7 @@ import numpy as np
 
 from .._core import validation as v
 from .._core.inputs import Inputs
-from .._core.narrow import SORTING_NETWORK_MEMBERS, by_label, sort_rows, transpose_into
+from .._core.narrow import SMALL_ROWS, SORTING_NETWORK_MEMBERS, by_label, sort_rows, transpose_into
 from .._core.workspace import work
 from ..aggregation.base import RowValueMetric, scratch_row
 from ..aggregation.state import RowSums
@@ -523,6 +523,13 @@ def _graded(table_bytes: bytes, width: int) -> np.ndarray:
     return graded
 
 
+def _graded_path(relevance: np.ndarray) -> bool:
+    """Whether a batch's relevances may take the graded look-up (:func:`small_grade` then says):
+    pairwise rows of a batch of at least ``SMALL_ROWS`` (on a smaller one, its checks cost more
+    calls than the float copy and the product it saves)."""
+    return relevance.shape[1] <= PAIRWISE_LABELS and len(relevance) >= SMALL_ROWS
+
+
 def graded_by_label(relevance: np.ndarray) -> np.ndarray:
     """:func:`by_label` uint8 grades of relevances :func:`small_grade` found to be integers from 0
     to at most :data:`IDEAL_FROM_COUNTS_GRADES` (of any dtype: the cast is exact)."""
@@ -669,7 +676,7 @@ class DCG(_Gain):
 
     def _per_row(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
         discount = discounts(y.shape[1], self.k, self.log_base)
-        top = small_grade(y, known_non_negative=False) if y.shape[1] <= PAIRWISE_LABELS else None
+        top = small_grade(y, known_non_negative=False) if _graded_path(y) else None
         if top is None:
             return dcg_rows(y, s, discount, self.ignore_ties)
         return dcg_rows(y, s, discount, self.ignore_ties, graded_by_label(y), top)
@@ -707,7 +714,7 @@ class NDCG(_Gain):
 
     def _per_row(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
         discount = discounts(y.shape[1], self.k)
-        top = small_grade(y) if y.shape[1] <= PAIRWISE_LABELS else None  # (non-negative: parsed)
+        top = small_grade(y) if _graded_path(y) else None  # (non-negative: parsed)
         if top is not None:  # grades 0 .. top by label, once for both DCGs
             grades = graded_by_label(y)
             gain = dcg_rows(y, s, discount, self.ignore_ties, grades, top)

@@ -164,6 +164,32 @@ def test_small_grades_join_their_cells_and_give_the_float_gains_dcg_bit_for_bit(
             np.testing.assert_array_equal(graded, floats)
 
 
+@pytest.mark.parametrize("m", WIDTHS[:-1])
+def test_batches_of_grades_give_the_states_of_the_float_path(
+    m: int, pair_counts: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DCG and NDCG of integer grades on a batch large enough for the graded look-up (here every
+    batch) hold the state the float path gives the same batch (no batch), byte for byte, and
+    agree with scikit-learn."""
+    rng = np.random.default_rng(m)
+    rel, s = rng.integers(0, 4, (500, m)), np.round(rng.standard_normal((500, m)), 1)
+    makers = {
+        "dcg": lambda: sm.DCG(3),
+        "ndcg": lambda: sm.NDCG(),
+        "dcg ignoring ties": lambda: sm.DCG(ignore_ties=True),
+        "ndcg@2 ignoring ties": lambda: sm.NDCG(2, ignore_ties=True),
+    }
+    states: dict[str, list[bytes]] = {}
+    for rows in (0, 10**9):
+        monkeypatch.setattr(rowranking, "SMALL_ROWS", rows)
+        for name, make in makers.items():
+            states.setdefault(name, []).append(make().update(rel, s).to_bytes())
+    assert all(graded == floats for graded, floats in states.values())
+    monkeypatch.setattr(rowranking, "SMALL_ROWS", 0)
+    _close(sm.NDCG().update(rel, s).compute(), skm.ndcg_score(rel, s))
+    _close(sm.DCG(3).update(rel, s).compute(), skm.dcg_score(rel, s, k=3))
+
+
 def test_dcg_of_negative_integer_gains_is_scikit_learns() -> None:
     """Gains of -1 to 3 are integers up to the grades' limit, but not grades: the float path."""
     rng = np.random.default_rng(4)

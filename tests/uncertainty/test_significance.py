@@ -102,7 +102,9 @@ def test_monte_carlo_draws_its_tables_a_chunk_at_a_time(per_draw, monkeypatch):
         alternative="greater",
         random_state=10,
     )
-    assert abs(ours.pvalue - ref.pvalue) < 4 * np.sqrt(2 * ref.pvalue * (1 - ref.pvalue) / 3000)  # (both sampled)
+    assert abs(ours.pvalue - ref.pvalue) < 4 * np.sqrt(
+        2 * ref.pvalue * (1 - ref.pvalue) / 3000
+    )  # (both sampled)
 
 
 def test_monte_carlo_of_many_labels_holds_a_chunk_of_tables_at_a_time():
