@@ -101,6 +101,25 @@ def test_collection_tracker_gives_one_best_per_output():
     assert set(t.compute_all()) == {"acc", "ll"}
 
 
+def test_best_of_a_metric_whose_value_is_not_a_number_is_refused():
+    """Per-class values have no best epoch: ``best()`` raises TypeError naming compute_all(), where
+    torchmetrics' best_metric() warns and returns None (a deliberate difference, documented);
+    the epochs' values stay readable."""
+    ours, theirs = (
+        sm.MetricTracker(sm.Recall(average=None)),
+        TMTracker(_classification.MulticlassRecall(num_classes=3, average=None)),
+    )
+    for y, p in (([0, 1, 2, 2], [0, 1, 1, 2]), ([0, 1, 2, 0], [0, 2, 2, 0])):
+        ours.increment().update(y, p)
+        theirs.increment()
+        theirs.update(torch.tensor(p), torch.tensor(y))
+    with pytest.raises(TypeError, match=r"not a number.*compute_all"):
+        ours.best()
+    with pytest.warns(UserWarning):
+        assert theirs.best_metric() is None
+    np.testing.assert_allclose(np.stack(ours.compute_all()), theirs.compute_all().numpy(), rtol=1e-6)
+
+
 def test_tracker_merges_epoch_by_epoch_and_refuses_other_epochs():
     rng = np.random.default_rng(3)
     epochs = _epochs(7, 3)
