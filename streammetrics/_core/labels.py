@@ -35,6 +35,24 @@ def sorted_distinct(arr: np.ndarray) -> np.ndarray:
     return s[run_starts(s)]
 
 
+def merged_sorted(values: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """``np.union1d(values, new)`` of two sorted arrays of distinct labels with no label in
+    common: ``new`` inserted where it sorts, one search and one copy (``union1d`` sorts both
+    again; NumPy's hashing unique of integers costs about 25 µs even on a few hundred labels).
+    Strings keep the wider of the two widths.
+
+    Examples:
+        >>> merged_sorted(np.array([1, 4, 9]), np.array([0, 5])).tolist()
+        [0, 1, 4, 5, 9]
+        >>> merged_sorted(np.array(["b", "d"]), np.array(["ccc"])).tolist()
+        ['b', 'ccc', 'd']
+    """
+    dtype = np.result_type(values.dtype, new.dtype)
+    return np.insert(
+        values.astype(dtype, copy=False), np.searchsorted(values, new), new.astype(dtype, copy=False)
+    )
+
+
 def run_starts(sorted_values: np.ndarray) -> np.ndarray:
     """The mask of the first element of each run of equal values of a sorted 1-D array.
 
@@ -315,7 +333,8 @@ class LabelSet:
             raise InputError(
                 f"{name}: expected labels in the fixed list {self.values.tolist()}, found {new[:5].tolist()}"
             )
-        grown = LabelSet(np.union1d(self.values, new) if self.values.size else new, distinct=True)
+        # (a discovered set is sorted; the batch's new labels are sorted and not in it)
+        grown = LabelSet(merged_sorted(self.values, new) if self.values.size else new, distinct=True)
         return grown.encode(arr, name)[0], grown  # (its range or look-up table path, when it has one)
 
     def union(self, other: LabelSet) -> LabelSet:
@@ -331,9 +350,13 @@ class LabelSet:
             )
         if self.fixed:
             return self
-        if len(other) <= len(self) and self._sorted and bool((self._lookup(other.values) >= 0).all()):
+        if not self._sorted:  # (a fixed set's order is the user's: never here, but sort to be safe)
+            return LabelSet(np.union1d(self.values, other.values), distinct=True)
+        known = self._lookup(other.values) >= 0
+        if len(other) <= len(self) and bool(known.all()):
             return self  # the common case of a merge or a batch: nothing new (no sort, no new set)
-        return LabelSet(np.union1d(self.values, other.values), distinct=True)
+        new = other.values[~known]
+        return LabelSet(merged_sorted(self.values, new if other._sorted else np.sort(new)), distinct=True)
 
     def positions_in(self, other: LabelSet) -> np.ndarray:
         """For each of our labels, its index in ``other`` (which must contain it)."""

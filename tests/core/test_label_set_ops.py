@@ -7,11 +7,12 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streammetrics._core.labels import LabelSet, sorted_distinct
+from streammetrics._core.labels import LabelSet, merged_sorted, sorted_distinct
 from streammetrics._core.state import _plain_equal, canonical_json, equal_configs
 
 ints = st.lists(st.integers(-(2**62), 2**62) | st.integers(-3, 12), max_size=40)
-words = st.lists(st.text(max_size=4), max_size=30)
+# (no NUL: NumPy's unicode arrays strip trailing NULs, so '' and '\x00' are one label there)
+words = st.lists(st.text(st.characters(exclude_characters="\x00"), max_size=4), max_size=30)
 
 
 @settings(max_examples=100, deadline=None)
@@ -23,6 +24,38 @@ def test_sorted_distinct_is_numpy_unique(values, as_bool):
     got, expected = sorted_distinct(arr), np.unique(arr)
     assert got.dtype == expected.dtype
     np.testing.assert_array_equal(got, expected)
+
+
+@settings(max_examples=200, deadline=None)
+@given(a=ints | words, b=ints | words)
+def test_merged_sorted_is_numpy_union_of_disjoint_sets(a, b):
+    """Two sorted sets of distinct labels with none in common (what a label set and a batch's
+    new labels are): the same values and dtype as ``np.union1d``, string widths included."""
+    if not a or not b or type(a[0]) is not type(b[0]):
+        return
+    first = np.unique(np.array(a))
+    second = np.setdiff1d(np.unique(np.array(b)), first)
+    expected = np.union1d(first, second)
+    got = merged_sorted(first, second)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+
+
+@settings(max_examples=100, deadline=None)
+@given(a=ints | words, b=ints | words)
+def test_a_grown_label_set_is_the_sorted_union_and_encodes_the_batch(a, b):
+    if not a or not b or type(a[0]) is not type(b[0]):
+        return
+    labels, batch = LabelSet(np.unique(np.array(a))), np.array(b)
+    idx, grown = labels.encode(batch, "y_true")
+    expected = np.union1d(labels.values, batch)
+    if grown is None:
+        assert set(np.unique(batch).tolist()) <= set(labels.values.tolist())
+        grown = labels
+    else:
+        assert grown.values.dtype == expected.dtype
+        np.testing.assert_array_equal(grown.values, expected)
+    np.testing.assert_array_equal(grown.values[idx], batch)
 
 
 @settings(max_examples=100, deadline=None)
