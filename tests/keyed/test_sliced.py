@@ -266,3 +266,42 @@ def test_per_key_margins_merge_with_a_dense_stack_and_round_trip(monkeypatch):
             assert values[key] == pytest.approx(want, rel=1e-12)
         back = sm.from_bytes(merged.to_bytes())
         assert back.to_bytes() == merged.to_bytes() and back.compute() == values
+
+
+@pytest.mark.parametrize("labels", ["ints", "strings"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_per_key_margins_are_the_states_of_each_keys_rows(labels, weighted, monkeypatch):
+    """Past the dense stack each key keeps its own state, updated from the batch parsed once (its
+    rows' label pairs and weights, zero weights included): through updates that grow the keys and
+    their labels and a revert, each key's state is that of a metric fed only its rows, field by
+    field."""
+    from streammetrics.classification import counts
+
+    monkeypatch.setattr(counts, "DENSE_CLASSES", 4)
+    rng = np.random.default_rng(7 + weighted)
+    names = np.array(["a", "bb", "ccc", "d", "eeeee", "f", "gg", "h", "iii"])
+    batches = []
+    for n, classes, n_keys in ((300, 6, 5), (200, 9, 8), (250, 9, 8)):
+        y, p = rng.integers(0, classes, n), rng.integers(0, classes, n)
+        if labels == "strings":
+            y, p = names[y], names[p]
+        w = rng.integers(0, 3, n).astype(float) if weighted else None
+        batches.append((y, p, rng.integers(0, n_keys, n), w))
+    m = sm.Sliced(sm.F1(average="macro", zero_division=0.0))
+    for y, p, g, w in batches:
+        m.update(y, p, g, sample_weight=w)
+    y, p, g, w = batches[1]
+    m.revert(y, p, g, sample_weight=w)
+    kept = [batches[0], batches[2]]
+    kernel = m.state.kernels["metric"]
+    states = kernel.states(m.state.stacks["metric"])
+    assert not isinstance(m.state.stacks["metric"], DenseCounts) and not any(s.dense for s in states)
+    for key, slot in zip(m.state.keys.keys(), range(len(states)), strict=True):
+        own = sm.F1(average="macro", zero_division=0.0)
+        for y, p, g, w in kept:
+            rows = g == key
+            own.update(y[rows], p[rows], sample_weight=None if w is None else w[rows])
+        mine, theirs = states[slot].to_dict(), own.state.in_margins().to_dict()
+        assert mine.keys() == theirs.keys()
+        for field, value in theirs.items():
+            np.testing.assert_array_equal(np.asarray(mine[field]), np.asarray(value), err_msg=field)
