@@ -11,8 +11,9 @@ Multilabel batches go through the generic kernel (a tuple of per-key states), an
 sets a dense stack should not hold for a metric that reads no matrix: more classes than a state
 keeps as a matrix (``counts.DENSE_CLASSES``), or more cells over the keys than one table of
 ``counts.MAX_CLASSES`` classes. Each key's state then keeps its own labels as per-class margins
-(3 numbers a class: per-key matrices would again add up to the keys times K^2). A metric that
-reads the matrix refuses such cells instead.
+(3 numbers a class: per-key matrices would again add up to the keys times K^2), updated from the
+batch parsed once (a key's rows are not parsed again). A metric that reads the matrix refuses
+such cells instead.
 """
 
 from __future__ import annotations
