@@ -29,6 +29,7 @@ import numpy as np
 
 from ..errors import InputError
 from . import validation as v
+from .narrow import ones
 
 #: ``update(y_true, prediction, sample_weight=None)``: the truth and one prediction (labels, class
 #: scores, probabilities or real values), from which each member derives its own input.
@@ -183,7 +184,7 @@ class Inputs:
         """Each row's sum of ``p``, argument ``i`` as a 2-D float array, computed once for every
         member (a matrix-vector product: NumPy's row sums pay per row; the additions' order is
         BLAS's)."""
-        return self.derived((i, "row sums"), lambda: p @ np.ones(p.shape[1]))
+        return self.derived((i, "row sums"), lambda: p @ ones(p.shape[1]))
 
     def weights(self, n: int) -> np.ndarray | None:
         """``None`` or ``n`` finite non-negative float64 weights."""

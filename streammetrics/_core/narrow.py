@@ -68,14 +68,14 @@ def transpose_into(out: np.ndarray, a: np.ndarray, casting: str = "same_kind") -
     return out
 
 
-def by_label(a: np.ndarray, slot: str, dtype: Any = None) -> np.ndarray:
+def by_label(a: np.ndarray, slot: str, dtype: Any = None, casting: str = "same_kind") -> np.ndarray:
     """``(n, m)`` rows as ``(m, n)``, one contiguous row per column, in the work array ``slot``
-    (see :func:`~streammetrics._core.workspace.work`), as ``dtype`` when given (else ``a``'s):
-    the pairwise paths compare column against column over every row at once (a column of a
-    narrow row-major array is strided, and a broadcast against a column runs an inner loop of
-    ``m`` per row)."""
+    (see :func:`~streammetrics._core.workspace.work`), as ``dtype`` when given (else ``a``'s;
+    ``casting`` as :func:`transpose_into`'s): the pairwise paths compare column against column
+    over every row at once (a column of a narrow row-major array is strided, and a broadcast
+    against a column runs an inner loop of ``m`` per row)."""
     out = work(("by label", slot), a.shape[::-1], a.dtype if dtype is None else dtype)
-    return transpose_into(out, a)
+    return transpose_into(out, a, casting)
 
 
 def take_rows(a: np.ndarray, index: Any) -> np.ndarray:
@@ -273,3 +273,9 @@ def column_sums(a: np.ndarray) -> np.ndarray:
     add = np.add.reduce  # (ndarray.sum's own reduction, without its wrapper's cost per call)
     # (the sums are NumPy scalars of the reduction's type: the array takes it, as a.sum's)
     return np.array([add(a[:, j]) for j in range(a.shape[1])])
+
+
+def weighted_column_sums(a: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
+    """``weights @ a``, or :func:`column_sums` of ``a`` when ``weights`` is ``None``: the sums
+    of a batch's per-row values."""
+    return column_sums(a) if weights is None else weights @ a

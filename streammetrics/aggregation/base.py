@@ -213,7 +213,7 @@ class RowValueMetric(OneRowMixin, Metric[RowSums], base=True):
         """The weighted column sums of the batch's :meth:`_row_values` (a metric whose columns
         have a cheaper sum, such as counts of classes, gives them without the values)."""
         values, w = self._row_values(batch), batch[-1]
-        return N.column_sums(values) if w is None else w @ values
+        return N.weighted_column_sums(values, w)
 
     def _apply_reweighted(
         self, states: list[RowSums], batch: tuple[Any, ...], counts: np.ndarray, inputs: Any

@@ -26,7 +26,7 @@ import numpy as np
 from .._core.labels import LabelSet, sorted_distinct
 from .._core.state import State
 from ..errors import InputError, MergeError, StateError
-from ..keyed.kernels import GenericKernel, Rows, fork, groups
+from ..keyed.kernels import GenericKernel, Rows
 from . import counts as _counts_module
 from .counts import ConfusionCounts, _subtract
 
@@ -124,7 +124,7 @@ class ConfusionKernel(GenericKernel):
         if batch[0] == "multiclass" and self._in_margins(stack):
             stack = self._own_states(stack, n_keys)  # (new keys in the same form)
         if batch[0] == "multiclass" and len(batch) == 4 and not isinstance(stack, DenseCounts):
-            return self._apply_each(self._grown(self.states(stack), n_keys), slots, batch, sign)
+            return self._apply_each(self.states(stack), slots, n_keys, batch, sign)
         if batch[0] != "multiclass" or not isinstance(stack, DenseCounts):
             return super().apply(self.states(stack), slots, n_keys, rows, batch, sign)
         _, yt, yp, w = batch
@@ -140,7 +140,7 @@ class ConfusionKernel(GenericKernel):
             if grown_t is not None and grown_p is not None:
                 grown_t.union(grown_p)
         except InputError:  # labels of another kind than other keys': one state per key
-            return self._apply_each(self._grown(self.states(stack), n_keys), slots_all, batch, sign)
+            return self._apply_each(self.states(stack), slots_all, n_keys, batch, sign)
         if grown_t is not None or grown_p is not None:
             if sign < 0:
                 raise InputError("y_true: cannot revert rows with labels that were never added")
@@ -149,7 +149,7 @@ class ConfusionKernel(GenericKernel):
             idx_p, _ = labels.encode(yp, "y_pred")
         k = len(labels)
         if not self._stacks(n_keys, k):  # each key's own state, as per-class margins
-            return self._apply_each(self._own_states(stack, n_keys), slots_all, batch, sign)
+            return self._apply_each(self._own_states(stack, n_keys), slots_all, n_keys, batch, sign)
         _check_cells(n_keys, k, InputError)
         flat = slots * k  # (then in place: no temporary per operation)
         flat += idx_t
@@ -169,19 +169,20 @@ class ConfusionKernel(GenericKernel):
         self._check_labels(labels, matrix, np.flatnonzero(n_delta))
         return DenseCounts(labels, matrix, n)
 
-    def _apply_each(self, states: Sequence[State], slots: np.ndarray, batch: Any, sign: int) -> Any:
-        """Each key's own state (``states``, one per key) changed by its rows of the parsed
-        multiclass ``batch``: a Python call per key present, as in the generic kernel, but without
-        parsing each key's rows again (a key's pairs of labels and weights are the batch's rows;
-        each state discovers its own labels and checks them)."""
+    def _apply_each(
+        self, states: Sequence[State], slots: np.ndarray, n_keys: int, batch: Any, sign: int
+    ) -> Any:
+        """:meth:`apply_parts` with each key's rows of the parsed multiclass ``batch`` (its pairs
+        of labels and weights are the batch's rows; each state discovers and checks its own
+        labels): a key's rows are not parsed again."""
         mode, yt, yp, w = batch
-        new = list(states)
-        for slot, index in groups(slots):
-            state = fork(new[slot])
-            part = (mode, yt[index], yp[index], None if w is None else w[index])
-            self.metric._apply(state, part, sign)  # type: ignore[call-arg]
-            new[slot] = state
-        return self.from_states(new)
+        return self.apply_parts(
+            states,
+            slots,
+            n_keys,
+            lambda index: (mode, yt[index], yp[index], None if w is None else w[index]),
+            sign,
+        )
 
     def _stacks(self, n_keys: int, k: int) -> bool:
         """Whether ``n_keys`` keys of ``k`` classes stay one dense stack. Always for a metric

@@ -356,7 +356,7 @@ def _kl_rows(p: np.ndarray, q: np.ndarray, out: np.ndarray | None = None) -> np.
     held = np.greater(p, 0.0, out=work(("kl rows", 1), p.shape, bool))
     if not held.all():
         np.copyto(terms, 0.0, where=~held)  # (p = 0: no term, whatever q; not 0 * -inf)
-    return np.matmul(terms, np.ones(terms.shape[1]), out=out)  # (row sums: one matrix-vector product)
+    return np.matmul(terms, N.ones(terms.shape[1]), out=out)  # (row sums: one matrix-vector product)
 
 
 def _kl_of_weights(p: np.ndarray, q: np.ndarray, sums: list[np.ndarray]) -> np.ndarray:

@@ -82,12 +82,25 @@ class GenericKernel:
         are parsed again on their own, because what a state learns (labels, outputs) is its
         key's.
         """
-        old = self.states(stack)
-        new = self._grown(old, n_keys)
+        return self.apply_parts(
+            self.states(stack), slots, n_keys, lambda index: self.metric._parse(rows(index)), sign
+        )
+
+    def apply_parts(
+        self,
+        states: Sequence[State],
+        slots: np.ndarray,
+        n_keys: int,
+        part_of: Callable[[np.ndarray], Any],
+        sign: int,
+    ) -> Any:
+        """:meth:`apply` to the keys' ``states`` (in slot order), each key present changed by
+        ``part_of(its row indices)``, its rows' parsed batch: a Python call per key present."""
+        new = self._grown(states, n_keys)
         change = self.metric._apply if sign > 0 else self.metric._unapply
         for slot, index in groups(slots):
-            part = self.metric._parse(rows(index))
-            state = fork(new[slot]) if slot < len(old) else new[slot]
+            part = part_of(index)
+            state = fork(new[slot]) if slot < len(states) else new[slot]
             change(state, part)
             new[slot] = state
         return self.from_states(new)

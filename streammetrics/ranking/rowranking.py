@@ -25,7 +25,7 @@ import numpy as np
 
 from .._core import validation as v
 from .._core.inputs import Inputs
-from .._core.narrow import SMALL_ROWS, SORTING_NETWORK_MEMBERS, by_label, sort_rows, transpose_into
+from .._core.narrow import SMALL_ROWS, SORTING_NETWORK_MEMBERS, by_label, ones, sort_rows, transpose_into
 from .._core.workspace import work
 from ..aggregation.base import RowValueMetric, scratch_row
 from ..aggregation.state import RowSums
@@ -288,9 +288,7 @@ class LabelRankingAveragePrecision(_RowRanking):
             )
             cell += relevant_at_least
             cell *= y.view(np.uint8)
-            ratio = np.matmul(
-                np.ones(m), looked_up(_precisions(m), cell, "precisions"), out=scratch_row(len(s))
-            )
+            ratio = np.matmul(ones(m), looked_up(_precisions(m), cell, "precisions"), out=scratch_row(len(s)))
         else:
             rel, rank, relevant_at_least, n_relevant = label_ranks(y, s)
             ratio = np.where(rel, relevant_at_least / rank, 0.0).sum(axis=1)
@@ -510,7 +508,7 @@ def _gain_sums(gains: np.ndarray, table: np.ndarray, cells: np.ndarray, top_grad
     else:
         values = looked_up(table, cells, "dcg")
         values *= gains
-    return np.matmul(np.ones(len(cells)), values, out=scratch_row(values.shape[1]))
+    return np.matmul(ones(len(cells)), values, out=scratch_row(values.shape[1]))
 
 
 @functools.lru_cache(maxsize=256)
@@ -533,8 +531,7 @@ def _graded_path(relevance: np.ndarray) -> bool:
 def graded_by_label(relevance: np.ndarray) -> np.ndarray:
     """:func:`by_label` uint8 grades of relevances :func:`small_grade` found to be integers from 0
     to at most :data:`IDEAL_FROM_COUNTS_GRADES` (of any dtype: the cast is exact)."""
-    out = work(("by label", "grades"), relevance.shape[::-1], np.uint8)
-    return transpose_into(out, relevance, casting="unsafe")
+    return by_label(relevance, "grades", np.uint8, casting="unsafe")
 
 
 #: Integer relevances of at most this grade take :func:`ideal_dcg` from counts (a pass over the

@@ -23,12 +23,12 @@ from .._core.narrow import (
     ROW_DOT_EINSUM_BELOW,
     SMALL_ROWS,
     SORTING_NETWORK_MEMBERS,
-    column_sums,
     ones,
     row_dot,
     row_max,
     sort_rows,
     transpose_into,
+    weighted_column_sums,
 )
 from .._core.params import check_option
 from .._core.workspace import work
@@ -725,8 +725,7 @@ class CosineSimilarity(RowValueMetric):
         norms = np.multiply(norms[0], norms[1], out=norms[0])
         weights = inputs.weights(len(yt))
         cosine = np.divide(products[2], norms, out=products[2]).reshape(-1, 1)  # (_row_values')
-        sums = column_sums(cosine) if weights is None else weights @ cosine
-        return SummedBatch((yt, yp, norms, weights), sums)
+        return SummedBatch((yt, yp, norms, weights), weighted_column_sums(cosine, weights))
 
     def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
         yt, yp, norms, _ = batch
