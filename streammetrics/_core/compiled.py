@@ -1,22 +1,37 @@
 """The optional compiled parts, and the switch that turns them off.
 
-``setup.py`` builds :mod:`streammetrics._core._fastrows` where a C compiler is found; without it
-(or with the environment variable ``STREAMMETRICS_PURE_PYTHON`` set to anything but ``""`` or
-``"0"`` when streammetrics is imported) the same paths run in pure Python: the results are the
-same, one value at a time is about twice as slow.
+``setup.py`` builds :mod:`streammetrics._core._fastrows` (the aggregators' one-value ``update``)
+and :mod:`streammetrics._core._rowkernels` (per-row kernels of DCG, NDCG and Jensen-Shannon) where a
+C compiler is found. Without them (or with the environment variable ``STREAMMETRICS_PURE_PYTHON``
+set to anything but ``""`` or ``"0"`` when streammetrics is imported) the same paths run in pure
+Python and NumPy:
+
+- one value at a time is about twice as slow, with the same results;
+- the row kernels' metrics are slower on large batches, and their per-row values may differ in
+  the last bits (a row's sum is sequential in C and in BLAS's order in NumPy). Either way, a row's
+  value does not depend on the batch it came in.
 """
 
 from __future__ import annotations
 
 import os
+from types import ModuleType
 from typing import Any
 
 ValueBuffer: Any = None
+#: :mod:`streammetrics._core._rowkernels`, or ``None`` where it is not built or switched off.
+rowkernels: ModuleType | None = None
 if os.environ.get("STREAMMETRICS_PURE_PYTHON", "") in ("", "0"):
     try:
         from ._fastrows import ValueBuffer
     except ImportError:  # not built (no compiler at install): the pure-Python paths run
         pass
+    try:
+        from . import _rowkernels as rowkernels
+    except ImportError:  # not built: the NumPy formulas run
+        pass
 
 #: Whether the compiled one-value path is in use.
 COMPILED = ValueBuffer is not None
+#: Whether the compiled row kernels are in use.
+ROW_KERNELS = rowkernels is not None

@@ -17,6 +17,7 @@ import numpy as np
 
 from .._core import narrow as N
 from .._core import validation as v
+from .._core.compiled import rowkernels
 from .._core.inputs import Inputs
 from .._core.labels import check_label_list
 from .._core.params import check_option, plain
@@ -394,6 +395,15 @@ def _js_by_ratios(p: np.ndarray, q: np.ndarray, total_p: np.ndarray, total_q: np
     range, makes its row's value NaN or infinite (the caller computes those rows otherwise)."""
     with np.errstate(all="ignore"):
         ratio = np.divide(q, p, out=work(("js ratios", 0), p.shape))
+        if rowkernels is not None:  # the same operations, with no broadcast and no pass per step
+            n, k = p.shape
+            p, q, total_p, total_q = (np.ascontiguousarray(a) for a in (p, q, total_p, total_q))
+            rowkernels.scale_rows(ratio, total_p, total_q, n, k)
+            log1p_u = np.log1p(ratio, out=work(("js ratios", 1), p.shape))
+            log_u = np.log(ratio, out=ratio)
+            out = np.empty(n)
+            rowkernels.js_sums(p, q, log1p_u, log_u, total_p, total_q, out, n, k)
+            return out
         ratio *= np.divide(total_p, total_q, out=work(("js ratios", "sums"), len(p)))[:, None]
         log_p_over_m = np.log1p(ratio, out=work(("js ratios", 1), p.shape))
         np.subtract(LOG_2, log_p_over_m, out=log_p_over_m)

@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._core import validation as v
+from .._core.compiled import rowkernels
 from .._core.inputs import Inputs
 from .._core.narrow import SMALL_ROWS, SORTING_NETWORK_MEMBERS, by_label, ones, sort_rows, transpose_into
 from .._core.workspace import work
@@ -429,6 +430,53 @@ def dcg_rows(
     return terms.sum(axis=1)
 
 
+#: The relevance dtypes the compiled kernels read as they are (others are copied as float64).
+KERNEL_GAINS = frozenset(np.dtype(t) for t in (np.float64, np.int64, np.int32, np.uint8, np.bool_))
+
+
+def compiled_rows(relevance: np.ndarray) -> bool:
+    """Whether a batch's rows take the compiled kernels (:mod:`streammetrics._core._rowkernels`:
+    built, and rows of at most :data:`PAIRWISE_LABELS` documents), whatever the batch's size, so
+    that a row's value never depends on the batch it came in."""
+    return rowkernels is not None and relevance.shape[1] <= PAIRWISE_LABELS and len(relevance) > 0
+
+
+def _kernel_gains(relevance: np.ndarray) -> np.ndarray:
+    """The relevances as the kernels read them: C-ordered, of a dtype they take."""
+    if relevance.dtype not in KERNEL_GAINS:
+        return relevance.astype(np.float64, order="C")  # (the conversion the NumPy formulas make)
+    return np.ascontiguousarray(relevance)
+
+
+def compiled_dcg(relevance: np.ndarray, s: np.ndarray, discount: np.ndarray, ignore_ties: bool) -> np.ndarray:
+    """:func:`dcg_rows` of :func:`compiled_rows` by the compiled kernel: each document's counts of
+    the others scored at least and at most as high give its cell of the same tables as
+    :func:`_dcg_pairwise` (ties averaged, or, with ``ignore_ties``, rows with ties ranked by
+    :func:`_argsort_dcg`), in the first :func:`scratch_row`."""
+    n, m = s.shape
+    key = _key(discount)
+    table = _position_discounts(key) if ignore_ties else _mean_discounts(key)
+    out = scratch_row(n)
+    assert rowkernels is not None  # (compiled_rows said so)
+    rowkernels.dcg_rows(np.ascontiguousarray(s), _kernel_gains(relevance), table, out, n, m)
+    if ignore_ties:  # (NaN: a row with ties, ranked as scikit-learn's argsort ranks it)
+        tied = np.flatnonzero(np.isnan(out))
+        if len(tied):
+            out[tied] = _argsort_dcg(relevance[tied], s[tied], discount)
+    return out
+
+
+def compiled_ideal_dcg(relevance: np.ndarray, discount: np.ndarray) -> np.ndarray:
+    """:func:`ideal_dcg` of :func:`compiled_rows` by the compiled kernel: each row's relevances
+    sorted in decreasing order, times the discounts, summed over the positions with a non-zero
+    discount; in the second :func:`scratch_row` (the first holds the DCG)."""
+    n, m = relevance.shape
+    out = scratch_row(n, 1)
+    assert rowkernels is not None  # (compiled_rows said so)
+    rowkernels.ideal_dcg_rows(_kernel_gains(relevance), discount, int(np.count_nonzero(discount)), out, n, m)
+    return out
+
+
 def _argsort_dcg(gains: np.ndarray, s: np.ndarray, discount: np.ndarray) -> np.ndarray:
     """The DCG of each row ranked as scikit-learn's ``ignore_ties`` ranks it,
     ``np.argsort(y_score)[:, ::-1]`` (ties in argsort's order)."""
@@ -673,6 +721,8 @@ class DCG(_Gain):
 
     def _per_row(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
         discount = discounts(y.shape[1], self.k, self.log_base)
+        if compiled_rows(y):
+            return compiled_dcg(y, s, discount, self.ignore_ties)
         top = small_grade(y, known_non_negative=False) if _graded_path(y) else None
         if top is None:
             return dcg_rows(y, s, discount, self.ignore_ties)
@@ -711,8 +761,11 @@ class NDCG(_Gain):
 
     def _per_row(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
         discount = discounts(y.shape[1], self.k)
-        top = small_grade(y) if _graded_path(y) else None  # (non-negative: parsed)
-        if top is not None:  # grades 0 .. top by label, once for both DCGs
+        top = small_grade(y) if _graded_path(y) and not compiled_rows(y) else None  # (non-negative: parsed)
+        if compiled_rows(y):
+            gain = compiled_dcg(y, s, discount, self.ignore_ties)
+            ideal = compiled_ideal_dcg(y, discount)
+        elif top is not None:  # grades 0 .. top by label, once for both DCGs
             grades = graded_by_label(y)
             gain = dcg_rows(y, s, discount, self.ignore_ties, grades, top)
             ideal = _ideal_from_counts(grades, discount, top)

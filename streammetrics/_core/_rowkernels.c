@@ -1,0 +1,427 @@
+/*
+ * Per-row kernels of the row-value metrics, compiled (optional: the NumPy formulas in
+ * streammetrics/ranking/rowranking.py and streammetrics/classification/rowlosses.py compute the
+ * same values when this module is not built; see streammetrics/_core/compiled.py).
+ *
+ * Each kernel reads whole C-contiguous float64 (or integer) arrays through the buffer protocol and
+ * writes one value per row: the steps that NumPy pays a pass, a broadcast or a transpose for
+ * (comparisons of every pair of a short row, a per-row scale, a sum along each row) run in one loop
+ * over the rows, without the GIL. The elementwise IEEE operations are those of the NumPy
+ * formulas, in the same order; only the sums along a row may round differently (sequential here,
+ * BLAS's order there): a few units in the last place. The transcendental functions stay NumPy's.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Vector builds of the loops, chosen at load time, where the toolchain supports it (GCC and Clang
+ * on x86-64 glibc); a single build elsewhere. None changes a value: -ffp-contract=off (setup.py)
+ * keeps products and sums unfused, and no loop reassociates a sum. */
+#if defined(__x86_64__) && defined(__GLIBC__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+#endif
+#ifndef VECTOR_CLONES
+#define VECTOR_CLONES
+#endif
+
+/* Rows of at most this many entries (the Python side sends wider rows to NumPy). */
+#define MAX_ROW 32
+
+/* ---------------------------------------------------------------------------- buffers */
+
+typedef struct {
+    Py_buffer view;
+    int held;
+} Held;
+
+static void
+release_all(Held *held, int count)
+{
+    for (int i = 0; i < count; i++) {
+        if (held[i].held) {
+            PyBuffer_Release(&held[i].view);
+            held[i].held = 0;
+        }
+    }
+}
+
+/* A C-contiguous buffer of `count` items of the struct format `format` ("d": float64), or an
+ * error naming the argument. */
+static int
+hold(PyObject *obj, Held *held, const char *format, Py_ssize_t count, int writable, const char *name)
+{
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(obj, &held->view, flags) < 0) {
+        return -1;
+    }
+    held->held = 1;
+    const char *found = held->view.format ? held->view.format : "B";
+    if (strcmp(found, format) != 0 || held->view.len != count * held->view.itemsize) {
+        PyErr_Format(PyExc_ValueError, "%s: expected %zd items of format '%s', found %zd of '%s'", name, count,
+                     format, held->view.len / (held->view.itemsize ? held->view.itemsize : 1), found);
+        return -1;
+    }
+    return 0;
+}
+
+/* The gain types dcg_rows reads (NumPy's bool and uint8 share "B" once viewed as uint8). */
+enum gain_kind { GAIN_FLOAT64, GAIN_INT64, GAIN_INT32, GAIN_UINT8 };
+
+static int
+gain_kind(const Py_buffer *view)
+{
+    const char *f = view->format ? view->format : "B";
+    if (strcmp(f, "d") == 0) {
+        return GAIN_FLOAT64;
+    }
+    if ((strcmp(f, "l") == 0 || strcmp(f, "q") == 0) && view->itemsize == 8) {
+        return GAIN_INT64;
+    }
+    if ((strcmp(f, "i") == 0 || strcmp(f, "l") == 0) && view->itemsize == 4) {
+        return GAIN_INT32;
+    }
+    if (strcmp(f, "B") == 0 || strcmp(f, "?") == 0) {
+        return GAIN_UINT8;
+    }
+    return -1;
+}
+
+/* Row `i`'s m gains as doubles (the exact conversion NumPy's astype(float64) makes). */
+static inline void
+load_gains(double *out, const void *gains, int kind, Py_ssize_t i, Py_ssize_t m)
+{
+    switch (kind) {
+    case GAIN_FLOAT64:
+        memcpy(out, (const double *)gains + i * m, (size_t)m * sizeof(double));
+        break;
+    case GAIN_INT64:
+        for (Py_ssize_t j = 0; j < m; j++) out[j] = (double)((const int64_t *)gains)[i * m + j];
+        break;
+    case GAIN_INT32:
+        for (Py_ssize_t j = 0; j < m; j++) out[j] = (double)((const int32_t *)gains)[i * m + j];
+        break;
+    default:
+        for (Py_ssize_t j = 0; j < m; j++) out[j] = (double)((const uint8_t *)gains)[i * m + j];
+    }
+}
+
+/* ---------------------------------------------------------------------------- DCG */
+
+/* A document with `above` others scored at least as high and `below` others at most as high
+ * takes table[above * m + below] (the Python side's tables: tie-averaged mean discounts, or
+ * position discounts with NaN at a tied document); a row's DCG is the sum of gain times that, in
+ * document order. `m` a constant where inlined: the compiler unrolls the comparisons. */
+static inline __attribute__((always_inline)) void
+dcg_loop(double *restrict out, const double *restrict s, const void *gains, int kind,
+         const double *restrict table, Py_ssize_t lo, Py_ssize_t hi, const Py_ssize_t m)
+{
+    double g[MAX_ROW];
+    for (Py_ssize_t i = lo; i < hi; i++) {
+        const double *restrict row = s + i * m;
+        load_gains(g, gains, kind, i, m);
+        double total = 0.0;
+        for (Py_ssize_t j = 0; j < m; j++) {
+            const double x = row[j];
+            Py_ssize_t at_least = 0, at_most = 0;
+            for (Py_ssize_t l = 0; l < m; l++) {
+                at_least += row[l] >= x;
+                at_most += row[l] <= x;
+            }
+            /* (both counts include the document itself) */
+            total += table[(at_least - 1) * m + (at_most - 1)] * g[j];
+        }
+        out[i] = total;
+    }
+}
+
+VECTOR_CLONES static void
+dcg_all(double *out, const double *s, const void *gains, int kind, const double *table, Py_ssize_t n, Py_ssize_t m)
+{
+    switch (m) { /* the common short rows, unrolled */
+    case 2: dcg_loop(out, s, gains, kind, table, 0, n, 2); break;
+    case 3: dcg_loop(out, s, gains, kind, table, 0, n, 3); break;
+    case 4: dcg_loop(out, s, gains, kind, table, 0, n, 4); break;
+    case 5: dcg_loop(out, s, gains, kind, table, 0, n, 5); break;
+    case 6: dcg_loop(out, s, gains, kind, table, 0, n, 6); break;
+    case 7: dcg_loop(out, s, gains, kind, table, 0, n, 7); break;
+    case 8: dcg_loop(out, s, gains, kind, table, 0, n, 8); break;
+    case 10: dcg_loop(out, s, gains, kind, table, 0, n, 10); break;
+    case 16: dcg_loop(out, s, gains, kind, table, 0, n, 16); break;
+    default: dcg_loop(out, s, gains, kind, table, 0, n, m);
+    }
+}
+
+static int
+check_rows(Py_ssize_t n, Py_ssize_t m)
+{
+    if (n < 0 || m < 1 || m > MAX_ROW) {
+        PyErr_Format(PyExc_ValueError, "expected n >= 0 rows of 1 to %d entries, found %zd of %zd", MAX_ROW, n, m);
+        return -1;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(dcg_rows_doc,
+"dcg_rows(scores, gains, table, out, n, m)\n--\n\n"
+"out[i] = sum_j table[above_ij * m + below_ij] * gains[i, j] over the m documents of row i, with\n"
+"above / below the other documents of the row scored at least / at most as high as document j.\n"
+"scores: n * m float64; gains: n * m float64, int64, int32, uint8 or bool; table: m * m float64;\n"
+"out: n float64 (written).");
+
+static PyObject *
+dcg_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "dcg_rows: expected 6 arguments (scores, gains, table, out, n, m)");
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[4]), m = PyLong_AsSsize_t(args[5]);
+    if (PyErr_Occurred() || check_rows(n, m) < 0) {
+        return NULL;
+    }
+    Held held[4];
+    memset(held, 0, sizeof held);
+    if (hold(args[0], &held[0], "d", n * m, 0, "scores") < 0
+        || PyObject_GetBuffer(args[1], &held[1].view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0
+        || (held[1].held = 1, 0)
+        || hold(args[2], &held[2], "d", m * m, 0, "table") < 0
+        || hold(args[3], &held[3], "d", n, 1, "out") < 0) {
+        release_all(held, 4);
+        return NULL;
+    }
+    int kind = gain_kind(&held[1].view);
+    if (kind < 0 || held[1].view.len != n * m * held[1].view.itemsize) {
+        PyErr_Format(PyExc_ValueError, "gains: expected %zd float64, int64, int32, uint8 or bool items", n * m);
+        release_all(held, 4);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    dcg_all(held[3].view.buf, held[0].view.buf, held[1].view.buf, kind, held[2].view.buf, n, m);
+    Py_END_ALLOW_THREADS
+    release_all(held, 4);
+    Py_RETURN_NONE;
+}
+
+/* The row's gains in decreasing order, each times its position's discount, summed from the first
+ * position: the DCG of the best ranking. A gain's position is the number of gains above it, or
+ * equal to it and earlier in the row (comparisons, branch-free, as dcg_loop's: no sort); only
+ * the first `top` positions (those with a non-zero discount) are summed. */
+static inline __attribute__((always_inline)) void
+ideal_loop(double *restrict out, const void *gains, int kind, const double *restrict discount, Py_ssize_t top,
+           Py_ssize_t n, const Py_ssize_t m)
+{
+    double g[MAX_ROW] = {0}, sorted[MAX_ROW] = {0}; /* (zeroed once: quiets a warning) */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        load_gains(g, gains, kind, i, m);
+        for (Py_ssize_t j = 0; j < m; j++) {
+            const double x = g[j];
+            Py_ssize_t position = 0;
+            for (Py_ssize_t l = 0; l < m; l++) {
+                position += (g[l] > x) | ((g[l] == x) & (l < j));
+            }
+            sorted[position] = x;
+        }
+        double total = 0.0;
+        for (Py_ssize_t p = 0; p < top; p++) {
+            total += sorted[p] * discount[p];
+        }
+        out[i] = total;
+    }
+}
+
+VECTOR_CLONES static void
+ideal_all(double *out, const void *gains, int kind, const double *discount, Py_ssize_t top, Py_ssize_t n,
+          Py_ssize_t m)
+{
+    switch (m) {
+    case 2: ideal_loop(out, gains, kind, discount, top, n, 2); break;
+    case 3: ideal_loop(out, gains, kind, discount, top, n, 3); break;
+    case 4: ideal_loop(out, gains, kind, discount, top, n, 4); break;
+    case 5: ideal_loop(out, gains, kind, discount, top, n, 5); break;
+    case 6: ideal_loop(out, gains, kind, discount, top, n, 6); break;
+    case 7: ideal_loop(out, gains, kind, discount, top, n, 7); break;
+    case 8: ideal_loop(out, gains, kind, discount, top, n, 8); break;
+    case 10: ideal_loop(out, gains, kind, discount, top, n, 10); break;
+    case 16: ideal_loop(out, gains, kind, discount, top, n, 16); break;
+    default: ideal_loop(out, gains, kind, discount, top, n, m);
+    }
+}
+
+PyDoc_STRVAR(ideal_dcg_rows_doc,
+"ideal_dcg_rows(gains, discount, top, out, n, m)\n--\n\n"
+"out[i] = sum_{p < top} sorted_i[p] * discount[p], sorted_i row i's m gains in decreasing order.\n"
+"gains: n * m float64, int64, int32, uint8 or bool (no NaN); discount: m float64; out: n float64.");
+
+static PyObject *
+ideal_dcg_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "ideal_dcg_rows: expected 6 arguments (gains, discount, top, out, n, m)");
+        return NULL;
+    }
+    Py_ssize_t top = PyLong_AsSsize_t(args[2]), n = PyLong_AsSsize_t(args[4]), m = PyLong_AsSsize_t(args[5]);
+    if (PyErr_Occurred() || check_rows(n, m) < 0) {
+        return NULL;
+    }
+    if (top < 0 || top > m) {
+        PyErr_Format(PyExc_ValueError, "top: expected 0 to %zd positions, found %zd", m, top);
+        return NULL;
+    }
+    Held held[3];
+    memset(held, 0, sizeof held);
+    if (PyObject_GetBuffer(args[0], &held[0].view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0
+        || (held[0].held = 1, 0)
+        || hold(args[1], &held[1], "d", m, 0, "discount") < 0
+        || hold(args[3], &held[2], "d", n, 1, "out") < 0) {
+        release_all(held, 3);
+        return NULL;
+    }
+    int kind = gain_kind(&held[0].view);
+    if (kind < 0 || held[0].view.len != n * m * held[0].view.itemsize) {
+        PyErr_Format(PyExc_ValueError, "gains: expected %zd float64, int64, int32, uint8 or bool items", n * m);
+        release_all(held, 3);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    ideal_all(held[2].view.buf, held[0].view.buf, kind, held[1].view.buf, top, n, m);
+    Py_END_ALLOW_THREADS
+    release_all(held, 3);
+    Py_RETURN_NONE;
+}
+
+/* ---------------------------------------------------------------------------- Jensen-Shannon */
+
+VECTOR_CLONES static void
+scale_all(double *restrict a, const double *restrict num, const double *restrict den, Py_ssize_t n, Py_ssize_t k)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const double factor = num[i] / den[i];
+        for (Py_ssize_t j = 0; j < k; j++) {
+            a[i * k + j] *= factor;
+        }
+    }
+}
+
+PyDoc_STRVAR(scale_rows_doc,
+"scale_rows(a, num, den, n, k)\n--\n\n"
+"a[i, :] *= num[i] / den[i] in place, for an n * k float64 array a and two n float64 arrays.");
+
+static PyObject *
+scale_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "scale_rows: expected 5 arguments (a, num, den, n, k)");
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[3]), k = PyLong_AsSsize_t(args[4]);
+    if (PyErr_Occurred()) {
+        return NULL;
+    }
+    if (n < 0 || k < 0) {
+        PyErr_SetString(PyExc_ValueError, "scale_rows: expected n >= 0 and k >= 0");
+        return NULL;
+    }
+    Held held[3];
+    memset(held, 0, sizeof held);
+    if (hold(args[0], &held[0], "d", n * k, 1, "a") < 0 || hold(args[1], &held[1], "d", n, 0, "num") < 0
+        || hold(args[2], &held[2], "d", n, 0, "den") < 0) {
+        release_all(held, 3);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    scale_all(held[0].view.buf, held[1].view.buf, held[2].view.buf, n, k);
+    Py_END_ALLOW_THREADS
+    release_all(held, 3);
+    Py_RETURN_NONE;
+}
+
+#define LOG_2 0.693147180559945309417232121458176568
+
+/* 2 JS = sum_j p_j (log 2 - L_j) / P + sum_j q_j (log u_j + log 2 - L_j) / Q, L_j = log1p(u_j):
+ * rowlosses._js_by_ratios' products and sums, in its order, one row at a time. */
+VECTOR_CLONES static void
+js_all(double *restrict out, const double *restrict p, const double *restrict q, const double *restrict log1p_u,
+       const double *restrict log_u, const double *restrict total_p, const double *restrict total_q, Py_ssize_t n,
+       Py_ssize_t k)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double first = 0.0, second = 0.0;
+        for (Py_ssize_t j = 0; j < k; j++) {
+            const Py_ssize_t x = i * k + j;
+            const double log_p_over_m = LOG_2 - log1p_u[x];
+            first += log_p_over_m * p[x];
+            second += (log_u[x] + log_p_over_m) * q[x];
+        }
+        out[i] = (first / total_p[i] + second / total_q[i]) * 0.5;
+    }
+}
+
+PyDoc_STRVAR(js_sums_doc,
+"js_sums(p, q, log1p_u, log_u, total_p, total_q, out, n, k)\n--\n\n"
+"out[i] = (sum_j p_ij (log 2 - log1p_u_ij) / total_p[i]\n"
+"          + sum_j q_ij (log_u_ij + log 2 - log1p_u_ij) / total_q[i]) / 2:\n"
+"the Jensen-Shannon divergence of row i from the logarithms of its ratios u (n * k float64 arrays).");
+
+static PyObject *
+js_sums(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 9) {
+        PyErr_SetString(PyExc_TypeError,
+                        "js_sums: expected 9 arguments (p, q, log1p_u, log_u, total_p, total_q, out, n, k)");
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[7]), k = PyLong_AsSsize_t(args[8]);
+    if (PyErr_Occurred()) {
+        return NULL;
+    }
+    if (n < 0 || k < 0) {
+        PyErr_SetString(PyExc_ValueError, "js_sums: expected n >= 0 and k >= 0");
+        return NULL;
+    }
+    static const char *names[] = {"p", "q", "log1p_u", "log_u", "total_p", "total_q", "out"};
+    Held held[7];
+    memset(held, 0, sizeof held);
+    for (int a = 0; a < 7; a++) {
+        if (hold(args[a], &held[a], "d", a < 4 ? n * k : n, a == 6, names[a]) < 0) {
+            release_all(held, 7);
+            return NULL;
+        }
+    }
+    Py_BEGIN_ALLOW_THREADS
+    js_all(held[6].view.buf, held[0].view.buf, held[1].view.buf, held[2].view.buf, held[3].view.buf,
+           held[4].view.buf, held[5].view.buf, n, k);
+    Py_END_ALLOW_THREADS
+    release_all(held, 7);
+    Py_RETURN_NONE;
+}
+
+/* ---------------------------------------------------------------------------- module */
+
+static PyMethodDef rowkernels_methods[] = {
+    {"dcg_rows", (PyCFunction)(void (*)(void))dcg_rows, METH_FASTCALL, dcg_rows_doc},
+    {"ideal_dcg_rows", (PyCFunction)(void (*)(void))ideal_dcg_rows, METH_FASTCALL, ideal_dcg_rows_doc},
+    {"scale_rows", (PyCFunction)(void (*)(void))scale_rows, METH_FASTCALL, scale_rows_doc},
+    {"js_sums", (PyCFunction)(void (*)(void))js_sums, METH_FASTCALL, js_sums_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef rowkernels_module = {
+    PyModuleDef_HEAD_INIT,
+    "_rowkernels",
+    "Per-row kernels of the row-value metrics (optional; NumPy formulas otherwise).",
+    -1,
+    rowkernels_methods,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
+};
+
+PyMODINIT_FUNC
+PyInit__rowkernels(void)
+{
+    return PyModule_Create(&rowkernels_module);
+}

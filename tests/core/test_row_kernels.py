@@ -1,0 +1,238 @@
+"""The compiled row kernels (``_core/_rowkernels.c``): DCG and NDCG of short rows, Jensen-Shannon.
+
+Each kernel is checked bit for bit against a plain-Python reference that makes the same IEEE
+operations in the same order (Python floats are IEEE doubles; the C build keeps products and sums
+unfused), then each metric against its NumPy formulas (the kernels switched off: the same values
+up to the order of a row's sum) and against scikit-learn / SciPy. In CI the kernels must be built.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.spatial.distance import jensenshannon
+from sklearn.metrics import dcg_score, ndcg_score
+
+import streammetrics as sm
+from streammetrics._core import compiled
+from streammetrics._core.inputs import Inputs
+from streammetrics.classification import rowlosses
+from streammetrics.ranking import rowranking
+
+kernels = compiled.rowkernels
+needs_kernels = pytest.mark.skipif(
+    kernels is None, reason="streammetrics._core._rowkernels is not built here"
+)
+
+
+def test_ci_builds_the_row_kernels():
+    if os.environ.get("CI") != "true":
+        pytest.skip("checked in CI, where the compiler is installed")
+    assert compiled.ROW_KERNELS, "the row kernels were not built: setup.py's optional build failed"
+
+
+@pytest.fixture
+def numpy_formulas(monkeypatch):
+    """The metrics' NumPy formulas: the kernels switched off where the metrics look them up."""
+    monkeypatch.setattr(rowranking, "rowkernels", None)
+    monkeypatch.setattr(rowlosses, "rowkernels", None)
+
+
+# ----------------------------------------------------------------------------- references
+def _dcg_reference(scores: np.ndarray, gains: np.ndarray, table: np.ndarray) -> list[float]:
+    n, m = scores.shape
+    out = []
+    for i in range(n):
+        row, total = scores[i].tolist(), 0.0
+        for j in range(m):
+            at_least = sum(x >= row[j] for x in row)
+            at_most = sum(x <= row[j] for x in row)
+            total += float(table[(at_least - 1) * m + (at_most - 1)]) * float(gains[i, j])
+        out.append(total)
+    return out
+
+
+def _ideal_reference(gains: np.ndarray, discount: np.ndarray, top: int) -> list[float]:
+    out = []
+    for row in gains:
+        total = 0.0
+        for g, d in zip(sorted(map(float, row), reverse=True)[:top], discount.tolist()[:top], strict=True):
+            total += g * d
+        out.append(total)
+    return out
+
+
+def _js_reference(p, q, log1p_u, log_u, total_p, total_q) -> list[float]:
+    out = []
+    for i in range(len(p)):
+        first = second = 0.0
+        for j in range(p.shape[1]):
+            log_p_over_m = rowlosses.LOG_2 - float(log1p_u[i, j])
+            first += log_p_over_m * float(p[i, j])
+            second += (float(log_u[i, j]) + log_p_over_m) * float(q[i, j])
+        out.append((first / float(total_p[i]) + second / float(total_q[i])) * 0.5)
+    return out
+
+
+def _bits(values) -> list[bytes]:
+    return [np.float64(x).tobytes() for x in values]
+
+
+GAIN_DTYPES = [np.float64, np.int64, np.int32, np.uint8, np.bool_]
+
+
+@needs_kernels
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(0, 40),
+    m=st.sampled_from([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 16, 17, 32]),
+    decimals=st.integers(0, 2),
+    dtype=st.sampled_from(GAIN_DTYPES),
+    ties=st.booleans(),
+    k=st.one_of(st.none(), st.integers(1, 4)),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_the_dcg_kernels_equal_their_references_bit_for_bit(n, m, decimals, dtype, ties, k, seed):
+    rng = np.random.default_rng(seed)
+    scores = np.round(rng.standard_normal((n, m)), decimals)
+    gains = (rng.integers(0, 4, (n, m)) if dtype != np.float64 else rng.standard_normal((n, m))).astype(dtype)
+    discount = rowranking.discounts(m, k)
+    key = rowranking._key(discount)
+    table = rowranking._position_discounts(key) if ties else rowranking._mean_discounts(key)
+    out = np.full(n, -1.0)
+    kernels.dcg_rows(scores, gains, table, out, n, m)
+    assert _bits(out) == _bits(_dcg_reference(scores, gains, table))
+    top = int(np.count_nonzero(discount))
+    kernels.ideal_dcg_rows(gains, discount, top, out, n, m)
+    assert _bits(out) == _bits(_ideal_reference(gains, discount, top))
+
+
+@needs_kernels
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(0, 30), k=st.integers(1, 12), seed=st.integers(0, 2**32 - 1))
+def test_the_jensen_shannon_kernels_equal_their_references_bit_for_bit(n, k, seed):
+    rng = np.random.default_rng(seed)
+    p, q = rng.random((n, k)) + 1e-3, rng.random((n, k)) * 10.0 ** rng.integers(-3, 4)
+    total_p, total_q = p.sum(axis=1), q.sum(axis=1)
+    ratio = q / p
+    scaled = ratio.copy()
+    kernels.scale_rows(scaled, total_p, total_q, n, k)
+    assert _bits(scaled.ravel()) == _bits((ratio * (total_p / total_q)[:, None]).ravel())
+    log1p_u, log_u = np.log1p(scaled), np.log(scaled)
+    out = np.empty(n)
+    kernels.js_sums(p, q, log1p_u, log_u, total_p, total_q, out, n, k)
+    assert _bits(out) == _bits(_js_reference(p, q, log1p_u, log_u, total_p, total_q))
+
+
+@needs_kernels
+def test_the_kernels_refuse_buffers_they_cannot_read():
+    s, out = np.zeros((3, 4)), np.zeros(3)
+    table = np.zeros(16)
+    with pytest.raises(ValueError, match="scores"):
+        kernels.dcg_rows(s.astype(np.float32), s, table, out, 3, 4)
+    with pytest.raises(ValueError, match="gains"):
+        kernels.dcg_rows(s, s.astype(np.int16), table, out, 3, 4)
+    with pytest.raises(ValueError, match="table"):
+        kernels.dcg_rows(s, s, table[:15], out, 3, 4)
+    with pytest.raises(ValueError, match="out"):
+        kernels.dcg_rows(s, s, table, out[:2], 3, 4)
+    with pytest.raises(ValueError, match="entries"):
+        kernels.dcg_rows(np.zeros((3, 40)), np.zeros((3, 40)), np.zeros(1600), out, 3, 40)
+    with pytest.raises(ValueError, match="top"):
+        kernels.ideal_dcg_rows(s, np.zeros(4), 5, out, 3, 4)
+    with pytest.raises(ValueError, match="contiguous"):
+        kernels.dcg_rows(np.zeros((4, 3)).T, s, table, out, 3, 4)
+    read_only = np.zeros(3)
+    read_only.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        kernels.js_sums(s, s, s, s, out, out, read_only, 3, 4)
+    with pytest.raises(ValueError, match="read-only"):
+        kernels.scale_rows(read_only, out, out, 3, 1)
+    with pytest.raises(TypeError, match="6 arguments"):
+        kernels.dcg_rows(s, s, table, out, 3)
+
+
+# ----------------------------------------------------------------------------- the metrics
+def _ranking_batch(rng: np.random.Generator, n: int, m: int, dtype) -> tuple[np.ndarray, np.ndarray]:
+    y = rng.integers(0, 4, (n, m)).astype(dtype)
+    s = np.round(rng.standard_normal((n, m)), int(rng.integers(0, 3)))  # (ties at 0 and 1 decimals)
+    return y, s
+
+
+RANKING = [
+    lambda: sm.DCG(),
+    lambda: sm.DCG(2, log_base=10),
+    lambda: sm.DCG(ignore_ties=True),
+    lambda: sm.NDCG(),
+    lambda: sm.NDCG(3),
+    lambda: sm.NDCG(1, ignore_ties=True),
+]
+
+
+@needs_kernels
+@pytest.mark.parametrize("make", RANKING)
+@pytest.mark.parametrize("m", [2, 5, 11, 32])
+@pytest.mark.parametrize("dtype", [np.int64, np.float64, np.bool_, np.int16, np.uint8])
+def test_ranking_rows_by_the_kernels_agree_with_the_numpy_formulas_and_scikit_learn(
+    make, m, dtype, monkeypatch
+):
+    rng = np.random.default_rng(m)
+    y, s = _ranking_batch(rng, 5000, m, dtype)
+    w = rng.random(len(y))
+    by_kernels = make()._per_row(y, s).copy()
+    with monkeypatch.context() as patch:
+        patch.setattr(rowranking, "rowkernels", None)
+        by_numpy = make()._per_row(y, s)
+    np.testing.assert_allclose(by_kernels, by_numpy, rtol=1e-14, atol=0)
+    metric = make()
+    scorer = dcg_score if isinstance(metric, sm.DCG) else ndcg_score
+    kwargs = {"k": metric.k, "ignore_ties": metric.ignore_ties, "sample_weight": w}
+    if isinstance(metric, sm.DCG):
+        kwargs["log_base"] = metric.log_base
+    assert math.isclose(metric.update(y, s, w).compute(), scorer(y, s, **kwargs), rel_tol=1e-12)
+
+
+@needs_kernels
+@pytest.mark.parametrize("make", RANKING)
+def test_a_rows_value_by_the_kernels_is_the_same_in_any_batch(make):
+    rng = np.random.default_rng(7)
+    y, s = _ranking_batch(rng, 600, 6, np.int64)
+    whole = make()._per_row(y, s).copy()
+    parts = [make()._per_row(y[i : i + 37], s[i : i + 37]).copy() for i in range(0, 600, 37)]
+    assert whole.tobytes() == np.concatenate(parts).tobytes()
+
+
+def _js_values(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """The per-row values a batch of ``(p, q)`` parses to (a copy)."""
+    return sm.JensenShannonDivergence()._parse_rows(Inputs((p, q)))[0].copy()
+
+
+@needs_kernels
+@pytest.mark.parametrize("k", [2, 5, 9])
+@pytest.mark.parametrize("zeros", [False, True])
+def test_jensen_shannon_by_the_kernels_agrees_with_the_numpy_formulas_and_scipy(k, zeros, monkeypatch):
+    rng = np.random.default_rng(k)
+    p = rng.dirichlet(np.ones(k), 3000) * rng.uniform(0.5, 4.0, (3000, 1))
+    q = rng.dirichlet(np.ones(k) * 0.3, 3000)
+    if zeros:
+        p[rng.random(p.shape) < 0.1] = 0.0
+        p[:, 0] += p.sum(axis=1) == 0  # (no row of zeros)
+    by_kernels = _js_values(p, q)
+    with monkeypatch.context() as patch:
+        patch.setattr(rowlosses, "rowkernels", None)
+        by_numpy = _js_values(p, q)
+    np.testing.assert_allclose(by_kernels, by_numpy, rtol=1e-13, atol=1e-17)
+    reference = jensenshannon(p, q, axis=1) ** 2
+    np.testing.assert_allclose(by_kernels, reference, rtol=1e-9, atol=1e-15)
+
+
+def test_the_numpy_formulas_agree_with_scikit_learn_too(numpy_formulas):
+    rng = np.random.default_rng(3)
+    y, s = _ranking_batch(rng, 2000, 7, np.int64)
+    assert math.isclose(sm.NDCG(4).update(y, s).compute(), ndcg_score(y, s, k=4), rel_tol=1e-12)
+    assert math.isclose(sm.DCG().update(y, s).compute(), dcg_score(y, s), rel_tol=1e-12)
