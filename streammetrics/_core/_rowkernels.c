@@ -12,6 +12,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -398,6 +399,72 @@ js_sums(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
+/* ---------------------------------------------------------------------------- cosine */
+
+/* Each row's sums of squares a (of yt) and b (of yp) and of products c, sequentially; the
+ * cosine c / (sqrt(a) sqrt(b)) and the product of the norms. Returns whether every a and b lies
+ * strictly between lo and hi (false for a NaN), and stops at the first row that does not. */
+VECTOR_CLONES static int
+cosine_all(double *restrict cosine, double *restrict norms, const double *restrict yt, const double *restrict yp,
+           Py_ssize_t n, Py_ssize_t d, double lo, double hi)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double a = 0.0, b = 0.0, c = 0.0;
+        for (Py_ssize_t j = 0; j < d; j++) {
+            const double x = yt[i * d + j], y = yp[i * d + j];
+            a += x * x;
+            b += y * y;
+            c += x * y;
+        }
+        if (!(a > lo && a < hi && b > lo && b < hi)) {
+            return 0;
+        }
+        const double norm = sqrt(a) * sqrt(b);
+        norms[i] = norm;
+        cosine[i] = c / norm;
+    }
+    return 1;
+}
+
+PyDoc_STRVAR(cosine_rows_doc,
+"cosine_rows(yt, yp, cosine, norms, n, d, lo, hi) -> bool\n--\n\n"
+"For two n * d float64 arrays: each row's sums of squares a, b and of products c (sequential), then\n"
+"norms[i] = sqrt(a) * sqrt(b) and cosine[i] = c / norms[i]. False (the outputs partly written) as\n"
+"soon as a row's a or b is not strictly between lo and hi (NaN included); True otherwise.");
+
+static PyObject *
+cosine_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 8) {
+        PyErr_SetString(PyExc_TypeError, "cosine_rows: expected 8 arguments (yt, yp, cosine, norms, n, d, lo, hi)");
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[4]), d = PyLong_AsSsize_t(args[5]);
+    double lo = PyFloat_AsDouble(args[6]), hi = PyFloat_AsDouble(args[7]);
+    if (PyErr_Occurred()) {
+        return NULL;
+    }
+    if (n < 0 || d < 0) {
+        PyErr_SetString(PyExc_ValueError, "cosine_rows: expected n >= 0 and d >= 0");
+        return NULL;
+    }
+    static const char *names[] = {"yt", "yp", "cosine", "norms"};
+    Held held[4];
+    memset(held, 0, sizeof held);
+    for (int a = 0; a < 4; a++) {
+        if (hold(args[a], &held[a], "d", a < 2 ? n * d : n, a >= 2, names[a]) < 0) {
+            release_all(held, 4);
+            return NULL;
+        }
+    }
+    int safe;
+    Py_BEGIN_ALLOW_THREADS
+    safe = cosine_all(held[2].view.buf, held[3].view.buf, held[0].view.buf, held[1].view.buf, n, d, lo, hi);
+    Py_END_ALLOW_THREADS
+    release_all(held, 4);
+    return PyBool_FromLong(safe);
+}
+
 /* ---------------------------------------------------------------------------- module */
 
 static PyMethodDef rowkernels_methods[] = {
@@ -405,6 +472,7 @@ static PyMethodDef rowkernels_methods[] = {
     {"ideal_dcg_rows", (PyCFunction)(void (*)(void))ideal_dcg_rows, METH_FASTCALL, ideal_dcg_rows_doc},
     {"scale_rows", (PyCFunction)(void (*)(void))scale_rows, METH_FASTCALL, scale_rows_doc},
     {"js_sums", (PyCFunction)(void (*)(void))js_sums, METH_FASTCALL, js_sums_doc},
+    {"cosine_rows", (PyCFunction)(void (*)(void))cosine_rows, METH_FASTCALL, cosine_rows_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._core import validation as v
+from .._core.compiled import rowkernels
 from .._core.inputs import Inputs
 from .._core.narrow import (
     ROW_DOT_EINSUM_BELOW,
@@ -648,6 +649,20 @@ def _row_products(yt: np.ndarray, yp: np.ndarray) -> np.ndarray:
     return np.matmul(products.reshape(3 * n, d), ones(d)).reshape(3, n)
 
 
+def _compiled_cosine(yt: np.ndarray, yp: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """Each row's cosine and product of norms of two ``(n, d)`` arrays of a small batch, by the
+    compiled kernel (each row's three sums sequential, then the same square roots, product and
+    quotient as :func:`_row_products`' callers); the norms ``None`` when a row's sum of squares
+    is outside :data:`SQUARES_SAFE` or not finite."""
+    n, d = yt.shape
+    cosine, norms = np.empty(n), np.empty(n)
+    assert rowkernels is not None
+    safe = rowkernels.cosine_rows(
+        np.ascontiguousarray(yt), np.ascontiguousarray(yp), cosine, norms, n, d, *SQUARES_SAFE
+    )
+    return cosine, norms if safe else None
+
+
 class CosineSimilarity(RowValueMetric):
     """The cosine similarity of each row's prediction vector with its target vector, summed or
     averaged over rows (torchmetrics ``CosineSimilarity``, which stores every row).
@@ -714,22 +729,31 @@ class CosineSimilarity(RowValueMetric):
         calls than the general path; ``None`` when a row's sum of squares is outside
         :data:`SQUARES_SAFE` or not finite (an inf or NaN: the max is then not below the bound),
         for the general path to scale the rows or name the fault."""
-        with np.errstate(over="ignore", invalid="ignore"):
-            products = _row_products(yt, yp)
-        squares = products[:2]
-        if not (squares.min() > SQUARES_SAFE[0] and squares.max() < SQUARES_SAFE[1]):
-            return None
+        if rowkernels is not None:  # (the same values, in one call)
+            cosine, norms = _compiled_cosine(yt, yp)
+            if norms is None:
+                return None
+        else:
+            with np.errstate(over="ignore", invalid="ignore"):
+                products = _row_products(yt, yp)
+            squares = products[:2]
+            if not (squares.min() > SQUARES_SAFE[0] and squares.max() < SQUARES_SAFE[1]):
+                return None
+            norms = np.sqrt(squares, out=squares)
+            norms = np.multiply(norms[0], norms[1], out=norms[0])
+            cosine = np.divide(products[2], norms, out=products[2])  # (_row_values')
         inputs.confirm_finite(0, "y_true", yt, True)
         inputs.confirm_finite(1, "y_pred", yp, True)
-        norms = np.sqrt(squares, out=squares)
-        norms = np.multiply(norms[0], norms[1], out=norms[0])
         weights = inputs.weights(len(yt))
-        cosine = np.divide(products[2], norms, out=products[2]).reshape(-1, 1)  # (_row_values')
-        return SummedBatch((yt, yp, norms, weights), weighted_column_sums(cosine, weights))
+        return SummedBatch((yt, yp, norms, weights), weighted_column_sums(cosine.reshape(-1, 1), weights))
 
     def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
         yt, yp, norms, _ = batch
-        if yt.size < ROW_DOT_EINSUM_BELOW:  # (the products of :meth:`_small_batch`)
+        if yt.size < ROW_DOT_EINSUM_BELOW:  # (the values of :meth:`_small_batch`)
+            if rowkernels is not None:
+                cosine, safe = _compiled_cosine(yt, yp)
+                if safe is not None:
+                    return cosine.reshape(-1, 1)
             with np.errstate(over="ignore", invalid="ignore"):
                 cosine = _row_products(yt, yp)[2]
         else:

@@ -1,4 +1,5 @@
-"""The compiled row kernels (``_core/_rowkernels.c``): DCG and NDCG of short rows, Jensen-Shannon.
+"""The compiled row kernels (``_core/_rowkernels.c``): DCG and NDCG of short rows, Jensen-Shannon,
+the cosine similarity of a small batch.
 
 Each kernel is checked bit for bit against a plain-Python reference that makes the same IEEE
 operations in the same order (Python floats are IEEE doubles; the C build keeps products and sums
@@ -23,6 +24,7 @@ from streammetrics._core import compiled
 from streammetrics._core.inputs import Inputs
 from streammetrics.classification import rowlosses
 from streammetrics.ranking import rowranking
+from streammetrics.regression import rowlosses as rowlosses_regression
 
 kernels = compiled.rowkernels
 needs_kernels = pytest.mark.skipif(
@@ -41,6 +43,7 @@ def numpy_formulas(monkeypatch):
     """The metrics' NumPy formulas: the kernels switched off where the metrics look them up."""
     monkeypatch.setattr(rowranking, "rowkernels", None)
     monkeypatch.setattr(rowlosses, "rowkernels", None)
+    monkeypatch.setattr(rowlosses_regression, "rowkernels", None)
 
 
 # ----------------------------------------------------------------------------- references
@@ -236,3 +239,61 @@ def test_the_numpy_formulas_agree_with_scikit_learn_too(numpy_formulas):
     y, s = _ranking_batch(rng, 2000, 7, np.int64)
     assert math.isclose(sm.NDCG(4).update(y, s).compute(), ndcg_score(y, s, k=4), rel_tol=1e-12)
     assert math.isclose(sm.DCG().update(y, s).compute(), dcg_score(y, s), rel_tol=1e-12)
+
+
+# ----------------------------------------------------------------------------- cosine
+def _cosine_reference(yt: np.ndarray, yp: np.ndarray) -> tuple[list[float], list[float]]:
+    cosines, norms = [], []
+    for x, y in zip(yt.tolist(), yp.tolist(), strict=True):
+        a = b = c = 0.0
+        for u, v in zip(x, y, strict=True):
+            a += u * u
+            b += v * v
+            c += u * v
+        norm = math.sqrt(a) * math.sqrt(b)
+        norms.append(norm)
+        cosines.append(c / norm)
+    return cosines, norms
+
+
+@needs_kernels
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(0, 30), d=st.integers(1, 12), seed=st.integers(0, 2**32 - 1))
+def test_the_cosine_kernel_equals_its_reference_bit_for_bit(n, d, seed):
+    rng = np.random.default_rng(seed)
+    yt, yp = rng.standard_normal((n, d)) * 10.0 ** rng.integers(-5, 6), rng.standard_normal((n, d))
+    cosine, norms = np.empty(n), np.empty(n)
+    assert kernels.cosine_rows(yt, yp, cosine, norms, n, d, 1e-280, 1e280) is True
+    expected_cosine, expected_norms = _cosine_reference(yt, yp)
+    assert _bits(cosine) == _bits(expected_cosine) and _bits(norms) == _bits(expected_norms)
+
+
+@needs_kernels
+@pytest.mark.parametrize("bad", [0.0, 1e-150, 1e150, math.inf, math.nan])
+def test_the_cosine_kernel_says_when_a_rows_squares_leave_the_safe_range(bad):
+    yt, yp = np.ones((4, 3)), np.ones((4, 3))
+    yp[2] = bad
+    assert kernels.cosine_rows(yt, yp, np.empty(4), np.empty(4), 4, 3, 1e-280, 1e280) is False
+    assert kernels.cosine_rows(yp, yt, np.empty(4), np.empty(4), 4, 3, 1e-280, 1e280) is False
+
+
+@needs_kernels
+@pytest.mark.parametrize("scale", [1.0, 1e-160, 1e160])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_cosine_by_the_kernel_agrees_with_the_numpy_formulas_and_the_definition(scale, weighted, monkeypatch):
+    rng = np.random.default_rng(5)
+    yt, yp = rng.standard_normal((256, 8)), rng.standard_normal((256, 8))
+    yt[::7] *= scale  # (rows whose squares leave the safe range: the general path scales them)
+    w = rng.random(256) if weighted else None
+    by_kernel = sm.CosineSimilarity(reduction="mean").update(yt, yp, w).compute()
+    with monkeypatch.context() as patch:
+        patch.setattr(rowlosses_regression, "rowkernels", None)
+        by_numpy = sm.CosineSimilarity(reduction="mean").update(yt, yp, w).compute()
+    assert math.isclose(by_kernel, by_numpy, rel_tol=1e-14)
+    exact = [
+        math.fsum(a * b for a, b in zip(x, y, strict=True))
+        / (math.sqrt(math.fsum(a * a for a in x)) * math.sqrt(math.fsum(b * b for b in y)))
+        for x, y in zip((yt / np.abs(yt).max(axis=1, keepdims=True)).tolist(), yp.tolist(), strict=True)
+    ]
+    weights = np.ones(256) if w is None else w
+    assert math.isclose(by_kernel, math.fsum(np.multiply(exact, weights)) / math.fsum(weights), rel_tol=1e-13)

@@ -90,7 +90,12 @@ def equal_error_rate(y, s, sample_weight=None):
         return NAN_POINT
     fpr, tpr, th = _roc(y, s, sample_weight)
     fnr = 1 - tpr
-    i = int(np.argmin(np.abs(fpr - fnr)))
+    gap = np.abs(fpr - fnr)
+    if sample_weight is None:  # whole counts: equal gaps tie exactly (the first from the top wins),
+        # where their float64 roundings may differ; distinct gaps differ by at least 1 / (N P)
+        i = int(np.flatnonzero(gap <= gap.min() + 1e-12)[0])
+    else:
+        i = int(np.argmin(gap))
     return {"value": (fpr[i] + fnr[i]) / 2, "threshold": th[i]}
 
 
