@@ -31,6 +31,27 @@
 /* Rows of at most this many entries (the Python side sends wider rows to NumPy). */
 #define MAX_ROW 32
 
+/* `LOOP(width)` with the row width a compile-time constant for the shortest rows (the compiler
+ * unrolls their comparisons), a variable otherwise (the loop over a row's entries vectorized).
+ * BY_WIDTH also unrolls 10 and 16 entries, which measured faster so for the DCG kernels and
+ * slower for the label ranking ones. */
+#define BY_SHORT_WIDTH(LOOP, m)                                                                    \
+    switch (m) {                                                                                   \
+    case 2: LOOP(2); break;                                                                        \
+    case 3: LOOP(3); break;                                                                        \
+    case 4: LOOP(4); break;                                                                        \
+    case 5: LOOP(5); break;                                                                        \
+    case 6: LOOP(6); break;                                                                        \
+    case 7: LOOP(7); break;                                                                        \
+    default: LOOP(m);                                                                              \
+    }
+#define BY_WIDTH(LOOP, m)                                                                          \
+    switch (m) {                                                                                   \
+    case 10: LOOP(10); break;                                                                      \
+    case 16: LOOP(16); break;                                                                      \
+    default: BY_SHORT_WIDTH(LOOP, m)                                                               \
+    }
+
 /* ---------------------------------------------------------------------------- buffers */
 
 typedef struct {
@@ -114,25 +135,44 @@ load_gains(double *out, const void *gains, int kind, Py_ssize_t i, Py_ssize_t m)
 /* A document with `above` others scored at least as high and `below` others at most as high
  * takes table[above * m + below] (the Python side's tables: tie-averaged mean discounts, or
  * position discounts with NaN at a tied document); a row's DCG is the sum of gain times that, in
- * document order. `m` a constant where inlined: the compiler unrolls the comparisons. */
+ * document order. The documents' counts of those at least as high come first; they sum to
+ * m (m + 1) / 2 exactly when the row has no ties (each count is then a distinct rank), and then
+ * each count of those at most as high is m + 1 minus it: the second comparisons only for rows
+ * with ties. `m` a constant where inlined: the compiler unrolls the comparisons. */
 static inline __attribute__((always_inline)) void
 dcg_loop(double *restrict out, const double *restrict s, const void *gains, int kind,
-         const double *restrict table, Py_ssize_t lo, Py_ssize_t hi, const Py_ssize_t m)
+         const double *restrict table, Py_ssize_t n, const Py_ssize_t m)
 {
-    double g[MAX_ROW];
-    for (Py_ssize_t i = lo; i < hi; i++) {
+    double g[MAX_ROW] = {0}; /* (zeroed once: quiets a warning) */
+    int64_t at_least[MAX_ROW] = {0};
+    for (Py_ssize_t i = 0; i < n; i++) {
         const double *restrict row = s + i * m;
-        load_gains(g, gains, kind, i, m);
-        double total = 0.0;
+        int64_t ranks = 0;
         for (Py_ssize_t j = 0; j < m; j++) {
             const double x = row[j];
-            Py_ssize_t at_least = 0, at_most = 0;
+            int64_t count = 0; /* (the document itself included) */
             for (Py_ssize_t l = 0; l < m; l++) {
-                at_least += row[l] >= x;
-                at_most += row[l] <= x;
+                count += row[l] >= x;
             }
-            /* (both counts include the document itself) */
-            total += table[(at_least - 1) * m + (at_most - 1)] * g[j];
+            at_least[j] = count;
+            ranks += count;
+        }
+        load_gains(g, gains, kind, i, m);
+        double total = 0.0;
+        if (ranks == m * (m + 1) / 2) {
+            for (Py_ssize_t j = 0; j < m; j++) {
+                total += table[(at_least[j] - 1) * m + (m - at_least[j])] * g[j];
+            }
+        }
+        else {
+            for (Py_ssize_t j = 0; j < m; j++) {
+                const double x = row[j];
+                int64_t at_most = 0;
+                for (Py_ssize_t l = 0; l < m; l++) {
+                    at_most += row[l] <= x;
+                }
+                total += table[(at_least[j] - 1) * m + (at_most - 1)] * g[j];
+            }
         }
         out[i] = total;
     }
@@ -141,18 +181,9 @@ dcg_loop(double *restrict out, const double *restrict s, const void *gains, int 
 VECTOR_CLONES static void
 dcg_all(double *out, const double *s, const void *gains, int kind, const double *table, Py_ssize_t n, Py_ssize_t m)
 {
-    switch (m) { /* the common short rows, unrolled */
-    case 2: dcg_loop(out, s, gains, kind, table, 0, n, 2); break;
-    case 3: dcg_loop(out, s, gains, kind, table, 0, n, 3); break;
-    case 4: dcg_loop(out, s, gains, kind, table, 0, n, 4); break;
-    case 5: dcg_loop(out, s, gains, kind, table, 0, n, 5); break;
-    case 6: dcg_loop(out, s, gains, kind, table, 0, n, 6); break;
-    case 7: dcg_loop(out, s, gains, kind, table, 0, n, 7); break;
-    case 8: dcg_loop(out, s, gains, kind, table, 0, n, 8); break;
-    case 10: dcg_loop(out, s, gains, kind, table, 0, n, 10); break;
-    case 16: dcg_loop(out, s, gains, kind, table, 0, n, 16); break;
-    default: dcg_loop(out, s, gains, kind, table, 0, n, m);
-    }
+#define DCG_LOOP(width) dcg_loop(out, s, gains, kind, table, n, width)
+    BY_WIDTH(DCG_LOOP, m)
+#undef DCG_LOOP
 }
 
 static int
@@ -237,18 +268,14 @@ VECTOR_CLONES static void
 ideal_all(double *out, const void *gains, int kind, const double *discount, Py_ssize_t top, Py_ssize_t n,
           Py_ssize_t m)
 {
-    switch (m) {
-    case 2: ideal_loop(out, gains, kind, discount, top, n, 2); break;
-    case 3: ideal_loop(out, gains, kind, discount, top, n, 3); break;
-    case 4: ideal_loop(out, gains, kind, discount, top, n, 4); break;
-    case 5: ideal_loop(out, gains, kind, discount, top, n, 5); break;
-    case 6: ideal_loop(out, gains, kind, discount, top, n, 6); break;
-    case 7: ideal_loop(out, gains, kind, discount, top, n, 7); break;
-    case 8: ideal_loop(out, gains, kind, discount, top, n, 8); break;
-    case 10: ideal_loop(out, gains, kind, discount, top, n, 10); break;
-    case 16: ideal_loop(out, gains, kind, discount, top, n, 16); break;
-    default: ideal_loop(out, gains, kind, discount, top, n, m);
+#define IDEAL_LOOP(width) ideal_loop(out, gains, kind, discount, top, n, width)
+    if (m == 8) { /* (unrolled: measured faster here, slower in dcg_all) */
+        IDEAL_LOOP(8);
     }
+    else {
+        BY_WIDTH(IDEAL_LOOP, m)
+    }
+#undef IDEAL_LOOP
 }
 
 PyDoc_STRVAR(ideal_dcg_rows_doc,
@@ -288,6 +315,147 @@ ideal_dcg_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     Py_BEGIN_ALLOW_THREADS
     ideal_all(held[2].view.buf, held[0].view.buf, kind, held[1].view.buf, top, n, m);
+    Py_END_ALLOW_THREADS
+    release_all(held, 3);
+    Py_RETURN_NONE;
+}
+
+/* ---------------------------------------------------------------------------- label ranking */
+
+enum ranking_kind { COVERAGE_ERROR, LABEL_RANKING_AVERAGE_PRECISION, LABEL_RANKING_LOSS };
+
+/* Per row of m labels (relevance 0/1, scores), as rowranking's NumPy formulas:
+ * - coverage: the labels scored at least as high as the lowest-scored relevant one (0 if none);
+ * - average precision: the mean over relevant labels j of (relevant labels scored >= s_j) /
+ *   (labels scored >= s_j), summed in label order; 1 for a row without relevant labels;
+ * - ranking loss: the (relevant, irrelevant) pairs ordered wrong (the irrelevant scored at least
+ *   as high) over all such pairs (0 without any), from whole counts. */
+static inline __attribute__((always_inline)) void
+ranking_loop(double *restrict out, const uint8_t *restrict relevant, const double *restrict s, const int kind,
+             Py_ssize_t n, const Py_ssize_t m)
+{
+    /* a relevant label's precision a / r read by its counts at r * (m + 1) + a (0 at cell 0: an
+     * irrelevant label's), rather than divided for each label */
+    double precisions[(MAX_ROW + 1) * (MAX_ROW + 1)] = {0};
+    if (kind == LABEL_RANKING_AVERAGE_PRECISION) {
+        for (Py_ssize_t r = 1; r <= m; r++) {
+            for (Py_ssize_t a = 0; a <= r; a++) {
+                precisions[r * (m + 1) + a] = (double)a / (double)r;
+            }
+        }
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const double *restrict row = s + i * m;
+        const uint8_t *restrict rel = relevant + i * m;
+        if (kind == COVERAGE_ERROR) {
+            /* (an irrelevant label's score raised to +inf by an add, not a branch: the relevance
+             * is random; x + 0.0 is x for the finite scores) */
+            static const double raise[2] = {HUGE_VAL, 0.0};
+            double lowest = HUGE_VAL;
+            for (Py_ssize_t j = 0; j < m; j++) {
+                const double candidate = row[j] + raise[rel[j] != 0];
+                lowest = candidate < lowest ? candidate : lowest;
+            }
+            Py_ssize_t covered = 0;
+            for (Py_ssize_t l = 0; l < m; l++) {
+                covered += row[l] >= lowest;
+            }
+            out[i] = (double)covered;
+            continue;
+        }
+        /* (branch-free on the relevance, which is random: an irrelevant label adds 0.0 or 0; the
+         * relevance as 64-bit 0/1, the width of the scores' comparisons, so that they vectorize) */
+        int64_t is_rel[MAX_ROW];
+        for (Py_ssize_t l = 0; l < m; l++) {
+            is_rel[l] = rel[l] != 0;
+        }
+        int64_t n_relevant = 0, wrong = 0;
+        double precision = 0.0;
+        for (Py_ssize_t j = 0; j < m; j++) {
+            const double x = row[j];
+            int64_t rank = 0, relevant_at_least = 0;
+            for (Py_ssize_t l = 0; l < m; l++) {
+                const int64_t at_least = row[l] >= x;
+                rank += at_least;
+                relevant_at_least += at_least & is_rel[l];
+            }
+            const int64_t is_relevant = is_rel[j];
+            n_relevant += is_relevant;
+            if (kind == LABEL_RANKING_AVERAGE_PRECISION) {
+                precision += precisions[(rank * (m + 1) + relevant_at_least) & -is_relevant];
+            }
+            else {
+                wrong += (rank - relevant_at_least) & -is_relevant;
+            }
+        }
+        if (kind == LABEL_RANKING_AVERAGE_PRECISION) {
+            out[i] = precision / (double)(n_relevant > 1 ? n_relevant : 1) + (n_relevant == 0 ? 1.0 : 0.0);
+        }
+        else {
+            const int64_t pairs = n_relevant * (m - n_relevant);
+            out[i] = (double)wrong / (double)(pairs > 1 ? pairs : 1);
+        }
+    }
+}
+
+VECTOR_CLONES static void
+ranking_all(double *out, const uint8_t *relevant, const double *s, int kind, Py_ssize_t n, Py_ssize_t m)
+{
+#define COVERAGE_LOOP(width) ranking_loop(out, relevant, s, COVERAGE_ERROR, n, width)
+#define PRECISION_LOOP(width) ranking_loop(out, relevant, s, LABEL_RANKING_AVERAGE_PRECISION, n, width)
+#define LOSS_LOOP(width) ranking_loop(out, relevant, s, LABEL_RANKING_LOSS, n, width)
+    if (kind == COVERAGE_ERROR) {
+        BY_SHORT_WIDTH(COVERAGE_LOOP, m)
+    }
+    else if (kind == LABEL_RANKING_AVERAGE_PRECISION) {
+        BY_SHORT_WIDTH(PRECISION_LOOP, m)
+    }
+    else {
+        BY_SHORT_WIDTH(LOSS_LOOP, m)
+    }
+#undef COVERAGE_LOOP
+#undef PRECISION_LOOP
+#undef LOSS_LOOP
+}
+
+PyDoc_STRVAR(label_ranking_rows_doc,
+"label_ranking_rows(kind, relevant, scores, out, n, m)\n--\n\n"
+"One value per row of m labels: kind 0 the coverage error, 1 the label ranking average precision,\n"
+"2 the label ranking loss (scikit-learn's definitions). relevant: n * m bool or uint8 (0/1);\n"
+"scores: n * m float64 (finite); out: n float64.");
+
+static PyObject *
+label_ranking_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "label_ranking_rows: expected 6 arguments (kind, relevant, scores, out, n, m)");
+        return NULL;
+    }
+    long kind = PyLong_AsLong(args[0]);
+    Py_ssize_t n = PyLong_AsSsize_t(args[4]), m = PyLong_AsSsize_t(args[5]);
+    if (PyErr_Occurred() || check_rows(n, m) < 0) {
+        return NULL;
+    }
+    if (kind < COVERAGE_ERROR || kind > LABEL_RANKING_LOSS) {
+        PyErr_Format(PyExc_ValueError, "kind: expected 0, 1 or 2, found %ld", kind);
+        return NULL;
+    }
+    Held held[3];
+    memset(held, 0, sizeof held);
+    if (PyObject_GetBuffer(args[1], &held[0].view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0
+        || (held[0].held = 1, 0)
+        || hold(args[2], &held[1], "d", n * m, 0, "scores") < 0
+        || hold(args[3], &held[2], "d", n, 1, "out") < 0) {
+        release_all(held, 3);
+        return NULL;
+    }
+    if (gain_kind(&held[0].view) != GAIN_UINT8 || held[0].view.len != n * m) {
+        PyErr_Format(PyExc_ValueError, "relevant: expected %zd bool or uint8 items", n * m);
+        release_all(held, 3);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    ranking_all(held[2].view.buf, held[0].view.buf, held[1].view.buf, (int)kind, n, m);
     Py_END_ALLOW_THREADS
     release_all(held, 3);
     Py_RETURN_NONE;
@@ -470,6 +638,8 @@ cosine_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 static PyMethodDef rowkernels_methods[] = {
     {"dcg_rows", (PyCFunction)(void (*)(void))dcg_rows, METH_FASTCALL, dcg_rows_doc},
     {"ideal_dcg_rows", (PyCFunction)(void (*)(void))ideal_dcg_rows, METH_FASTCALL, ideal_dcg_rows_doc},
+    {"label_ranking_rows", (PyCFunction)(void (*)(void))label_ranking_rows, METH_FASTCALL,
+     label_ranking_rows_doc},
     {"scale_rows", (PyCFunction)(void (*)(void))scale_rows, METH_FASTCALL, scale_rows_doc},
     {"js_sums", (PyCFunction)(void (*)(void))js_sums, METH_FASTCALL, js_sums_doc},
     {"cosine_rows", (PyCFunction)(void (*)(void))cosine_rows, METH_FASTCALL, cosine_rows_doc},

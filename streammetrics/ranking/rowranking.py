@@ -192,6 +192,46 @@ def _precisions(m: int) -> np.ndarray:
         return np.where((r >= 1) & (a <= r), a / r, 0.0)
 
 
+#: The relevance dtypes the compiled kernels read as they are (others are copied as float64).
+KERNEL_GAINS = frozenset(np.dtype(t) for t in (np.float64, np.int64, np.int32, np.uint8, np.bool_))
+
+
+def compiled_rows(relevance: np.ndarray) -> bool:
+    """Whether a batch's rows take the compiled kernels (:mod:`streammetrics._core._rowkernels`:
+    built, and rows of at most :data:`PAIRWISE_LABELS` documents), whatever the batch's size, so
+    that a row's value never depends on the batch it came in."""
+    return rowkernels is not None and relevance.shape[1] <= PAIRWISE_LABELS and len(relevance) > 0
+
+
+def _kernel_gains(relevance: np.ndarray) -> np.ndarray:
+    """The relevances as the kernels read them: C-ordered, of a dtype they take."""
+    if relevance.dtype not in KERNEL_GAINS:
+        return relevance.astype(np.float64, order="C")  # (the conversion the NumPy formulas make)
+    return np.ascontiguousarray(relevance)
+
+
+#: The kinds of :func:`compiled_label_ranking` (the kernel's numbering).
+COVERAGE, AVERAGE_PRECISION, RANKING_LOSS = 0, 1, 2
+
+
+#: The narrowest rows whose average precision the compiled kernel computes (narrower ones: NumPy's
+#: passes over label rows, measured faster on large batches), and whose ranking loss it computes
+#: on a batch of at least ``SMALL_ROWS`` (the loss, whole counts, is the same either way).
+KERNEL_RANKING_LABELS = 8
+
+
+def compiled_label_ranking(kind: int, relevant: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """One value per row of :func:`compiled_rows` (bool relevance, finite scores) by the compiled
+    kernel: the coverage error, the label ranking average precision or the ranking loss, from the
+    same counts as the NumPy formulas (each label's labels scored at least as high, and the
+    relevant ones among them), in the first :func:`scratch_row`."""
+    n, m = s.shape
+    out = scratch_row(n)
+    assert rowkernels is not None  # (compiled_rows said so)
+    rowkernels.label_ranking_rows(kind, np.ascontiguousarray(relevant), np.ascontiguousarray(s), out, n, m)
+    return out
+
+
 class _RowRanking(RowValueMetric, base=True):
     """``update(y_true, y_score, sample_weight=None)`` with two ``(n, n_labels)`` arrays; one
     value per row, averaged with the weights."""
@@ -237,6 +277,8 @@ class CoverageError(_RowRanking):
     higher_is_better: ClassVar[bool | None] = False
 
     def _per_row(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
+        if compiled_rows(y):
+            return compiled_label_ranking(COVERAGE, y, s)
         n, m = s.shape
         if m > PAIRWISE_LABELS or not n:
             lowest = np.where(y, s, np.inf).min(axis=1, initial=np.inf)
@@ -276,6 +318,8 @@ class LabelRankingAveragePrecision(_RowRanking):
     higher_is_better: ClassVar[bool | None] = True
 
     def _per_row(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
+        if compiled_rows(y) and y.shape[1] >= KERNEL_RANKING_LABELS:
+            return compiled_label_ranking(AVERAGE_PRECISION, y, s)
         m = y.shape[1]
         if m <= PAIRWISE_LABELS:
             y = by_label(y, "relevance")
@@ -318,6 +362,8 @@ class LabelRankingLoss(_RowRanking):
     higher_is_better: ClassVar[bool | None] = False
 
     def _per_row(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
+        if compiled_rows(y) and (y.shape[1] >= KERNEL_RANKING_LABELS or len(y) < SMALL_ROWS):
+            return compiled_label_ranking(RANKING_LOSS, y, s)
         m = y.shape[1]
         if m <= PAIRWISE_LABELS:
             y = by_label(y, "relevance")
@@ -428,24 +474,6 @@ def dcg_rows(
     group_discount = cum_discount[last + 1] - cum_discount[first]
     terms = np.where(ends, group_gain / (last - first + 1) * group_discount, 0.0)
     return terms.sum(axis=1)
-
-
-#: The relevance dtypes the compiled kernels read as they are (others are copied as float64).
-KERNEL_GAINS = frozenset(np.dtype(t) for t in (np.float64, np.int64, np.int32, np.uint8, np.bool_))
-
-
-def compiled_rows(relevance: np.ndarray) -> bool:
-    """Whether a batch's rows take the compiled kernels (:mod:`streammetrics._core._rowkernels`:
-    built, and rows of at most :data:`PAIRWISE_LABELS` documents), whatever the batch's size, so
-    that a row's value never depends on the batch it came in."""
-    return rowkernels is not None and relevance.shape[1] <= PAIRWISE_LABELS and len(relevance) > 0
-
-
-def _kernel_gains(relevance: np.ndarray) -> np.ndarray:
-    """The relevances as the kernels read them: C-ordered, of a dtype they take."""
-    if relevance.dtype not in KERNEL_GAINS:
-        return relevance.astype(np.float64, order="C")  # (the conversion the NumPy formulas make)
-    return np.ascontiguousarray(relevance)
 
 
 def compiled_dcg(relevance: np.ndarray, s: np.ndarray, discount: np.ndarray, ignore_ties: bool) -> np.ndarray:

@@ -297,3 +297,81 @@ def test_cosine_by_the_kernel_agrees_with_the_numpy_formulas_and_the_definition(
     ]
     weights = np.ones(256) if w is None else w
     assert math.isclose(by_kernel, math.fsum(np.multiply(exact, weights)) / math.fsum(weights), rel_tol=1e-13)
+
+
+# ----------------------------------------------------------------------------- label ranking
+def _label_ranking_reference(kind: int, relevant: np.ndarray, scores: np.ndarray) -> list[float]:
+    out = []
+    for rel, row in zip(relevant.tolist(), scores.tolist(), strict=True):
+        m, n_relevant = len(row), sum(rel)
+        if kind == rowranking.COVERAGE:
+            lowest = min((x for x, r in zip(row, rel, strict=True) if r), default=math.inf)
+            out.append(float(sum(x >= lowest for x in row)))
+            continue
+        precision, wrong = 0.0, 0
+        for x, r in zip(row, rel, strict=True):
+            if r:
+                rank = sum(y >= x for y in row)
+                at_least = sum(y >= x and q for y, q in zip(row, rel, strict=True))
+                precision += at_least / rank
+                wrong += rank - at_least
+        if kind == rowranking.AVERAGE_PRECISION:
+            out.append(precision / max(n_relevant, 1) + (1.0 if n_relevant == 0 else 0.0))
+        else:
+            out.append(wrong / max(n_relevant * (m - n_relevant), 1))
+    return out
+
+
+@needs_kernels
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(0, 40),
+    m=st.sampled_from([1, 2, 3, 5, 7, 8, 9, 10, 16, 17, 32]),
+    decimals=st.integers(0, 2),
+    share=st.floats(0.0, 1.0),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_the_label_ranking_kernel_equals_its_reference_bit_for_bit(n, m, decimals, share, seed):
+    rng = np.random.default_rng(seed)
+    relevant = rng.random((n, m)) < share
+    scores = np.round(rng.standard_normal((n, m)), decimals)
+    out = np.full(n, -1.0)
+    for kind in (rowranking.COVERAGE, rowranking.AVERAGE_PRECISION, rowranking.RANKING_LOSS):
+        kernels.label_ranking_rows(kind, relevant, scores, out, n, m)
+        assert _bits(out) == _bits(_label_ranking_reference(kind, relevant, scores)), kind
+    with pytest.raises(ValueError, match="kind"):
+        kernels.label_ranking_rows(3, relevant, scores, out, n, m)
+    with pytest.raises(ValueError, match="relevant"):
+        kernels.label_ranking_rows(0, relevant.astype(np.int64), scores, out, n, m)
+
+
+LABEL_RANKING = [
+    (sm.CoverageError, "coverage_error"),
+    (sm.LabelRankingAveragePrecision, "label_ranking_average_precision_score"),
+    (sm.LabelRankingLoss, "label_ranking_loss"),
+]
+
+
+@needs_kernels
+@pytest.mark.parametrize(("cls", "reference"), LABEL_RANKING)
+@pytest.mark.parametrize("m", [3, 7, 8, 16, 32])
+@pytest.mark.parametrize("n", [300, 5000])
+def test_label_ranking_by_the_kernel_agrees_with_the_numpy_formulas_and_scikit_learn(
+    cls, reference, m, n, monkeypatch
+):
+    import sklearn.metrics
+
+    rng = np.random.default_rng(m + n)
+    y = rng.random((n, m)) < rng.uniform(0.05, 0.6, (n, 1))
+    s = np.round(rng.standard_normal((n, m)), int(rng.integers(0, 3)))
+    w = rng.random(n)
+    by_kernel = cls()._per_row(y, s).copy()
+    with monkeypatch.context() as patch:
+        patch.setattr(rowranking, "rowkernels", None)
+        by_numpy = cls()._per_row(y, s)
+    if cls is sm.LabelRankingAveragePrecision:  # (a sum of fractions: its order may differ)
+        np.testing.assert_allclose(by_kernel, by_numpy, rtol=1e-15, atol=0)
+    else:  # (whole counts and one quotient: the same bits)
+        assert by_kernel.tobytes() == by_numpy.tobytes()
+    expected = getattr(sklearn.metrics, reference)(y, s, sample_weight=w)
+    assert math.isclose(cls().update(y, s, w).compute(), expected, rel_tol=1e-12)
