@@ -56,8 +56,10 @@ def _columns(arr: np.ndarray, name: str, what: str) -> None:
         )
 
 
-def _scores(inputs: Inputs, shape: tuple[int, ...]) -> np.ndarray:
-    s = inputs.floats(1, "y_score", (1, 2))
+def _scores(inputs: Inputs, shape: tuple[int, ...], checked: bool = True) -> np.ndarray:
+    """``y_score`` of the shape of ``y_true``: finite, or, unless ``checked``, not yet checked
+    (the caller then confirms it, :meth:`Inputs.confirm_finite`)."""
+    s = inputs.floats(1, "y_score", (1, 2)) if checked else inputs.unchecked_floats(1, "y_score", (1, 2))
     v.check_length(s, shape[0], "y_score")
     if s.shape != shape:
         raise InputError(f"y_score: expected shape {shape} (that of y_true), found {s.shape}")
@@ -476,15 +478,21 @@ def dcg_rows(
     return terms.sum(axis=1)
 
 
-def compiled_dcg(relevance: np.ndarray, s: np.ndarray, discount: np.ndarray, ignore_ties: bool) -> np.ndarray:
+def compiled_dcg(
+    relevance: np.ndarray,
+    s: np.ndarray,
+    discount: np.ndarray,
+    ignore_ties: bool,
+    out: np.ndarray | None = None,
+) -> np.ndarray:
     """:func:`dcg_rows` of :func:`compiled_rows` by the compiled kernel: each document's counts of
     the others scored at least and at most as high give its cell of the same tables as
     :func:`_dcg_pairwise` (ties averaged, or, with ``ignore_ties``, rows with ties ranked by
-    :func:`_argsort_dcg`), in the first :func:`scratch_row`."""
+    :func:`_argsort_dcg`), in ``out`` (default: the first :func:`scratch_row`); finite scores."""
     n, m = s.shape
     key = _key(discount)
     table = _position_discounts(key) if ignore_ties else _mean_discounts(key)
-    out = scratch_row(n)
+    out = scratch_row(n) if out is None else out
     assert rowkernels is not None  # (compiled_rows said so)
     rowkernels.dcg_rows(np.ascontiguousarray(s), _kernel_gains(relevance), table, out, n, m)
     if ignore_ties:  # (NaN: a row with ties, ranked as scikit-learn's argsort ranks it)
@@ -705,7 +713,24 @@ class _Gain(_RowRanking, base=True):
             raise InputError(
                 f"y_true: expected non-negative relevances for {type(self).__name__}, found {y.min()}"
             )
+        if compiled_rows(y):
+            # the values at once, into a fresh array (the batch keeps them), the kernel checking
+            # the scores as it ranks them: no pass of its own for their finiteness
+            s = np.ascontiguousarray(_scores(inputs, y.shape, checked=False))
+            # (one compiled pass, without NumPy's boolean array; kept as checked, or raises
+            # naming the first inf or NaN)
+            inputs.confirm_finite(1, "y_score", s, rowkernels.all_finite(s, s.size))
+            return self._compiled_values(y, s), inputs.weights(len(y))
         return y, _scores(inputs, y.shape), inputs.weights(len(y))
+
+    def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
+        if len(batch) == 2:  # (the values, computed by :meth:`_parse_rows`)
+            return batch[0].reshape(-1, 1)
+        return super()._row_values(batch)
+
+    def _compiled_values(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
+        """Each row's value by the compiled kernels (finite scores), in a fresh array."""
+        raise NotImplementedError
 
 
 class DCG(_Gain):
@@ -749,12 +774,14 @@ class DCG(_Gain):
 
     def _per_row(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
         discount = discounts(y.shape[1], self.k, self.log_base)
-        if compiled_rows(y):
-            return compiled_dcg(y, s, discount, self.ignore_ties)
         top = small_grade(y, known_non_negative=False) if _graded_path(y) else None
         if top is None:
             return dcg_rows(y, s, discount, self.ignore_ties)
         return dcg_rows(y, s, discount, self.ignore_ties, graded_by_label(y), top)
+
+    def _compiled_values(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
+        discount = discounts(y.shape[1], self.k, self.log_base)
+        return compiled_dcg(y, s, discount, self.ignore_ties, out=np.empty(len(y)))
 
 
 class NDCG(_Gain):
@@ -789,11 +816,8 @@ class NDCG(_Gain):
 
     def _per_row(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
         discount = discounts(y.shape[1], self.k)
-        top = small_grade(y) if _graded_path(y) and not compiled_rows(y) else None  # (non-negative: parsed)
-        if compiled_rows(y):
-            gain = compiled_dcg(y, s, discount, self.ignore_ties)
-            ideal = compiled_ideal_dcg(y, discount)
-        elif top is not None:  # grades 0 .. top by label, once for both DCGs
+        top = small_grade(y) if _graded_path(y) else None  # (non-negative: parsed)
+        if top is not None:  # grades 0 .. top by label, once for both DCGs
             grades = graded_by_label(y)
             gain = dcg_rows(y, s, discount, self.ignore_ties, grades, top)
             ideal = _ideal_from_counts(grades, discount, top)
@@ -803,6 +827,14 @@ class NDCG(_Gain):
             shared = by_label(y, "gains", np.float64) if y.shape[1] <= PAIRWISE_LABELS and len(y) else None
             gain = dcg_rows(y, s, discount, self.ignore_ties, shared)
             ideal = ideal_dcg(y, discount, shared)
+        ideal += ideal == 0  # (0 where no document is relevant: the gain is 0 too)
+        gain /= ideal
+        return gain
+
+    def _compiled_values(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
+        discount = discounts(y.shape[1], self.k)
+        gain = compiled_dcg(y, s, discount, self.ignore_ties, out=np.empty(len(y)))
+        ideal = compiled_ideal_dcg(y, discount)
         ideal += ideal == 0  # (0 where no document is relevant: the gain is 0 too)
         gain /= ideal
         return gain

@@ -167,6 +167,12 @@ def _ranking_batch(rng: np.random.Generator, n: int, m: int, dtype) -> tuple[np.
     return y, s
 
 
+def _values(metric, y: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """The per-row values a batch parses to (a copy): at parse by the kernels, at the fold by
+    NumPy."""
+    return metric._row_values(metric._parse_rows(Inputs((y, s)))).ravel().copy()
+
+
 RANKING = [
     lambda: sm.DCG(),
     lambda: sm.DCG(2, log_base=10),
@@ -187,10 +193,10 @@ def test_ranking_rows_by_the_kernels_agree_with_the_numpy_formulas_and_scikit_le
     rng = np.random.default_rng(m)
     y, s = _ranking_batch(rng, 5000, m, dtype)
     w = rng.random(len(y))
-    by_kernels = make()._per_row(y, s).copy()
+    by_kernels = _values(make(), y, s)
     with monkeypatch.context() as patch:
         patch.setattr(rowranking, "rowkernels", None)
-        by_numpy = make()._per_row(y, s)
+        by_numpy = _values(make(), y, s)
     np.testing.assert_allclose(by_kernels, by_numpy, rtol=1e-14, atol=0)
     metric = make()
     scorer = dcg_score if isinstance(metric, sm.DCG) else ndcg_score
@@ -205,8 +211,8 @@ def test_ranking_rows_by_the_kernels_agree_with_the_numpy_formulas_and_scikit_le
 def test_a_rows_value_by_the_kernels_is_the_same_in_any_batch(make):
     rng = np.random.default_rng(7)
     y, s = _ranking_batch(rng, 600, 6, np.int64)
-    whole = make()._per_row(y, s).copy()
-    parts = [make()._per_row(y[i : i + 37], s[i : i + 37]).copy() for i in range(0, 600, 37)]
+    whole = _values(make(), y, s)
+    parts = [_values(make(), y[i : i + 37], s[i : i + 37]) for i in range(0, 600, 37)]
     assert whole.tobytes() == np.concatenate(parts).tobytes()
 
 
@@ -375,3 +381,26 @@ def test_label_ranking_by_the_kernel_agrees_with_the_numpy_formulas_and_scikit_l
         assert by_kernel.tobytes() == by_numpy.tobytes()
     expected = getattr(sklearn.metrics, reference)(y, s, sample_weight=w)
     assert math.isclose(cls().update(y, s, w).compute(), expected, rel_tol=1e-12)
+
+
+@needs_kernels
+@pytest.mark.parametrize("bad", [math.inf, -math.inf, math.nan])
+@pytest.mark.parametrize("make", [sm.DCG, lambda: sm.NDCG(2, ignore_ties=True)])
+def test_a_score_that_is_not_finite_is_refused_as_the_numpy_path_refuses_it(bad, make, monkeypatch):
+    rng = np.random.default_rng(2)
+    y, s = _ranking_batch(rng, 50, 6, np.int64)
+    s[31, 4] = bad
+    messages = []
+    for off in (False, True):
+        with monkeypatch.context() as patch:
+            if off:
+                patch.setattr(rowranking, "rowkernels", None)
+            metric = make().update(y[:10], s[:10])
+            before = metric.to_bytes()
+            with pytest.raises(sm.InputError, match="y_score") as caught:
+                metric.update(y, s)
+            after = metric.to_bytes()
+            assert before == after
+            messages.append(str(caught.value))
+    assert messages[0] == messages[1]
+    assert kernels.all_finite(s, s.size) is False and kernels.all_finite(s[:31], s[:31].size) is True
