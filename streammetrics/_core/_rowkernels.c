@@ -382,6 +382,43 @@ ideal_dcg_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 
 /* ---------------------------------------------------------------------------- label ranking */
 
+/* Whether row `i`'s m relevances are each 0 or 1 (compared in its own type: NaN and 0.5 are
+ * neither, nor is an integer other than 0 and 1); those wider than a byte also written to `out` as
+ * 0/1 bytes. */
+static inline int
+load_relevance(uint8_t *out, const void *relevant, int kind, Py_ssize_t i, Py_ssize_t m)
+{
+    int valid = 1;
+    switch (kind) {
+    case GAIN_FLOAT64:
+        for (Py_ssize_t j = 0; j < m; j++) {
+            const double x = ((const double *)relevant)[i * m + j];
+            valid &= (x == 0.0) | (x == 1.0);
+            out[j] = x != 0.0;
+        }
+        break;
+    case GAIN_INT64:
+        for (Py_ssize_t j = 0; j < m; j++) {
+            const uint64_t x = (uint64_t)((const int64_t *)relevant)[i * m + j];
+            valid &= x <= 1;
+            out[j] = (uint8_t)x;
+        }
+        break;
+    case GAIN_INT32:
+        for (Py_ssize_t j = 0; j < m; j++) {
+            const uint32_t x = (uint32_t)((const int32_t *)relevant)[i * m + j];
+            valid &= x <= 1;
+            out[j] = (uint8_t)x;
+        }
+        break;
+    default: /* (checked only: read in place) */
+        for (Py_ssize_t j = 0; j < m; j++) {
+            valid &= ((const uint8_t *)relevant)[i * m + j] <= 1;
+        }
+    }
+    return valid;
+}
+
 enum ranking_kind { COVERAGE_ERROR, LABEL_RANKING_AVERAGE_PRECISION, LABEL_RANKING_LOSS };
 
 /* Per row of m labels (relevance 0/1, scores), as rowranking's NumPy formulas:
@@ -390,10 +427,12 @@ enum ranking_kind { COVERAGE_ERROR, LABEL_RANKING_AVERAGE_PRECISION, LABEL_RANKI
  *   (labels scored >= s_j), summed in label order; 1 for a row without relevant labels;
  * - ranking loss: the (relevant, irrelevant) pairs ordered wrong (the irrelevant scored at least
  *   as high) over all such pairs (0 without any), from whole counts. */
-static inline __attribute__((always_inline)) void
-ranking_loop(double *restrict out, const uint8_t *restrict relevant, const double *restrict s, const int kind,
-             Py_ssize_t n, const Py_ssize_t m)
+static inline __attribute__((always_inline)) int
+ranking_loop(double *restrict out, const void *relevant, int relevance_kind, const double *restrict s,
+             const int kind, Py_ssize_t n, const Py_ssize_t m)
 {
+    uint8_t converted[MAX_ROW] = {0}; /* (zeroed once: quiets a warning) */
+    int zeros_and_ones = 1;
     /* a relevant label's precision a / r read by its counts at r * (m + 1) + a (0 at cell 0: an
      * irrelevant label's), rather than divided for each label */
     double precisions[(MAX_ROW + 1) * (MAX_ROW + 1)] = {0};
@@ -406,7 +445,9 @@ ranking_loop(double *restrict out, const uint8_t *restrict relevant, const doubl
     }
     for (Py_ssize_t i = 0; i < n; i++) {
         const double *restrict row = s + i * m;
-        const uint8_t *restrict rel = relevant + i * m;
+        /* (bytes read where they are; wider types converted into bytes first) */
+        const uint8_t *restrict rel = relevance_kind == GAIN_UINT8 ? (const uint8_t *)relevant + i * m : converted;
+        zeros_and_ones &= load_relevance(converted, relevant, relevance_kind, i, m);
         if (kind == COVERAGE_ERROR) {
             /* (an irrelevant label's score raised to +inf by an add, not a branch: the relevance
              * is random; x + 0.0 is x for the finite scores) */
@@ -456,14 +497,18 @@ ranking_loop(double *restrict out, const uint8_t *restrict relevant, const doubl
             out[i] = (double)wrong / (double)(pairs > 1 ? pairs : 1);
         }
     }
+    return zeros_and_ones;
 }
 
-VECTOR_CLONES static void
-ranking_all(double *out, const uint8_t *relevant, const double *s, int kind, Py_ssize_t n, Py_ssize_t m)
+VECTOR_CLONES static int
+ranking_all(double *out, const void *relevant, int relevance_kind, const double *s, int kind, Py_ssize_t n,
+            Py_ssize_t m)
 {
-#define COVERAGE_LOOP(width) ranking_loop(out, relevant, s, COVERAGE_ERROR, n, width)
-#define PRECISION_LOOP(width) ranking_loop(out, relevant, s, LABEL_RANKING_AVERAGE_PRECISION, n, width)
-#define LOSS_LOOP(width) ranking_loop(out, relevant, s, LABEL_RANKING_LOSS, n, width)
+    int valid = 1;
+#define COVERAGE_LOOP(width) valid = ranking_loop(out, relevant, relevance_kind, s, COVERAGE_ERROR, n, width)
+#define PRECISION_LOOP(width) \
+    valid = ranking_loop(out, relevant, relevance_kind, s, LABEL_RANKING_AVERAGE_PRECISION, n, width)
+#define LOSS_LOOP(width) valid = ranking_loop(out, relevant, relevance_kind, s, LABEL_RANKING_LOSS, n, width)
     if (kind == COVERAGE_ERROR) {
         BY_SHORT_WIDTH(COVERAGE_LOOP, m)
     }
@@ -476,13 +521,15 @@ ranking_all(double *out, const uint8_t *relevant, const double *s, int kind, Py_
 #undef COVERAGE_LOOP
 #undef PRECISION_LOOP
 #undef LOSS_LOOP
+    return valid;
 }
 
 PyDoc_STRVAR(label_ranking_rows_doc,
-"label_ranking_rows(kind, relevant, scores, out, n, m)\n--\n\n"
+"label_ranking_rows(kind, relevant, scores, out, n, m) -> bool\n--\n\n"
 "One value per row of m labels: kind 0 the coverage error, 1 the label ranking average precision,\n"
-"2 the label ranking loss (scikit-learn's definitions). relevant: n * m bool or uint8 (0/1);\n"
-"scores: n * m float64 (finite); out: n float64.");
+"2 the label ranking loss (scikit-learn's definitions). relevant: n * m float64, int64, int32, uint8\n"
+"or bool; scores: n * m float64 (finite); out: n float64. Returns whether every relevance was 0 or 1\n"
+"(if not, out holds no values).");
 
 static PyObject *
 label_ranking_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
@@ -509,16 +556,18 @@ label_ranking_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         release_all(held, 3);
         return NULL;
     }
-    if (gain_kind(&held[0].view) != GAIN_UINT8 || held[0].view.len != n * m) {
-        PyErr_Format(PyExc_ValueError, "relevant: expected %zd bool or uint8 items", n * m);
+    int relevance_kind = gain_kind(&held[0].view);
+    if (relevance_kind < 0 || held[0].view.len != n * m * held[0].view.itemsize) {
+        PyErr_Format(PyExc_ValueError, "relevant: expected %zd float64, int64, int32, uint8 or bool items", n * m);
         release_all(held, 3);
         return NULL;
     }
+    int valid;
     Py_BEGIN_ALLOW_THREADS
-    ranking_all(held[2].view.buf, held[0].view.buf, held[1].view.buf, (int)kind, n, m);
+    valid = ranking_all(held[2].view.buf, held[0].view.buf, relevance_kind, held[1].view.buf, (int)kind, n, m);
     Py_END_ALLOW_THREADS
     release_all(held, 3);
-    Py_RETURN_NONE;
+    return PyBool_FromLong(valid);
 }
 
 /* ---------------------------------------------------------------------------- Jensen-Shannon */

@@ -212,26 +212,15 @@ def _kernel_gains(relevance: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(relevance)
 
 
-#: The kinds of :func:`compiled_label_ranking` (the kernel's numbering).
+#: The kinds of the compiled label-ranking kernel (``_rowkernels.label_ranking_rows``' numbering).
 COVERAGE, AVERAGE_PRECISION, RANKING_LOSS = 0, 1, 2
 
 
 #: The narrowest rows whose average precision the compiled kernel computes (narrower ones: NumPy's
 #: passes over label rows, measured faster on large batches), and whose ranking loss it computes
-#: on a batch of at least ``SMALL_ROWS`` (the loss, whole counts, is the same either way).
+#: on a batch of at least ``SMALL_ROWS`` rows (on a smaller one, at any width: the loss, from whole
+#: counts, is the same bit for bit either way). The coverage error takes the kernel at any width.
 KERNEL_RANKING_LABELS = 8
-
-
-def compiled_label_ranking(kind: int, relevant: np.ndarray, s: np.ndarray) -> np.ndarray:
-    """One value per row of :func:`compiled_rows` (bool relevance, finite scores) by the compiled
-    kernel: the coverage error, the label ranking average precision or the ranking loss, from the
-    same counts as the NumPy formulas (each label's labels scored at least as high, and the
-    relevant ones among them), in the first :func:`scratch_row`."""
-    n, m = s.shape
-    out = scratch_row(n)
-    assert rowkernels is not None  # (compiled_rows said so)
-    rowkernels.label_ranking_rows(kind, np.ascontiguousarray(relevant), np.ascontiguousarray(s), out, n, m)
-    return out
 
 
 class _RowRanking(RowValueMetric, base=True):
@@ -247,12 +236,29 @@ class _RowRanking(RowValueMetric, base=True):
     def _parse_rows(self, inputs: Inputs) -> tuple[Any, ...]:
         raw = inputs.array(0, "y_true")
         _columns(raw, "y_true", "labels")
-        y = v.as_indicator(raw, "y_true")
+        kind = self._kernel_kind(raw) if compiled_rows(raw) and raw.dtype in KERNEL_GAINS else None
+        if kind is not None:
+            # the values at once, into a fresh array (the batch keeps them), the kernel checking
+            # the relevances (0 or 1) as it reads them: no boolean copy
+            s = np.ascontiguousarray(_scores(inputs, raw.shape, checked=False))
+            values = np.empty(len(raw))
+            assert rowkernels is not None  # (compiled_rows said so)
+            if rowkernels.label_ranking_rows(kind, np.ascontiguousarray(raw), s, values, *raw.shape):
+                inputs.confirm_finite(1, "y_score", s, rowkernels.all_finite(s, s.size))
+                return values, inputs.weights(len(raw))
+        y = v.as_indicator(raw, "y_true")  # (after the kernel's refusal: raises, naming the value)
         return y, _scores(inputs, y.shape), inputs.weights(len(y))
 
     def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
+        if len(batch) == 2:  # (the values, computed by :meth:`_parse_rows`)
+            return batch[0].reshape(-1, 1)
         y, s, _ = batch
         return self._per_row(y, s).reshape(-1, 1)
+
+    def _kernel_kind(self, relevance: np.ndarray) -> int | None:
+        """The compiled label-ranking kernel's kind for a batch's rows (:func:`compiled_rows`), or
+        ``None`` for the NumPy formulas."""
+        return None
 
     def _per_row(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
         raise NotImplementedError
@@ -278,9 +284,10 @@ class CoverageError(_RowRanking):
 
     higher_is_better: ClassVar[bool | None] = False
 
+    def _kernel_kind(self, relevance: np.ndarray) -> int | None:
+        return COVERAGE
+
     def _per_row(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
-        if compiled_rows(y):
-            return compiled_label_ranking(COVERAGE, y, s)
         n, m = s.shape
         if m > PAIRWISE_LABELS or not n:
             lowest = np.where(y, s, np.inf).min(axis=1, initial=np.inf)
@@ -319,9 +326,10 @@ class LabelRankingAveragePrecision(_RowRanking):
 
     higher_is_better: ClassVar[bool | None] = True
 
+    def _kernel_kind(self, relevance: np.ndarray) -> int | None:
+        return AVERAGE_PRECISION if relevance.shape[1] >= KERNEL_RANKING_LABELS else None
+
     def _per_row(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
-        if compiled_rows(y) and y.shape[1] >= KERNEL_RANKING_LABELS:
-            return compiled_label_ranking(AVERAGE_PRECISION, y, s)
         m = y.shape[1]
         if m <= PAIRWISE_LABELS:
             y = by_label(y, "relevance")
@@ -363,9 +371,11 @@ class LabelRankingLoss(_RowRanking):
 
     higher_is_better: ClassVar[bool | None] = False
 
+    def _kernel_kind(self, relevance: np.ndarray) -> int | None:
+        wide = relevance.shape[1] >= KERNEL_RANKING_LABELS
+        return RANKING_LOSS if wide or len(relevance) < SMALL_ROWS else None
+
     def _per_row(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
-        if compiled_rows(y) and (y.shape[1] >= KERNEL_RANKING_LABELS or len(y) < SMALL_ROWS):
-            return compiled_label_ranking(RANKING_LOSS, y, s)
         m = y.shape[1]
         if m <= PAIRWISE_LABELS:
             y = by_label(y, "relevance")
@@ -722,11 +732,6 @@ class _Gain(_RowRanking, base=True):
             inputs.confirm_finite(1, "y_score", s, rowkernels.all_finite(s, s.size))
             return self._compiled_values(y, s), inputs.weights(len(y))
         return y, _scores(inputs, y.shape), inputs.weights(len(y))
-
-    def _row_values(self, batch: tuple[Any, ...]) -> np.ndarray:
-        if len(batch) == 2:  # (the values, computed by :meth:`_parse_rows`)
-            return batch[0].reshape(-1, 1)
-        return super()._row_values(batch)
 
     def _compiled_values(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
         """Each row's value by the compiled kernels (finite scores), in a fresh array."""

@@ -343,12 +343,19 @@ def test_the_label_ranking_kernel_equals_its_reference_bit_for_bit(n, m, decimal
     scores = np.round(rng.standard_normal((n, m)), decimals)
     out = np.full(n, -1.0)
     for kind in (rowranking.COVERAGE, rowranking.AVERAGE_PRECISION, rowranking.RANKING_LOSS):
-        kernels.label_ranking_rows(kind, relevant, scores, out, n, m)
-        assert _bits(out) == _bits(_label_ranking_reference(kind, relevant, scores)), kind
+        expected = _bits(_label_ranking_reference(kind, relevant, scores))
+        for dtype in GAIN_DTYPES:
+            assert kernels.label_ranking_rows(kind, relevant.astype(dtype), scores, out, n, m) is True
+            assert _bits(out) == expected, (kind, dtype)
+        if n:  # a relevance other than 0 or 1 (or NaN): refused
+            for bad, dtype in ((2, np.int64), (-1, np.int32), (0.5, np.float64), (math.nan, np.float64)):
+                wrong = relevant.astype(dtype)
+                wrong[n // 2, m // 2] = bad
+                assert kernels.label_ranking_rows(kind, wrong, scores, out, n, m) is False
     with pytest.raises(ValueError, match="kind"):
         kernels.label_ranking_rows(3, relevant, scores, out, n, m)
     with pytest.raises(ValueError, match="relevant"):
-        kernels.label_ranking_rows(0, relevant.astype(np.int64), scores, out, n, m)
+        kernels.label_ranking_rows(0, relevant.astype(np.int16), scores, out, n, m)
 
 
 LABEL_RANKING = [
@@ -371,10 +378,10 @@ def test_label_ranking_by_the_kernel_agrees_with_the_numpy_formulas_and_scikit_l
     y = rng.random((n, m)) < rng.uniform(0.05, 0.6, (n, 1))
     s = np.round(rng.standard_normal((n, m)), int(rng.integers(0, 3)))
     w = rng.random(n)
-    by_kernel = cls()._per_row(y, s).copy()
+    by_kernel = _values(cls(), y, s)
     with monkeypatch.context() as patch:
         patch.setattr(rowranking, "rowkernels", None)
-        by_numpy = cls()._per_row(y, s)
+        by_numpy = _values(cls(), y, s)
     if cls is sm.LabelRankingAveragePrecision:  # (a sum of fractions: its order may differ)
         np.testing.assert_allclose(by_kernel, by_numpy, rtol=1e-15, atol=0)
     else:  # (whole counts and one quotient: the same bits)
@@ -404,3 +411,34 @@ def test_a_score_that_is_not_finite_is_refused_as_the_numpy_path_refuses_it(bad,
             messages.append(str(caught.value))
     assert messages[0] == messages[1]
     assert kernels.all_finite(s, s.size) is False and kernels.all_finite(s[:31], s[:31].size) is True
+
+
+@needs_kernels
+@pytest.mark.parametrize("cls", [c for c, _ in LABEL_RANKING])
+@pytest.mark.parametrize(
+    ("column", "bad", "names"),
+    [
+        (0, 2, "y_true"),
+        (0, 0.5, "y_true"),
+        (0, math.nan, "y_true"),
+        (1, math.inf, "y_score"),
+        (1, math.nan, "y_score"),
+    ],
+)
+def test_label_ranking_refuses_what_the_numpy_path_refuses(cls, column, bad, names, monkeypatch):
+    rng = np.random.default_rng(4)
+    y = (rng.random((40, 9)) < 0.3).astype(np.float64)
+    s = rng.standard_normal((40, 9))
+    (y, s)[column][17, 3] = bad
+    messages = []
+    for off in (False, True):
+        with monkeypatch.context() as patch:
+            if off:
+                patch.setattr(rowranking, "rowkernels", None)
+            metric = cls().update(y[:5], s[:5])
+            before = metric.to_bytes()
+            with pytest.raises(sm.InputError, match=names) as caught:
+                metric.update(y, s)
+            assert metric.to_bytes() == before
+            messages.append(str(caught.value))
+    assert messages[0] == messages[1]
