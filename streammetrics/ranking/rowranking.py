@@ -489,20 +489,15 @@ def dcg_rows(
 
 
 def compiled_dcg(
-    relevance: np.ndarray,
-    s: np.ndarray,
-    discount: np.ndarray,
-    ignore_ties: bool,
-    out: np.ndarray | None = None,
+    relevance: np.ndarray, s: np.ndarray, discount: np.ndarray, ignore_ties: bool, out: np.ndarray
 ) -> np.ndarray:
-    """:func:`dcg_rows` of :func:`compiled_rows` by the compiled kernel: each document's counts of
-    the others scored at least and at most as high give its cell of the same tables as
-    :func:`_dcg_pairwise` (ties averaged, or, with ``ignore_ties``, rows with ties ranked by
-    :func:`_argsort_dcg`), in ``out`` (default: the first :func:`scratch_row`); finite scores."""
+    """:func:`dcg_rows` of :func:`compiled_rows` (finite scores) by the compiled kernel, into
+    ``out``: each document's counts of the others scored at least and at most as high give its
+    cell of the same tables as :func:`_dcg_pairwise` (ties averaged, or, with ``ignore_ties``,
+    rows with ties ranked by :func:`_argsort_dcg`)."""
     n, m = s.shape
     key = _key(discount)
     table = _position_discounts(key) if ignore_ties else _mean_discounts(key)
-    out = scratch_row(n) if out is None else out
     assert rowkernels is not None  # (compiled_rows said so)
     rowkernels.dcg_rows(np.ascontiguousarray(s), _kernel_gains(relevance), table, out, n, m)
     if ignore_ties:  # (NaN: a row with ties, ranked as scikit-learn's argsort ranks it)
@@ -724,11 +719,11 @@ class _Gain(_RowRanking, base=True):
                 f"y_true: expected non-negative relevances for {type(self).__name__}, found {y.min()}"
             )
         if compiled_rows(y):
-            # the values at once, into a fresh array (the batch keeps them), the kernel checking
-            # the scores as it ranks them: no pass of its own for their finiteness
-            s = np.ascontiguousarray(_scores(inputs, y.shape, checked=False))
-            # (one compiled pass, without NumPy's boolean array; kept as checked, or raises
+            # the values at once, into a fresh array (the batch keeps them); the scores checked
+            # by one compiled pass, without NumPy's boolean array (kept as checked, or refused,
             # naming the first inf or NaN)
+            s = np.ascontiguousarray(_scores(inputs, y.shape, checked=False))
+            assert rowkernels is not None  # (compiled_rows said so)
             inputs.confirm_finite(1, "y_score", s, rowkernels.all_finite(s, s.size))
             return self._compiled_values(y, s), inputs.weights(len(y))
         return y, _scores(inputs, y.shape), inputs.weights(len(y))
