@@ -216,11 +216,14 @@ def _kernel_gains(relevance: np.ndarray) -> np.ndarray:
 COVERAGE, AVERAGE_PRECISION, RANKING_LOSS = 0, 1, 2
 
 
-#: The narrowest rows whose average precision the compiled kernel computes (narrower ones: NumPy's
-#: passes over label rows, measured faster on large batches), and whose ranking loss it computes
-#: on a batch of at least ``SMALL_ROWS`` rows (on a smaller one, at any width: the loss, from whole
-#: counts, is the same bit for bit either way). The coverage error takes the kernel at any width.
-KERNEL_RANKING_LABELS = 8
+#: The narrowest rows whose label ranking average precision the compiled kernel computes (narrower
+#: ones: NumPy's passes over label rows, measured faster on batches of 100,000 rows of 3 labels,
+#: slower from 5).
+KERNEL_PRECISION_LABELS = 5
+#: The same for the label ranking loss on a batch of at least ``SMALL_ROWS`` rows (NumPy measured
+#: faster up to 6 labels, even at 7); a smaller batch takes the kernel at any width (the loss, from
+#: whole counts, is the same bit for bit either way). The coverage error takes it at any width.
+KERNEL_LOSS_LABELS = 8
 
 
 class _RowRanking(RowValueMetric, base=True):
@@ -327,7 +330,7 @@ class LabelRankingAveragePrecision(_RowRanking):
     higher_is_better: ClassVar[bool | None] = True
 
     def _kernel_kind(self, relevance: np.ndarray) -> int | None:
-        return AVERAGE_PRECISION if relevance.shape[1] >= KERNEL_RANKING_LABELS else None
+        return AVERAGE_PRECISION if relevance.shape[1] >= KERNEL_PRECISION_LABELS else None
 
     def _per_row(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
         m = y.shape[1]
@@ -372,7 +375,7 @@ class LabelRankingLoss(_RowRanking):
     higher_is_better: ClassVar[bool | None] = False
 
     def _kernel_kind(self, relevance: np.ndarray) -> int | None:
-        wide = relevance.shape[1] >= KERNEL_RANKING_LABELS
+        wide = relevance.shape[1] >= KERNEL_LOSS_LABELS
         return RANKING_LOSS if wide or len(relevance) < SMALL_ROWS else None
 
     def _per_row(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
