@@ -16,6 +16,16 @@
 #include <stdint.h>
 #include <string.h>
 
+/* Inlined always (the row width then a constant in each copy); MSVC's spelling of both. */
+#if defined(__GNUC__) || defined(__clang__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#elif defined(_MSC_VER)
+#define ALWAYS_INLINE __forceinline
+#define restrict __restrict
+#else
+#define ALWAYS_INLINE inline
+#endif
+
 /* Vector builds of the loops, chosen at load time, where the toolchain supports it (GCC and Clang
  * on x86-64 glibc); a single build elsewhere. None changes a value: -ffp-contract=off (setup.py)
  * keeps products and sums unfused, and no loop reassociates a sum. */
@@ -204,7 +214,7 @@ all_finite(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
  * m (m + 1) / 2 exactly when the row has no ties (each count is then a distinct rank), and then
  * each count of those at most as high is m + 1 minus it: the second comparisons only for rows
  * with ties. `m` a constant where inlined: the compiler unrolls the comparisons. */
-static inline __attribute__((always_inline)) void
+static ALWAYS_INLINE void
 dcg_loop(double *restrict out, const double *restrict s, const void *gains, int kind,
          const double *restrict table, Py_ssize_t n, const Py_ssize_t m)
 {
@@ -306,7 +316,7 @@ dcg_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
  * position: the DCG of the best ranking. A gain's position is the number of gains above it, or
  * equal to it and earlier in the row (comparisons, branch-free, as dcg_loop's: no sort); only
  * the first `top` positions (those with a non-zero discount) are summed. */
-static inline __attribute__((always_inline)) void
+static ALWAYS_INLINE void
 ideal_loop(double *restrict out, const void *gains, int kind, const double *restrict discount, Py_ssize_t top,
            Py_ssize_t n, const Py_ssize_t m)
 {
@@ -427,7 +437,7 @@ enum ranking_kind { COVERAGE_ERROR, LABEL_RANKING_AVERAGE_PRECISION, LABEL_RANKI
  *   (labels scored >= s_j), summed in label order; 1 for a row without relevant labels;
  * - ranking loss: the (relevant, irrelevant) pairs ordered wrong (the irrelevant scored at least
  *   as high) over all such pairs (0 without any), from whole counts. */
-static inline __attribute__((always_inline)) int
+static ALWAYS_INLINE int
 ranking_loop(double *restrict out, const void *relevant, int relevance_kind, const double *restrict s,
              const int kind, Py_ssize_t n, const Py_ssize_t m)
 {
