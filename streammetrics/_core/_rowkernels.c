@@ -109,6 +109,10 @@ hold(PyObject *obj, Held *held, const char *format, Py_ssize_t count, int writab
         return -1;
     }
     held->held = 1;
+    if (count < 0 || count > PY_SSIZE_T_MAX / 8) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd items is out of range", name, count);
+        return -1;
+    }
     const char *found = held->view.format ? held->view.format : "B";
     if (strcmp(found, format) != 0 || held->view.len != count * held->view.itemsize) {
         PyErr_Format(PyExc_ValueError, "%s: expected %zd items of format '%s', found %zd of '%s'", name, count,
@@ -272,11 +276,11 @@ check_rows(Py_ssize_t n, Py_ssize_t m)
 }
 
 PyDoc_STRVAR(dcg_rows_doc,
-"dcg_rows(scores, gains, table, out, n, m)\n--\n\n"
+"dcg_rows(scores, gains, table, out, n, m) -> bool\n--\n\n"
 "out[i] = sum_j table[above_ij * m + below_ij] * gains[i, j] over the m documents of row i, with\n"
 "above / below the other documents of the row scored at least / at most as high as document j.\n"
 "scores: n * m float64; gains: n * m float64, int64, int32, uint8 or bool; table: m * m float64;\n"
-"out: n float64 (written). The scores must be finite (a NaN's counts fall outside the table).");
+"out: n float64 (written). False, out not written, where a score is not finite.");
 
 static PyObject *
 dcg_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
@@ -305,11 +309,17 @@ dcg_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         release_all(held, 4);
         return NULL;
     }
+    int finite;
     Py_BEGIN_ALLOW_THREADS
-    dcg_all(held[3].view.buf, held[0].view.buf, held[1].view.buf, kind, held[2].view.buf, n, m);
+    /* (a NaN's counts would index outside the table: checked first, in a pass of its own, which
+     * measured cheaper than a check inside the counting loop) */
+    finite = finite_all(held[0].view.buf, n * m);
+    if (finite) {
+        dcg_all(held[3].view.buf, held[0].view.buf, held[1].view.buf, kind, held[2].view.buf, n, m);
+    }
     Py_END_ALLOW_THREADS
     release_all(held, 4);
-    Py_RETURN_NONE;
+    return PyBool_FromLong(finite);
 }
 
 /* The row's gains in decreasing order, each times its position's discount, summed from the first

@@ -493,16 +493,17 @@ def dcg_rows(
 
 def compiled_dcg(
     relevance: np.ndarray, s: np.ndarray, discount: np.ndarray, ignore_ties: bool, out: np.ndarray
-) -> np.ndarray:
-    """:func:`dcg_rows` of :func:`compiled_rows` (finite scores) by the compiled kernel, into
-    ``out``: each document's counts of the others scored at least and at most as high give its
-    cell of the same tables as :func:`_dcg_pairwise` (ties averaged, or, with ``ignore_ties``,
-    rows with ties ranked by :func:`_argsort_dcg`)."""
+) -> np.ndarray | None:
+    """:func:`dcg_rows` of :func:`compiled_rows` by the compiled kernel, into ``out``: each
+    document's counts of the others scored at least and at most as high give its cell of the
+    same tables as :func:`_dcg_pairwise` (ties averaged, or, with ``ignore_ties``, rows with ties
+    ranked by :func:`_argsort_dcg`). ``None`` where a score is not finite."""
     n, m = s.shape
     key = _key(discount)
     table = _position_discounts(key) if ignore_ties else _mean_discounts(key)
     assert rowkernels is not None  # (compiled_rows said so)
-    rowkernels.dcg_rows(np.ascontiguousarray(s), _kernel_gains(relevance), table, out, n, m)
+    if not rowkernels.dcg_rows(np.ascontiguousarray(s), _kernel_gains(relevance), table, out, n, m):
+        return None
     if ignore_ties:  # (NaN: a row with ties, ranked as scikit-learn's argsort ranks it)
         tied = np.flatnonzero(np.isnan(out))
         if len(tied):
@@ -722,17 +723,18 @@ class _Gain(_RowRanking, base=True):
                 f"y_true: expected non-negative relevances for {type(self).__name__}, found {y.min()}"
             )
         if compiled_rows(y):
-            # the values at once, into a fresh array (the batch keeps them); the scores checked
-            # by one compiled pass, without NumPy's boolean array (kept as checked, or refused,
-            # naming the first inf or NaN)
+            # the values at once, into a fresh array (the batch keeps them); the kernel checks
+            # the scores in a pass of its own, without NumPy's boolean array (kept as checked, or
+            # refused, naming the first inf or NaN)
             s = np.ascontiguousarray(_scores(inputs, y.shape, checked=False))
-            assert rowkernels is not None  # (compiled_rows said so)
-            inputs.confirm_finite(1, "y_score", s, rowkernels.all_finite(s, s.size))
-            return self._compiled_values(y, s), inputs.weights(len(y))
+            values = self._compiled_values(y, s)  # (None: a score is not finite)
+            inputs.confirm_finite(1, "y_score", s, values is not None)
+            return values, inputs.weights(len(y))
         return y, _scores(inputs, y.shape), inputs.weights(len(y))
 
-    def _compiled_values(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
-        """Each row's value by the compiled kernels (finite scores), in a fresh array."""
+    def _compiled_values(self, y: np.ndarray, s: np.ndarray) -> np.ndarray | None:
+        """Each row's value by the compiled kernels, in a fresh array (``None`` where a score is
+        not finite)."""
         raise NotImplementedError
 
 
@@ -782,7 +784,7 @@ class DCG(_Gain):
             return dcg_rows(y, s, discount, self.ignore_ties)
         return dcg_rows(y, s, discount, self.ignore_ties, graded_by_label(y), top)
 
-    def _compiled_values(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
+    def _compiled_values(self, y: np.ndarray, s: np.ndarray) -> np.ndarray | None:
         discount = discounts(y.shape[1], self.k, self.log_base)
         return compiled_dcg(y, s, discount, self.ignore_ties, out=np.empty(len(y)))
 
@@ -834,9 +836,11 @@ class NDCG(_Gain):
         gain /= ideal
         return gain
 
-    def _compiled_values(self, y: np.ndarray, s: np.ndarray) -> np.ndarray:
+    def _compiled_values(self, y: np.ndarray, s: np.ndarray) -> np.ndarray | None:
         discount = discounts(y.shape[1], self.k)
         gain = compiled_dcg(y, s, discount, self.ignore_ties, out=np.empty(len(y)))
+        if gain is None:
+            return None
         ideal = compiled_ideal_dcg(y, discount)
         ideal += ideal == 0  # (0 where no document is relevant: the gain is 0 too)
         gain /= ideal

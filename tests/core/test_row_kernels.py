@@ -108,7 +108,7 @@ def test_the_dcg_kernels_equal_their_references_bit_for_bit(n, m, decimals, dtyp
     key = rowranking._key(discount)
     table = rowranking._position_discounts(key) if ties else rowranking._mean_discounts(key)
     out = np.full(n, -1.0)
-    kernels.dcg_rows(scores, gains, table, out, n, m)
+    assert kernels.dcg_rows(scores, gains, table, out, n, m) is True
     assert _bits(out) == _bits(_dcg_reference(scores, gains, table))
     top = int(np.count_nonzero(discount))
     kernels.ideal_dcg_rows(gains, discount, top, out, n, m)
@@ -411,6 +411,9 @@ def test_a_score_that_is_not_finite_is_refused_as_the_numpy_path_refuses_it(bad,
             messages.append(str(caught.value))
     assert messages[0] == messages[1]
     assert kernels.all_finite(s, s.size) is False and kernels.all_finite(s[:31], s[:31].size) is True
+    out = np.full(50, -1.0)
+    table = rowranking._mean_discounts(rowranking._key(rowranking.discounts(6, None)))
+    assert kernels.dcg_rows(s, y, table, out, 50, 6) is False and (out == -1.0).all()  # (nothing read)
 
 
 @needs_kernels
