@@ -12,6 +12,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -762,6 +763,214 @@ cosine_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return PyBool_FromLong(safe);
 }
 
+/* ---------------------------------------------------------------------------- moments */
+
+/* The per-value terms of moments_1d's sums: one series (y_true, y_pred or their residual) less
+ * its shift, less its mean once known; the weight applied last, as regression/moments.py does. */
+enum series { TRUE_VALUES, PRED_VALUES, RESIDUALS };
+
+typedef struct {
+    const double *yt, *yp, *w;
+    int series[3];     /* the series of the moment rows, in order */
+    double shift[3], mean[3];
+    int stage;         /* what term(i) gives: see term() */
+    int row, other;    /* the moment row(s) the stage reads */
+} Terms;
+
+static inline double
+series_value(const Terms *t, int series, Py_ssize_t i)
+{
+    return series == TRUE_VALUES ? t->yt[i] : series == PRED_VALUES ? t->yp[i] : t->yt[i] - t->yp[i];
+}
+
+enum stage { WEIGHT, DEVIATION, SQUARE, CROSS_PRODUCT, ABSOLUTE, RELATIVE };
+
+static inline double
+term(const Terms *t, Py_ssize_t i)
+{
+    double x;
+    switch (t->stage) {
+    case WEIGHT:
+        return t->w[i];
+    case DEVIATION:
+        x = series_value(t, t->series[t->row], i) - t->shift[t->row];
+        break;
+    case SQUARE: {
+        const double d = series_value(t, t->series[t->row], i) - t->shift[t->row] - t->mean[t->row];
+        x = d * d;
+        break;
+    }
+    case CROSS_PRODUCT: {
+        const double a = series_value(t, t->series[t->row], i) - t->shift[t->row] - t->mean[t->row];
+        const double b = series_value(t, t->series[t->other], i) - t->shift[t->other] - t->mean[t->other];
+        x = a * b;
+        break;
+    }
+    case ABSOLUTE:
+        x = fabs(t->yt[i] - t->yp[i]);
+        break;
+    default: { /* RELATIVE: |residual| / max(|y_true|, eps) */
+        const double scale = fabs(t->yt[i]);
+        x = fabs(t->yt[i] - t->yp[i]) / (scale > DBL_EPSILON ? scale : DBL_EPSILON);
+    }
+    }
+    return t->w ? x * t->w[i] : x;
+}
+
+/* Pairwise summation of term(lo) .. term(hi - 1), NumPy's blocking (eight partial sums over
+ * blocks of at most 128 terms, halves above): its accuracy, not its exact bits. */
+static double
+pairwise(const Terms *t, Py_ssize_t lo, Py_ssize_t hi)
+{
+    const Py_ssize_t n = hi - lo;
+    if (n < 8) {
+        double total = 0.0;
+        for (Py_ssize_t i = lo; i < hi; i++) {
+            total += term(t, i);
+        }
+        return total;
+    }
+    if (n <= 128) {
+        double r[8];
+        for (int j = 0; j < 8; j++) {
+            r[j] = term(t, lo + j);
+        }
+        Py_ssize_t i = lo + 8;
+        for (; i + 8 <= hi; i += 8) {
+            for (int j = 0; j < 8; j++) {
+                r[j] += term(t, i + j);
+            }
+        }
+        double total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for (; i < hi; i++) {
+            total += term(t, i);
+        }
+        return total;
+    }
+    Py_ssize_t half = n / 2;
+    half -= half % 8;
+    return pairwise(t, lo, lo + half) + pairwise(t, lo + half, hi);
+}
+
+PyDoc_STRVAR(moments_1d_doc,
+"moments_1d(yt, yp, w, series, shift, cross, sum_abs, sum_ape, out, n) -> int\n--\n\n"
+"regression/moments.py's moments of one chunk of n float64 values (1-D yt, yp; w None or n float64\n"
+"weights): for each of the series (a tuple of 0 y_true, 1 y_pred, 2 the residual) relative to its\n"
+"shift (a buffer of one value per series, or None: the first weighted row's values), the weighted\n"
+"mean and sum of squared deviations; the cross moment of the first two series (cross), the sum of\n"
+"|residual| (sum_abs) and of |residual| / max(|y_true|, eps) (sum_ape). Written to out (float64):\n"
+"[total weight, shifts, means, m2s, cross, sum_abs, sum_ape]. Returns 0 (no positive weight, out\n"
+"holds nothing), 1 (written) or 2 (a mean is not finite: a difference overflowed).");
+
+static PyObject *
+moments_1d(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 10) {
+        PyErr_SetString(PyExc_TypeError,
+                        "moments_1d: expected 10 arguments (yt, yp, w, series, shift, cross, sum_abs, sum_ape, out, n)");
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[9]);
+    if (PyErr_Occurred()) {
+        return NULL;
+    }
+    if (n < 1 || !PyTuple_Check(args[3]) || PyTuple_GET_SIZE(args[3]) < 1 || PyTuple_GET_SIZE(args[3]) > 3) {
+        PyErr_SetString(PyExc_ValueError, "moments_1d: expected n >= 1 and a tuple of 1 to 3 series");
+        return NULL;
+    }
+    Terms t;
+    memset(&t, 0, sizeof t);
+    const int rows = (int)PyTuple_GET_SIZE(args[3]);
+    for (int r = 0; r < rows; r++) {
+        long code = PyLong_AsLong(PyTuple_GET_ITEM(args[3], r));
+        if (PyErr_Occurred() || code < TRUE_VALUES || code > RESIDUALS) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError, "moments_1d: series: expected 0, 1 or 2");
+            return NULL;
+        }
+        t.series[r] = (int)code;
+    }
+    const int cross = PyObject_IsTrue(args[5]), want_abs = PyObject_IsTrue(args[6]),
+              want_ape = PyObject_IsTrue(args[7]);
+    if (cross < 0 || want_abs < 0 || want_ape < 0) {
+        return NULL;
+    }
+    if (cross && rows < 2) {
+        PyErr_SetString(PyExc_ValueError, "moments_1d: cross: expected two series or more");
+        return NULL;
+    }
+    Held held[5];
+    memset(held, 0, sizeof held);
+    const int weighted = args[2] != Py_None, shifted = args[4] != Py_None;
+    if (hold(args[0], &held[0], "d", n, 0, "yt") < 0 || hold(args[1], &held[1], "d", n, 0, "yp") < 0
+        || (weighted && hold(args[2], &held[2], "d", n, 0, "w") < 0)
+        || (shifted && hold(args[4], &held[3], "d", rows, 0, "shift") < 0)
+        || hold(args[8], &held[4], "d", 3 * rows + 4, 1, "out") < 0) {
+        release_all(held, 5);
+        return NULL;
+    }
+    t.yt = held[0].view.buf;
+    t.yp = held[1].view.buf;
+    t.w = weighted ? held[2].view.buf : NULL;
+    double *out = held[4].view.buf;
+    int status = 1;
+    Py_BEGIN_ALLOW_THREADS
+    double total = (double)n;
+    Py_ssize_t first = 0;
+    if (weighted) {
+        t.stage = WEIGHT;
+        total = pairwise(&t, 0, n);
+        while (first < n && !(t.w[first] > 0)) {
+            first++;
+        }
+    }
+    if (!(total > 0)) {
+        status = 0;
+    }
+    else {
+        for (int r = 0; r < rows; r++) {
+            t.shift[r] = shifted ? ((const double *)held[3].view.buf)[r] : series_value(&t, t.series[r], first);
+        }
+        for (int r = 0; r < rows; r++) {
+            t.stage = DEVIATION;
+            t.row = r;
+            t.mean[r] = pairwise(&t, 0, n) / total;
+            if (!isfinite(t.mean[r])) {
+                status = 2;
+            }
+        }
+        if (status == 1) {
+            out[0] = total;
+            for (int r = 0; r < rows; r++) {
+                out[1 + r] = t.shift[r];
+                out[1 + rows + r] = t.mean[r];
+                t.stage = SQUARE;
+                t.row = r;
+                out[1 + 2 * rows + r] = pairwise(&t, 0, n);
+            }
+            double *extra = out + 1 + 3 * rows;
+            extra[0] = extra[1] = extra[2] = 0.0;
+            if (cross) {
+                t.stage = CROSS_PRODUCT;
+                t.row = 0;
+                t.other = 1;
+                extra[0] = pairwise(&t, 0, n);
+            }
+            if (want_abs) {
+                t.stage = ABSOLUTE;
+                extra[1] = pairwise(&t, 0, n);
+            }
+            if (want_ape) {
+                t.stage = RELATIVE;
+                extra[2] = pairwise(&t, 0, n);
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    release_all(held, 5);
+    return PyLong_FromLong(status);
+}
+
 /* ---------------------------------------------------------------------------- module */
 
 static PyMethodDef rowkernels_methods[] = {
@@ -773,6 +982,7 @@ static PyMethodDef rowkernels_methods[] = {
     {"scale_rows", (PyCFunction)(void (*)(void))scale_rows, METH_FASTCALL, scale_rows_doc},
     {"js_sums", (PyCFunction)(void (*)(void))js_sums, METH_FASTCALL, js_sums_doc},
     {"cosine_rows", (PyCFunction)(void (*)(void))cosine_rows, METH_FASTCALL, cosine_rows_doc},
+    {"moments_1d", (PyCFunction)(void (*)(void))moments_1d, METH_FASTCALL, moments_1d_doc},
     {NULL, NULL, 0, NULL},
 };
 

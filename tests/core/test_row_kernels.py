@@ -1,5 +1,6 @@
-"""The compiled row kernels (``_core/_rowkernels.c``): DCG and NDCG of short rows, Jensen-Shannon,
-the cosine similarity of a small batch.
+"""The compiled row kernels (``_core/_rowkernels.c``): DCG and NDCG of short rows, the label
+ranking metrics, Jensen-Shannon, the cosine similarity of a small batch, the regression moments of
+a small 1-D batch.
 
 Each kernel is checked bit for bit against a plain-Python reference that makes the same IEEE
 operations in the same order (Python floats are IEEE doubles; the C build keeps products and sums
@@ -24,6 +25,7 @@ from streammetrics._core import compiled
 from streammetrics._core.inputs import Inputs
 from streammetrics.classification import rowlosses
 from streammetrics.ranking import rowranking
+from streammetrics.regression import moments
 from streammetrics.regression import rowlosses as rowlosses_regression
 
 kernels = compiled.rowkernels
@@ -445,3 +447,140 @@ def test_label_ranking_refuses_what_the_numpy_path_refuses(cls, column, bad, nam
             assert metric.to_bytes() == before
             messages.append(str(caught.value))
     assert messages[0] == messages[1]
+
+
+# ----------------------------------------------------------------------------- moments
+def _pairwise(terms: list[float]) -> float:
+    """NumPy's pairwise blocking (eight partial sums up to 128 terms, halves above), in Python."""
+    n = len(terms)
+    if n < 8:
+        total = 0.0
+        for x in terms:
+            total += x
+        return total
+    if n <= 128:
+        r = terms[:8]
+        i = 8
+        while i + 8 <= n:
+            r = [a + b for a, b in zip(r, terms[i : i + 8], strict=True)]
+            i += 8
+        total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+        for x in terms[i:]:
+            total += x
+        return total
+    half = n // 2
+    half -= half % 8
+    return _pairwise(terms[:half]) + _pairwise(terms[half:])
+
+
+def _moments_reference(yt, yp, w, kind, shift) -> dict[str, list[float]]:
+    yt, yp = yt.tolist(), yp.tolist()
+    w = None if w is None else w.tolist()
+    n = len(yt)
+    series = {
+        "true": yt,
+        "pred": yp,
+        "residual": [a - b for a, b in zip(yt, yp, strict=True)],
+    }
+    rows = [series[name] for name in kind.ROWS]
+
+    def weighted(terms):
+        return terms if w is None else [x * v for x, v in zip(terms, w, strict=True)]
+
+    total = float(n) if w is None else _pairwise(w)
+    first = 0 if w is None else next(i for i, v in enumerate(w) if v > 0)
+    shifts = [row[first] for row in rows] if shift is None else list(shift)
+    means = [_pairwise(weighted([x - k for x in row])) / total for row, k in zip(rows, shifts, strict=True)]
+    devs = [[x - k - m for x in row] for row, k, m in zip(rows, shifts, means, strict=True)]
+    out = {
+        "weight": [total],
+        "shift": shifts,
+        "mean": means,
+        "m2": [_pairwise(weighted([d * d for d in dev])) for dev in devs],
+    }
+    if kind.CROSS:
+        out["cross"] = [_pairwise(weighted([a * b for a, b in zip(devs[0], devs[1], strict=True)]))]
+    residual = series["residual"]
+    if "sum_abs" in kind.SUMS:
+        out["sum_abs"] = [_pairwise(weighted([abs(r) for r in residual]))]
+    if "sum_ape" in kind.SUMS:
+        eps = float(np.finfo(np.float64).eps)
+        out["sum_ape"] = [
+            _pairwise(weighted([abs(r) / max(abs(t), eps) for r, t in zip(residual, yt, strict=True)]))
+        ]
+    return out
+
+
+MOMENT_KINDS = [moments.CoMoments, moments.ResidualMoments, moments.TargetMoments]
+
+
+@needs_kernels
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, 700),
+    kind=st.sampled_from(MOMENT_KINDS),
+    weighted=st.booleans(),
+    shifted=st.booleans(),
+    scale=st.sampled_from([1e-3, 1.0, 1e6]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_the_moments_kernel_equals_its_reference_bit_for_bit(n, kind, weighted, shifted, scale, seed):
+    rng = np.random.default_rng(seed)
+    yt = rng.standard_normal(n) * scale + 3.0
+    yp = yt + rng.standard_normal(n) * scale
+    w = rng.uniform(0.0, 2.0, n) * (rng.random(n) < 0.8) if weighted else None
+    shift = rng.standard_normal((len(kind.ROWS), 1)) if shifted else None
+    status, got = moments._compiled_chunk(yt, yp, w, shift, kind)
+    if w is not None and not w.sum() > 0:
+        assert status == 0 and got is None
+        return
+    assert status == 1
+    expected = _moments_reference(yt, yp, w, kind, None if shift is None else shift.ravel().tolist())
+    assert set(got) == set(expected)
+    for key, values in expected.items():
+        assert _bits(np.ravel(got[key])) == _bits(values), key
+
+
+@needs_kernels
+@pytest.mark.parametrize("kind", MOMENT_KINDS)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_the_moments_kernel_agrees_with_the_numpy_path_field_by_field(kind, weighted, monkeypatch):
+    rng = np.random.default_rng(11)
+    yt = rng.gamma(2.0, 2.0, 300)
+    yp = yt * rng.uniform(0.5, 1.5, 300)
+    w = rng.random(300) if weighted else None
+    by_kernel = moments._chunk_stats(yt, yp, w, None, kind)
+    with monkeypatch.context() as patch:
+        patch.setattr(moments, "rowkernels", None)
+        by_numpy = moments._chunk_stats(yt, yp, w, None, kind)
+    assert set(by_kernel) == set(by_numpy)
+    for key, value in by_numpy.items():
+        got = by_kernel[key]
+        assert np.shape(got) == np.shape(value), key
+        np.testing.assert_allclose(got, value, rtol=1e-13, atol=0, err_msg=key)
+
+
+@needs_kernels
+@pytest.mark.parametrize("make", [sm.MSE, sm.MAE, sm.R2, sm.MAPE, sm.ExplainedVariance])
+def test_regression_on_a_training_steps_batches_agrees_with_the_numpy_path(make, monkeypatch):
+    rng = np.random.default_rng(3)
+    batches = [
+        (rng.standard_normal(256) + 5, rng.standard_normal(256) + 5, rng.random(256)) for _ in range(6)
+    ]
+    by_kernel, by_numpy = make(), make()
+    for yt, yp, w in batches:
+        by_kernel.update(yt, yp, w)
+    with monkeypatch.context() as patch:
+        patch.setattr(moments, "rowkernels", None)
+        for yt, yp, w in batches:
+            by_numpy.update(yt, yp, w)
+    assert math.isclose(by_kernel.compute(), by_numpy.compute(), rel_tol=1e-12)
+
+
+@needs_kernels
+def test_a_difference_beyond_the_float_range_takes_the_numpy_path():
+    yt = np.array([1.5e308, 1.0, 2.0])
+    yp = np.array([-1.5e308, 1.5, 2.5])
+    status, got = moments._compiled_chunk(yt, yp, None, None, moments.ResidualMoments)
+    assert status == moments.OVERFLOWED and got is None
+    assert sm.MSE().update(yt, yp).compute() == math.inf  # (as scikit-learn: the square overflows)
