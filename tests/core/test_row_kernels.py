@@ -584,3 +584,33 @@ def test_a_difference_beyond_the_float_range_takes_the_numpy_path():
     status, got = moments._compiled_chunk(yt, yp, None, None, moments.ResidualMoments)
     assert status == moments.OVERFLOWED and got is None
     assert sm.MSE().update(yt, yp).compute() == math.inf  # (as scikit-learn: the square overflows)
+
+
+@needs_kernels
+def test_the_kernels_read_any_spelling_of_native_order_and_refuse_another():
+    a = np.arange(6.0)
+    for dtype in ("=f8", "<f8" if np.little_endian else ">f8", "f8"):
+        assert kernels.all_finite(a.astype(dtype), 6) is True
+    with pytest.raises(ValueError, match="format"):
+        kernels.all_finite(a.astype(">f8" if np.little_endian else "<f8"), 6)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [sm.DCG, lambda: sm.NDCG(2), sm.LabelRankingLoss, sm.CoverageError, sm.MAE, sm.JensenShannonDivergence],
+)
+def test_metrics_read_arrays_of_the_other_byte_order_as_they_read_native_ones(make):
+    rng = np.random.default_rng(8)
+    if make is sm.MAE:
+        args = (rng.standard_normal(40), rng.standard_normal(40))
+    elif make is sm.JensenShannonDivergence:
+        args = (rng.dirichlet(np.ones(4), 40), rng.dirichlet(np.ones(4), 40))
+    else:
+        args = ((rng.random((40, 6)) < 0.4).astype(np.int64), rng.standard_normal((40, 6)))
+    other = ">" if np.little_endian else "<"
+    swapped = tuple(a.astype(a.dtype.newbyteorder(other)) for a in args)
+    assert make().update(*swapped).compute() == make().update(*args).compute()
+    bad = swapped[1].copy()
+    bad[5] = np.nan
+    with pytest.raises(sm.InputError):
+        make().update(swapped[0], bad)
