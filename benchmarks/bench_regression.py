@@ -15,6 +15,7 @@ import sys
 import time
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -94,6 +95,63 @@ def bench_throughput(n: int, batch: int) -> list[list[object]]:
         results["river R2 (per sample)"] = None
 
     return ratio_rows(results, "streammetrics R2", n, digits=3)
+
+
+#: A training step's batch, and the metrics timed on such batches against torchmetrics.
+STEP_ROWS = 256
+STEP_METRICS = [
+    ("MAE", "MAE", "MeanAbsoluteError"),
+    ("MSE", "MSE", "MeanSquaredError"),
+    ("R2", "R2", "R2Score"),
+    ("MAPE", "MAPE", "MeanAbsolutePercentageError"),
+    ("PearsonR", "PearsonR", "PearsonCorrCoef"),
+]
+
+
+def bench_training_step(steps: int = 200) -> list[list[object]]:
+    """µs per ``update`` of one 1-D batch of :data:`STEP_ROWS` rows (float64), ours and
+    torchmetrics' (CPU, one thread), a new metric fed ``steps`` batches then computed once."""
+    y, p = _data(steps * STEP_ROWS)
+    batches = _batches(y, p, STEP_ROWS)
+    try:
+        import torch
+        import torchmetrics.regression as tmr
+
+        threads = torch.get_num_threads()
+        torch_batches = [(torch.from_numpy(a), torch.from_numpy(b)) for a, b in batches]
+    except ImportError:
+        tmr = None
+    try:
+        if tmr is not None:
+            torch.set_num_threads(1)
+        return _training_step_rows(batches, torch_batches if tmr is not None else [], tmr, steps)
+    finally:
+        if tmr is not None:
+            torch.set_num_threads(threads)
+
+
+def _fed(make: Any, batches: list[Any]) -> None:
+    """A new metric fed every batch, then computed once."""
+    m = make()
+    for a, b in batches:
+        m.update(a, b)
+    m.compute()
+
+
+def _training_step_rows(
+    batches: list[Any], torch_batches: list[Any], tmr: Any, steps: int
+) -> list[list[object]]:
+    rows = []
+    for label, ours_name, theirs_name in STEP_METRICS:
+        ours = getattr(sm, ours_name)
+        t_ours = best_time(lambda make=ours: _fed(make, batches)) / steps * 1e6
+        if tmr is None:
+            rows.append([label, f"{t_ours:.1f}", "—", "—"])
+            continue
+        theirs = getattr(tmr, theirs_name)
+        t_theirs = best_time(lambda make=theirs: _fed(make, torch_batches)) / steps * 1e6
+        rows.append([label, f"{t_ours:.1f}", f"{t_theirs:.1f}", f"{t_theirs / t_ours:.2f}x"])
+    return rows
 
 
 def bench_outputs(n: int, batch: int) -> list[list[object]]:
@@ -198,6 +256,9 @@ def main(quick: bool = False) -> str:
     out = [f"## Regression updates ({n:,} samples, one output, batches of {batch:,})", ""]
     header = ["implementation", "M samples/s", "time / streammetrics R2", "throughput / streammetrics R2"]
     out += [markdown_table(header, bench_throughput(n, batch)), ""]
+    out += [f"### A training step's batches ({STEP_ROWS} rows, 200 of them): µs per update", ""]
+    header = ["metric", "streammetrics", "torchmetrics (CPU, 1 thread)", "torchmetrics time / ours"]
+    out += [markdown_table(header, bench_training_step()), ""]
     out += [f"### Several outputs (R2, raw_values; {n:,} values in batches of {batch:,} values)", ""]
     out += [markdown_table(["outputs", "M values/s"], bench_outputs(n, batch)), ""]
     out += ["### Merge cost (R2 state)", ""]
