@@ -1,14 +1,19 @@
 /*
- * Per-row kernels of the row-value metrics, compiled (optional: the NumPy formulas in
- * streammetrics/ranking/rowranking.py and streammetrics/classification/rowlosses.py compute the
- * same values when this module is not built; see streammetrics/_core/compiled.py).
+ * Per-row kernels of the row-value metrics, and two reductions of a training step's batch,
+ * compiled (optional: the NumPy formulas compute the same values when this module is not built;
+ * see streammetrics/_core/compiled.py and docs/architecture.md, "The compiled parts").
  *
- * Each kernel reads whole C-contiguous float64 (or integer) arrays through the buffer protocol and
- * writes one value per row: the steps that NumPy pays a pass, a broadcast or a transpose for
- * (comparisons of every pair of a short row, a per-row scale, a sum along each row) run in one loop
- * over the rows, without the GIL. The elementwise IEEE operations are those of the NumPy
- * formulas, in the same order; only the sums along a row may round differently (sequential here,
- * BLAS's order there): a few units in the last place. The transcendental functions stay NumPy's.
+ * Each kernel reads whole C-contiguous arrays (float64, or integer relevances) through the buffer
+ * protocol and runs without the GIL:
+ * - per row: DCG, the ideal DCG and the label ranking metrics of rows of up to 32 entries
+ *   (comparisons of a row's pairs: streammetrics/ranking/rowranking.py), Jensen-Shannon's per-row
+ *   scale and sums (streammetrics/classification/rowlosses.py), a small batch's cosines
+ *   (streammetrics/regression/rowlosses.py);
+ * - per batch: the regression moments of a small 1-D chunk (streammetrics/regression/moments.py)
+ *   and the finiteness of a float64 array (streammetrics/_core/validation.py).
+ * The elementwise IEEE operations are those of the NumPy formulas, in the same order; only sums
+ * may round differently (sequential or pairwise here, BLAS's order there): a few units in the last
+ * place. The transcendental functions stay NumPy's.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

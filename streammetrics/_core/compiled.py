@@ -1,15 +1,16 @@
 """The optional compiled parts, and the switch that turns them off.
 
 ``setup.py`` builds :mod:`streammetrics._core._fastrows` (the aggregators' one-value ``update``)
-and :mod:`streammetrics._core._rowkernels` (per-row kernels of DCG, NDCG and Jensen-Shannon) where a
-C compiler is found. Without them (or with the environment variable ``STREAMMETRICS_PURE_PYTHON``
-set to anything but ``""`` or ``"0"`` when streammetrics is imported) the same paths run in pure
-Python and NumPy:
+and :mod:`streammetrics._core._rowkernels` (per-row kernels of the ranking metrics on short rows,
+Jensen-Shannon and a small batch's cosines; a small batch's regression moments; the finiteness
+test of float64 batches) where a C compiler is found. Without them (or with the environment
+variable ``STREAMMETRICS_PURE_PYTHON`` set to anything but ``""`` or ``"0"`` when streammetrics is
+imported) the same paths run in pure Python and NumPy:
 
 - one value at a time is about twice as slow, with the same results;
-- the row kernels' metrics are slower on large batches, and their per-row values may differ in
-  the last bits (a row's sum is sequential in C and in BLAS's order in NumPy). Either way, a row's
-  value does not depend on the batch it came in.
+- the kernels' metrics are slower, and their values may differ in the last bits (a sum is
+  sequential or pairwise in C, in BLAS's order in NumPy). Either way, a ranking row's value does
+  not depend on the batch it came in.
 """
 
 from __future__ import annotations
