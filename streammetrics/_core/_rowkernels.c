@@ -791,6 +791,80 @@ cosine_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return PyBool_FromLong(safe);
 }
 
+/* ---------------------------------------------------------------------------- CRPS */
+
+/* The CRPS of an ensemble forecast x_1 .. x_m of y: sum_j |x_j - y| / m (in member order) less
+ * 2 sum_p (2p - m + 1) x_(p) / (2 m^2) over the members sorted increasingly (each member's position:
+ * the members below it, and those equal and earlier; branch-free, no sort), as
+ * regression/rowlosses.py's CRPS: the same operations, the sum over positions sequential. */
+static ALWAYS_INLINE void
+crps_loop(double *restrict out, const double *restrict yt, const double *restrict yp, Py_ssize_t n,
+          const Py_ssize_t m)
+{
+    double sorted[MAX_ROW] = {0}; /* (zeroed once: quiets a warning) */
+    const double squares = 2.0 * (double)m * (double)m;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const double *restrict x = yp + i * m;
+        const double y = yt[i];
+        double spread = 0.0;
+        for (Py_ssize_t j = 0; j < m; j++) {
+            spread += fabs(x[j] - y);
+            Py_ssize_t position = 0; /* (0 to m - 1 whatever the values, NaN included) */
+            for (Py_ssize_t l = 0; l < m; l++) {
+                position += (x[l] < x[j]) | ((x[l] == x[j]) & (l < j));
+            }
+            sorted[position] = x[j];
+        }
+        spread /= (double)m;
+        double ranked = 0.0;
+        for (Py_ssize_t p = 0; p < m; p++) {
+            ranked += (2.0 * (double)p - (double)m + 1.0) * sorted[p];
+        }
+        ranked *= 2.0;
+        ranked /= squares;
+        out[i] = spread - ranked;
+    }
+}
+
+VECTOR_CLONES static void
+crps_all(double *out, const double *yt, const double *yp, Py_ssize_t n, Py_ssize_t m)
+{
+#define CRPS_LOOP(width) crps_loop(out, yt, yp, n, width)
+    BY_WIDTH_OR_8(CRPS_LOOP, m)
+#undef CRPS_LOOP
+}
+
+PyDoc_STRVAR(crps_rows_doc,
+"crps_rows(yt, yp, out, n, m)\n--\n\n"
+"out[i] = the CRPS of the ensemble yp[i, :] (n * m float64, 2 <= m <= 32) for the observation yt[i]\n"
+"(n float64): sum_j |x_j - y| / m - 2 sum_p (2p - m + 1) x_(p) / (2 m^2). An inf or NaN makes its\n"
+"row's value non-finite.");
+
+static PyObject *
+crps_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "crps_rows: expected 5 arguments (yt, yp, out, n, m)");
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[3]), m = PyLong_AsSsize_t(args[4]);
+    if (PyErr_Occurred() || check_rows(n, m) < 0) {
+        return NULL;
+    }
+    Held held[3];
+    memset(held, 0, sizeof held);
+    if (hold(args[0], &held[0], "d", n, 0, "yt") < 0 || hold(args[1], &held[1], "d", n * m, 0, "yp") < 0
+        || hold(args[2], &held[2], "d", n, 1, "out") < 0) {
+        release_all(held, 3);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    crps_all(held[2].view.buf, held[0].view.buf, held[1].view.buf, n, m);
+    Py_END_ALLOW_THREADS
+    release_all(held, 3);
+    Py_RETURN_NONE;
+}
+
 /* ---------------------------------------------------------------------------- moments */
 
 /* The per-value terms of moments_1d's sums: one series (y_true, y_pred or their residual) less
@@ -1011,6 +1085,7 @@ static PyMethodDef rowkernels_methods[] = {
     {"js_sums", (PyCFunction)(void (*)(void))js_sums, METH_FASTCALL, js_sums_doc},
     {"cosine_rows", (PyCFunction)(void (*)(void))cosine_rows, METH_FASTCALL, cosine_rows_doc},
     {"moments_1d", (PyCFunction)(void (*)(void))moments_1d, METH_FASTCALL, moments_1d_doc},
+    {"crps_rows", (PyCFunction)(void (*)(void))crps_rows, METH_FASTCALL, crps_rows_doc},
     {NULL, NULL, 0, NULL},
 };
 

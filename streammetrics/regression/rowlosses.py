@@ -802,6 +802,10 @@ class CRPS(RowValueMetric):
         yt, yp, _ = batch
         m = yp.shape[1]
         # sum_{j,k} |x_j - x_k| = 2 sum_j (2j - m + 1) x_(j) over the sorted members (j from 0)
+        if rowkernels is not None and m <= SORTING_NETWORK_MEMBERS:  # (the same operations, a row at a time)
+            out = scratch_row(len(yt))
+            rowkernels.crps_rows(np.ascontiguousarray(yt), np.ascontiguousarray(yp), out, len(yt), m)
+            return out.reshape(-1, 1)
         coef = 2.0 * np.arange(m) - m + 1.0
         if m > SORTING_NETWORK_MEMBERS:
             x = np.sort(yp, axis=1)

@@ -614,3 +614,63 @@ def test_metrics_read_arrays_of_the_other_byte_order_as_they_read_native_ones(ma
     bad[5] = np.nan
     with pytest.raises(sm.InputError):
         make().update(swapped[0], bad)
+
+
+# ----------------------------------------------------------------------------- CRPS
+def _crps_reference(yt: np.ndarray, yp: np.ndarray) -> list[float]:
+    out = []
+    for y, row in zip(yt.tolist(), yp.tolist(), strict=True):
+        m = len(row)
+        spread = 0.0
+        for x in row:
+            spread += abs(x - y)
+        spread /= m
+        ranked = 0.0
+        for p, x in enumerate(sorted(row)):
+            ranked += (2.0 * p - m + 1.0) * x
+        ranked *= 2.0
+        ranked /= 2.0 * m * m
+        out.append(spread - ranked)
+    return out
+
+
+@needs_kernels
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(0, 40),
+    m=st.sampled_from([2, 3, 5, 8, 9, 16]),
+    decimals=st.integers(0, 3),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_the_crps_kernel_equals_its_reference_bit_for_bit(n, m, decimals, seed):
+    rng = np.random.default_rng(seed)
+    yt = np.round(rng.standard_normal(n), decimals)
+    yp = np.round(yt[:, None] + rng.standard_normal((n, m)), decimals)  # (ties at few decimals)
+    out = np.full(n, -1.0)
+    kernels.crps_rows(yt, yp, out, n, m)
+    assert _bits(out) == _bits(_crps_reference(yt, yp))
+
+
+@needs_kernels
+@pytest.mark.parametrize("m", [2, 8, 16, 17])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_crps_by_the_kernel_agrees_with_the_numpy_path(m, weighted, monkeypatch):
+    rng = np.random.default_rng(m)
+    yt = rng.gamma(2.0, 2.0, 3000)
+    yp = np.round(yt[:, None] + rng.standard_normal((3000, m)), 1)
+    w = rng.random(3000) if weighted else None
+    by_kernel = sm.CRPS().update(yt, yp, w).compute()
+    with monkeypatch.context() as patch:
+        patch.setattr(rowlosses_regression, "rowkernels", None)
+        by_numpy = sm.CRPS().update(yt, yp, w).compute()
+        for bad in (math.nan, math.inf):
+            wrong = yp.copy()
+            wrong[7, 1] = bad
+            with pytest.raises(sm.InputError) as numpy_error:
+                sm.CRPS().update(yt, wrong)
+            patch.setattr(rowlosses_regression, "rowkernels", kernels)
+            with pytest.raises(sm.InputError) as kernel_error:
+                sm.CRPS().update(yt, wrong)
+            patch.setattr(rowlosses_regression, "rowkernels", None)
+            assert str(kernel_error.value) == str(numpy_error.value)
+    assert math.isclose(by_kernel, by_numpy, rel_tol=1e-14)
