@@ -7,8 +7,8 @@
  * protocol and runs without the GIL:
  * - per row: DCG, the ideal DCG and the label ranking metrics of rows of up to 32 entries
  *   (comparisons of a row's pairs: streammetrics/ranking/rowranking.py), Jensen-Shannon's per-row
- *   scale and sums (streammetrics/classification/rowlosses.py), a small batch's cosines
- *   (streammetrics/regression/rowlosses.py);
+ *   scale and sums (streammetrics/classification/rowlosses.py), a small batch's cosines and
+ *   CRPS (streammetrics/regression/rowlosses.py);
  * - per batch: the regression moments of a small 1-D chunk (streammetrics/regression/moments.py)
  *   and the finiteness of a float64 array (streammetrics/_core/validation.py).
  * The elementwise IEEE operations are those of the NumPy formulas, in the same order; only sums

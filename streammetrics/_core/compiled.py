@@ -2,8 +2,8 @@
 
 ``setup.py`` builds :mod:`streammetrics._core._fastrows` (the aggregators' one-value ``update``)
 and :mod:`streammetrics._core._rowkernels` (per-row kernels of the ranking metrics on short rows,
-Jensen-Shannon and a small batch's cosines; a small batch's regression moments; the finiteness
-test of float64 batches) where a C compiler is found. Without them (or with the environment
+CRPS, Jensen-Shannon and a small batch's cosines; a small batch's regression moments; the
+finiteness test of float64 batches) where a C compiler is found. Without them (or with the environment
 variable ``STREAMMETRICS_PURE_PYTHON`` set to anything but ``""`` or ``"0"`` when streammetrics is
 imported) the same paths run in pure Python and NumPy:
 
