@@ -579,7 +579,12 @@ def _chunk_stats(
 ) -> dict[str, Any] | None:
     if not len(y_true):
         return None
-    if rowkernels is not None and y_true.ndim == 1 and len(y_true) <= KERNEL_ROWS:
+    if (
+        rowkernels is not None
+        and y_true.ndim == 1
+        and len(y_true) <= KERNEL_ROWS
+        and _all_float64(y_true, y_pred, w)
+    ):
         status, out = _compiled_chunk(y_true, y_pred, w, shift, kind)
         if status != OVERFLOWED:
             return out
@@ -634,6 +639,11 @@ OVERFLOWED = 2
 #: The longest 1-D chunk the kernel takes: a training step's batch, where NumPy's dozen calls, not
 #: the arithmetic, are the cost; longer ones keep NumPy's passes, as fast per value.
 KERNEL_ROWS = 4096
+
+
+def _all_float64(*arrays: np.ndarray | None) -> bool:
+    """Whether every array given is float64 (the kernel reads no other type; ``None``: no array)."""
+    return all(a is None or a.dtype == np.float64 for a in arrays)
 
 
 def _compiled_chunk(
