@@ -105,3 +105,13 @@ def test_ruff_lint_clean():
         text=True,
     )
     assert result.returncode == 0, result.stdout[-4000:]
+
+
+def test_no_docs_page_is_out_of_proportion():
+    """Pages are prose and tables, the largest about 130 KB: none reaches 1 MB. (An edit once
+    replaced an empty slice of a page, inserting its text between every character: 1.1M lines,
+    which the strict build and every other test took without a word.)"""
+    sizes = {str(p.relative_to(ROOT)): p.stat().st_size for p in (ROOT / "docs").rglob("*.md")}
+    assert sizes, "no docs pages found"
+    too_large = {page: size for page, size in sizes.items() if size >= 1_000_000}
+    assert not too_large, f"docs pages of 1 MB or more: {too_large}"
