@@ -674,3 +674,22 @@ def test_crps_by_the_kernel_agrees_with_the_numpy_path(m, weighted, monkeypatch)
             patch.setattr(rowlosses_regression, "rowkernels", None)
             assert str(kernel_error.value) == str(numpy_error.value)
     assert math.isclose(by_kernel, by_numpy, rel_tol=1e-14)
+
+
+@needs_kernels
+def test_a_rows_jensen_shannon_and_crps_are_the_same_in_any_batch():
+    rng = np.random.default_rng(12)
+    # (positive rows: the kernels' path; a row with a zero takes NumPy's normalized formula,
+    # whose matrix-vector row sums BLAS may round differently with the number of rows)
+    p, q = rng.dirichlet(np.ones(5), 600), rng.dirichlet(np.ones(5), 600)
+    whole = _js_values(p, q)
+    parts = np.concatenate([_js_values(p[i : i + 37], q[i : i + 37]) for i in range(0, 600, 37)])
+    assert whole.tobytes() == parts.tobytes()
+    yt = rng.standard_normal(600)
+    yp = np.round(yt[:, None] + rng.standard_normal((600, 8)), 1)
+    crps = sm.CRPS()
+    whole = crps._row_values((yt, yp, None)).copy()
+    parts = np.concatenate(
+        [crps._row_values((yt[i : i + 37], yp[i : i + 37], None)).copy() for i in range(0, 600, 37)]
+    )
+    assert whole.tobytes() == parts.tobytes()
