@@ -51,36 +51,28 @@
  * unrolls their comparisons), a variable otherwise (the loop over a row's entries vectorized).
  * Which widths gain from unrolling differs by kernel, as measured (one flat switch each: nested
  * ones changed what the compiler unrolled). */
-#define BY_SHORT_WIDTH(LOOP, m)                                                                    \
-    switch (m) {                                                                                   \
+#define SHORT_CASES(LOOP)                                                                          \
     case 2: LOOP(2); break;                                                                        \
     case 3: LOOP(3); break;                                                                        \
     case 4: LOOP(4); break;                                                                        \
     case 5: LOOP(5); break;                                                                        \
     case 6: LOOP(6); break;                                                                        \
-    case 7: LOOP(7); break;                                                                        \
+    case 7: LOOP(7); break;
+#define BY_SHORT_WIDTH(LOOP, m)                                                                    \
+    switch (m) {                                                                                   \
+    SHORT_CASES(LOOP)                                                                              \
     default: LOOP(m);                                                                              \
     }
 #define BY_WIDTH(LOOP, m)                                                                          \
     switch (m) {                                                                                   \
-    case 2: LOOP(2); break;                                                                        \
-    case 3: LOOP(3); break;                                                                        \
-    case 4: LOOP(4); break;                                                                        \
-    case 5: LOOP(5); break;                                                                        \
-    case 6: LOOP(6); break;                                                                        \
-    case 7: LOOP(7); break;                                                                        \
+    SHORT_CASES(LOOP)                                                                              \
     case 10: LOOP(10); break;                                                                      \
     case 16: LOOP(16); break;                                                                      \
     default: LOOP(m);                                                                              \
     }
 #define BY_WIDTH_OR_8(LOOP, m)                                                                     \
     switch (m) {                                                                                   \
-    case 2: LOOP(2); break;                                                                        \
-    case 3: LOOP(3); break;                                                                        \
-    case 4: LOOP(4); break;                                                                        \
-    case 5: LOOP(5); break;                                                                        \
-    case 6: LOOP(6); break;                                                                        \
-    case 7: LOOP(7); break;                                                                        \
+    SHORT_CASES(LOOP)                                                                              \
     case 8: LOOP(8); break;                                                                        \
     case 10: LOOP(10); break;                                                                      \
     case 16: LOOP(16); break;                                                                      \

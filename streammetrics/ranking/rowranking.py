@@ -246,7 +246,7 @@ class _RowRanking(RowValueMetric, base=True):
             s = np.ascontiguousarray(_scores(inputs, raw.shape, checked=False))
             values = np.empty(len(raw))
             assert rowkernels is not None  # (compiled_rows said so)
-            if rowkernels.label_ranking_rows(kind, np.ascontiguousarray(raw), s, values, *raw.shape):
+            if rowkernels.label_ranking_rows(kind, _kernel_gains(raw), s, values, *raw.shape):
                 inputs.confirm_finite(1, "y_score", s, rowkernels.all_finite(s, s.size))
                 return values, inputs.weights(len(raw))
         y = v.as_indicator(raw, "y_true")  # (after the kernel's refusal: raises, naming the value)
