@@ -20,6 +20,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Inlined always (the row width then a constant in each copy); MSVC's spelling of both. */
@@ -43,6 +44,21 @@
 #ifndef VECTOR_CLONES
 #define VECTOR_CLONES
 #endif
+
+/* AVX-512 builds of the comparisons of rows of 9 to 16 entries (a row in two registers, one entry
+ * against all sixteen in two instructions, each count one masked add: a third fewer instructions
+ * than the compiler's code for the portable loops), chosen at run time on CPUs (and systems) that
+ * support AVX-512; the portable loops elsewhere and where STREAMMETRICS_NO_AVX512 is set. The
+ * counts are whole numbers: the same values either way. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(__has_attribute)
+#if __has_attribute(target)
+#define AVX512_ROWS 1
+#include <immintrin.h>
+#define AVX512 __attribute__((target("avx512f")))
+#endif
+#endif
+/* Set at import: whether the AVX-512 builds run (always 0 where they are not compiled). */
+static int use_avx512 = 0;
 
 /* Rows of at most this many entries (the Python side sends wider rows to NumPy). */
 #define MAX_ROW 32
@@ -286,6 +302,135 @@ dcg_all(double *out, const double *s, const void *gains, int kind, const double 
 #undef DCG_LOOP
 }
 
+#ifdef AVX512_ROWS
+/* A row of 9 to 16 scores as two vectors of 8 (the second's lanes past the row zero: their counts
+ * are never read). */
+typedef struct {
+    __m512d low, high;
+    __mmask8 high_lanes;
+} Row16;
+
+AVX512 static ALWAYS_INLINE Row16
+load_row16(const double *row, Py_ssize_t m)
+{
+    Row16 r;
+    r.high_lanes = (__mmask8)((1u << (m - 8)) - 1);
+    r.low = _mm512_loadu_pd(row);
+    r.high = _mm512_maskz_loadu_pd(r.high_lanes, row + 8);
+    return r;
+}
+
+/* Whether the row's scores are all finite (x - x is 0 for a finite x; the zeros past the row's
+ * end are). */
+AVX512 static ALWAYS_INLINE int
+finite16(Row16 r)
+{
+    const __m512d zero = _mm512_setzero_pd();
+    return (_mm512_cmp_pd_mask(_mm512_sub_pd(r.low, r.low), zero, _CMP_EQ_OQ)
+            & _mm512_cmp_pd_mask(_mm512_sub_pd(r.high, r.high), zero, _CMP_EQ_OQ))
+           == 0xFF;
+}
+
+/* Two vectors of 8 counts (a row's 16 lanes). */
+typedef struct {
+    __m512i low, high;
+} Counts16;
+
+/* Per lane j of the row (those of `lanes`, 16 bits): the l < m with `predicate`(x[l], row[j])
+ * (_CMP_GE_OQ: x[l] >= row[j]); x the row itself, or a copy with -inf for the entries not to
+ * count (a finite score is never at most -inf). One entry against the sixteen in two
+ * comparisons, each count one masked add. */
+AVX512 static ALWAYS_INLINE Counts16
+count16(const double *restrict x, Row16 r, unsigned lanes, Py_ssize_t m, const int predicate)
+{
+    const __m512i one = _mm512_set1_epi64(1);
+    const __mmask8 low_lanes = (__mmask8)lanes, high_lanes = (__mmask8)(lanes >> 8);
+    Counts16 c = {_mm512_setzero_si512(), _mm512_setzero_si512()};
+    for (Py_ssize_t l = 0; l < m; l++) {
+        const __m512d at = _mm512_set1_pd(x[l]);
+        c.low = _mm512_mask_add_epi64(c.low, _mm512_mask_cmp_pd_mask(low_lanes, at, r.low, predicate), c.low, one);
+        c.high = _mm512_mask_add_epi64(c.high, _mm512_mask_cmp_pd_mask(high_lanes, at, r.high, predicate), c.high, one);
+    }
+    return c;
+}
+
+/* count16's counts of x[l] >= row[j], each entry l adding steps[l] rather than 1. */
+AVX512 static ALWAYS_INLINE Counts16
+count16_by(const double *restrict x, const int64_t *restrict steps, Row16 r, unsigned lanes, Py_ssize_t m)
+{
+    const __mmask8 low_lanes = (__mmask8)lanes, high_lanes = (__mmask8)(lanes >> 8);
+    Counts16 c = {_mm512_setzero_si512(), _mm512_setzero_si512()};
+    for (Py_ssize_t l = 0; l < m; l++) {
+        const __m512d at = _mm512_set1_pd(x[l]);
+        const __m512i step = _mm512_set1_epi64(steps[l]);
+        c.low = _mm512_mask_add_epi64(c.low, _mm512_mask_cmp_pd_mask(low_lanes, at, r.low, _CMP_GE_OQ), c.low, step);
+        c.high = _mm512_mask_add_epi64(c.high, _mm512_mask_cmp_pd_mask(high_lanes, at, r.high, _CMP_GE_OQ), c.high, step);
+    }
+    return c;
+}
+
+AVX512 static ALWAYS_INLINE int64_t
+sum16(Counts16 c)
+{
+    return _mm512_reduce_add_epi64(_mm512_add_epi64(c.low, c.high));
+}
+
+AVX512 static ALWAYS_INLINE void
+store16(int64_t *out, Counts16 c)
+{
+    _mm512_storeu_si512(out, c.low);
+    _mm512_storeu_si512(out + 8, c.high);
+}
+
+/* dcg_loop of rows of 9 to 16 documents, the counts by count16 (the same counts, and the same
+ * sums in the same order), each row's finiteness checked as it is loaded (finite_all's pass
+ * fused): 0 at the first row with a score that is not finite, out then partly written. */
+AVX512 static ALWAYS_INLINE int
+dcg_avx512_loop(double *restrict out, const double *restrict s, const void *gains, int kind,
+                const double *restrict table, Py_ssize_t n, const Py_ssize_t m)
+{
+    const unsigned lanes = (1u << m) - 1;
+    double g[16];
+    int64_t at_least[16], at_most[16], cells[16];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const double *restrict row = s + i * m;
+        const Row16 r = load_row16(row, m);
+        if (!finite16(r)) {
+            return 0; /* (a NaN's counts would index outside the table) */
+        }
+        const Counts16 above = count16(row, r, lanes, m, _CMP_GE_OQ);
+        load_gains(g, gains, kind, i, m);
+        double total = 0.0;
+        if (sum16(above) == m * (m + 1) / 2) {
+            /* (a count a's cell (a - 1) * m + (m - a) is a * (m - 1)) */
+            const __m512i stride = _mm512_set1_epi64(m - 1);
+            store16(cells, (Counts16){_mm512_mullox_epi64(above.low, stride), _mm512_mullox_epi64(above.high, stride)});
+            for (Py_ssize_t j = 0; j < m; j++) {
+                total += table[cells[j]] * g[j];
+            }
+        }
+        else {
+            store16(at_least, above);
+            store16(at_most, count16(row, r, lanes, m, _CMP_LE_OQ));
+            for (Py_ssize_t j = 0; j < m; j++) {
+                total += table[(at_least[j] - 1) * m + (at_most[j] - 1)] * g[j];
+            }
+        }
+        out[i] = total;
+    }
+    return 1;
+}
+
+AVX512 static int
+dcg_avx512(double *out, const double *s, const void *gains, int kind, const double *table, Py_ssize_t n,
+           Py_ssize_t m)
+{
+    /* (16 a constant: the compiler unrolls its comparisons) */
+    return m == 16 ? dcg_avx512_loop(out, s, gains, kind, table, n, 16)
+                   : dcg_avx512_loop(out, s, gains, kind, table, n, m);
+}
+#endif
+
 static int
 check_rows(Py_ssize_t n, Py_ssize_t m)
 {
@@ -301,7 +446,7 @@ PyDoc_STRVAR(dcg_rows_doc,
 "out[i] = sum_j table[above_ij * m + below_ij] * gains[i, j] over the m documents of row i, with\n"
 "above / below the other documents of the row scored at least / at most as high as document j.\n"
 "scores: n * m float64; gains: n * m float64, int64, int32, uint8 or bool; table: m * m float64;\n"
-"out: n float64 (written). False, out not written, where a score is not finite.");
+"out: n float64 (written). False where a score is not finite (out then holds no values).");
 
 static PyObject *
 dcg_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
@@ -332,11 +477,19 @@ dcg_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     int finite;
     Py_BEGIN_ALLOW_THREADS
-    /* (a NaN's counts would index outside the table: checked first, in a pass of its own, which
-     * measured cheaper than a check inside the counting loop) */
-    finite = finite_all(held[0].view.buf, n * m);
-    if (finite) {
-        dcg_all(held[3].view.buf, held[0].view.buf, held[1].view.buf, kind, held[2].view.buf, n, m);
+#ifdef AVX512_ROWS
+    if (use_avx512 && m > 8 && m <= 16) {
+        finite = dcg_avx512(held[3].view.buf, held[0].view.buf, held[1].view.buf, kind, held[2].view.buf, n, m);
+    }
+    else
+#endif
+    {
+        /* (a NaN's counts would index outside the table: checked first, in a pass of its own,
+         * which measured cheaper than a check inside the portable counting loop) */
+        finite = finite_all(held[0].view.buf, n * m);
+        if (finite) {
+            dcg_all(held[3].view.buf, held[0].view.buf, held[1].view.buf, kind, held[2].view.buf, n, m);
+        }
     }
     Py_END_ALLOW_THREADS
     release_all(held, 4);
@@ -471,6 +624,9 @@ load_relevance_called(uint8_t *out, const void *relevant, int kind, Py_ssize_t i
 
 enum ranking_kind { COVERAGE_ERROR, LABEL_RANKING_AVERAGE_PRECISION, LABEL_RANKING_LOSS };
 
+/* What label_ranking_rows returns. */
+enum ranking_status { ROWS_WRITTEN, ROWS_BAD_RELEVANCE, ROWS_NOT_FINITE };
+
 /* Per row of m labels (relevance 0/1, scores), as rowranking's NumPy formulas:
  * - coverage: the labels scored at least as high as the lowest-scored relevant one (0 if none);
  * - average precision: the mean over relevant labels j of (relevant labels scored >= s_j) /
@@ -554,6 +710,126 @@ ranking_loop(double *restrict out, const void *relevant, int relevance_kind, con
     return zeros_and_ones;
 }
 
+#ifdef AVX512_ROWS
+/* Row i's m (9 to 16) relevances as a bit mask of the relevant ones (bit j: label j); `valid`
+ * cleared unless each is 0 or 1, compared in its own type as load_relevance compares them. */
+AVX512 static ALWAYS_INLINE unsigned
+relevance_bits16(const void *relevant, int kind, Py_ssize_t i, Py_ssize_t m, int *valid)
+{
+    const __mmask16 lanes = (__mmask16)((1u << m) - 1);
+    const __mmask8 high = (__mmask8)(lanes >> 8);
+    unsigned bits, ok;
+    switch (kind) {
+    case GAIN_FLOAT64: {
+        const double *x = (const double *)relevant + i * m;
+        const __m512d low_x = _mm512_loadu_pd(x), high_x = _mm512_maskz_loadu_pd(high, x + 8);
+        const __m512d zero = _mm512_setzero_pd(), one = _mm512_set1_pd(1.0);
+        bits = _mm512_cmp_pd_mask(low_x, zero, _CMP_NEQ_UQ) | (unsigned)_mm512_mask_cmp_pd_mask(high, high_x, zero, _CMP_NEQ_UQ) << 8;
+        ok = (_mm512_cmp_pd_mask(low_x, zero, _CMP_EQ_OQ) | _mm512_cmp_pd_mask(low_x, one, _CMP_EQ_OQ))
+             | (unsigned)(_mm512_cmp_pd_mask(high_x, zero, _CMP_EQ_OQ) | _mm512_cmp_pd_mask(high_x, one, _CMP_EQ_OQ)) << 8;
+        break;
+    }
+    case GAIN_INT64: {
+        const int64_t *x = (const int64_t *)relevant + i * m;
+        const __m512i low_x = _mm512_loadu_si512(x), high_x = _mm512_maskz_loadu_epi64(high, x + 8);
+        const __m512i one = _mm512_set1_epi64(1);
+        bits = _mm512_test_epi64_mask(low_x, low_x) | (unsigned)_mm512_test_epi64_mask(high_x, high_x) << 8;
+        ok = _mm512_cmple_epu64_mask(low_x, one) | (unsigned)_mm512_cmple_epu64_mask(high_x, one) << 8;
+        break;
+    }
+    case GAIN_INT32: {
+        const __m512i x = _mm512_maskz_loadu_epi32(lanes, (const int32_t *)relevant + i * m);
+        bits = _mm512_test_epi32_mask(x, x);
+        ok = _mm512_cmple_epu32_mask(x, _mm512_set1_epi32(1));
+        break;
+    }
+    default: { /* (bytes: copied, not loaded past the row's end) */
+        uint8_t bytes[16] = {0};
+        memcpy(bytes, (const uint8_t *)relevant + i * m, (size_t)m);
+        const __m512i x = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)bytes));
+        bits = _mm512_test_epi32_mask(x, x);
+        ok = _mm512_cmple_epu32_mask(x, _mm512_set1_epi32(1));
+    }
+    }
+    *valid &= (ok & lanes) == lanes;
+    return bits & lanes;
+}
+
+/* ranking_loop's average precision and ranking loss for rows of 9 to 16 labels, counted by
+ * count16: the same values (the average precision's terms the same quotients of the same whole
+ * numbers, summed in the same order). */
+AVX512 static ALWAYS_INLINE int
+ranking_avx512_loop(double *restrict out, const void *relevant, int relevance_kind, const double *restrict s,
+                    const int kind, Py_ssize_t n, const Py_ssize_t m, int *restrict finite)
+{
+    int zeros_and_ones = 1, all_finite = 1;
+    double only[16];
+    int64_t cells[16], steps[16];
+    /* a relevant label's precision a / r at its cell r * (m + 1) + a (cell 0: 0.0) */
+    double precisions[17 * 17] = {0};
+    if (kind == LABEL_RANKING_AVERAGE_PRECISION) {
+        for (Py_ssize_t r = 1; r <= m; r++) {
+            for (Py_ssize_t a = 0; a <= r; a++) {
+                precisions[r * (m + 1) + a] = (double)a / (double)r;
+            }
+        }
+    }
+    const __m512d below_all = _mm512_set1_pd(-HUGE_VAL);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const double *restrict row = s + i * m;
+        const unsigned bits = relevance_bits16(relevant, relevance_kind, i, m, &zeros_and_ones);
+        const __mmask8 relevant_low = (__mmask8)bits, relevant_high = (__mmask8)(bits >> 8);
+        const int64_t n_relevant = __builtin_popcount(bits);
+        const Row16 r = load_row16(row, m);
+        all_finite &= finite16(r); /* (the row's values then wrong, but computed as any others) */
+        if (kind == LABEL_RANKING_AVERAGE_PRECISION) {
+            /* per relevant label j, its precision's cell rank * (m + 1) + hits (the labels at least
+             * as high, the relevant ones among them): m + 1 for each label at least as high, one
+             * more for a relevant one; an irrelevant label's cell 0 */
+            const __m512i width = _mm512_set1_epi64(m + 1), one = _mm512_set1_epi64(1);
+            _mm512_storeu_si512(steps, _mm512_mask_add_epi64(width, relevant_low, width, one));
+            _mm512_storeu_si512(steps + 8, _mm512_mask_add_epi64(width, relevant_high, width, one));
+            const Counts16 c = count16_by(row, steps, r, (1u << m) - 1, m);
+            _mm512_storeu_si512(cells, _mm512_maskz_mov_epi64(relevant_low, c.low));
+            _mm512_storeu_si512(cells + 8, _mm512_maskz_mov_epi64(relevant_high, c.high));
+            double precision = 0.0;
+            for (Py_ssize_t j = 0; j < m; j++) {
+                precision += precisions[cells[j]];
+            }
+            out[i] = precision / (double)(n_relevant > 1 ? n_relevant : 1) + (n_relevant == 0 ? 1.0 : 0.0);
+        }
+        else {
+            /* the wrong pairs: per relevant label j, the irrelevant labels at least as high (the
+             * row with -inf for the relevant) */
+            _mm512_storeu_pd(only, _mm512_mask_blend_pd(relevant_low, r.low, below_all));
+            _mm512_storeu_pd(only + 8, _mm512_mask_blend_pd(relevant_high, r.high, below_all));
+            const int64_t wrong = sum16(count16(only, r, bits, m, _CMP_GE_OQ));
+            const int64_t pairs = n_relevant * (m - n_relevant);
+            out[i] = (double)wrong / (double)(pairs > 1 ? pairs : 1);
+        }
+    }
+    *finite = all_finite;
+    return zeros_and_ones;
+}
+
+/* Whether every relevance was 0 or 1; `finite`: whether every score was finite (finite_all's pass
+ * fused). */
+AVX512 static int
+ranking_avx512(double *out, const void *relevant, int relevance_kind, const double *s, int kind, Py_ssize_t n,
+               Py_ssize_t m, int *finite)
+{
+    const int precision = kind == LABEL_RANKING_AVERAGE_PRECISION;
+    /* (each kind and 16 as constants: the compiler unrolls their comparisons) */
+#define RANKING_AVX512_LOOP(kind, width) ranking_avx512_loop(out, relevant, relevance_kind, s, kind, n, width, finite)
+    if (m == 16) {
+        return precision ? RANKING_AVX512_LOOP(LABEL_RANKING_AVERAGE_PRECISION, 16)
+                         : RANKING_AVX512_LOOP(LABEL_RANKING_LOSS, 16);
+    }
+    return precision ? RANKING_AVX512_LOOP(LABEL_RANKING_AVERAGE_PRECISION, m) : RANKING_AVX512_LOOP(LABEL_RANKING_LOSS, m);
+#undef RANKING_AVX512_LOOP
+}
+#endif
+
 VECTOR_CLONES static int
 ranking_all(double *out, const void *relevant, int relevance_kind, const double *s, int kind, Py_ssize_t n,
             Py_ssize_t m)
@@ -579,11 +855,11 @@ ranking_all(double *out, const void *relevant, int relevance_kind, const double 
 }
 
 PyDoc_STRVAR(label_ranking_rows_doc,
-"label_ranking_rows(kind, relevant, scores, out, n, m) -> bool\n--\n\n"
+"label_ranking_rows(kind, relevant, scores, out, n, m) -> int\n--\n\n"
 "One value per row of m labels: kind 0 the coverage error, 1 the label ranking average precision,\n"
 "2 the label ranking loss (scikit-learn's definitions). relevant: n * m float64, int64, int32, uint8\n"
-"or bool; scores: n * m float64 (finite); out: n float64. Returns whether every relevance was 0 or 1\n"
-"(if not, out holds no values).");
+"or bool; scores: n * m float64; out: n float64. Returns 0 when out holds the values; 1 where a\n"
+"relevance is not 0 or 1, else 2 where a score is not finite (out then holds no values).");
 
 static PyObject *
 label_ranking_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
@@ -616,12 +892,24 @@ label_ranking_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         release_all(held, 3);
         return NULL;
     }
-    int valid;
+    int valid, finite = 1;
     Py_BEGIN_ALLOW_THREADS
-    valid = ranking_all(held[2].view.buf, held[0].view.buf, relevance_kind, held[1].view.buf, (int)kind, n, m);
+#ifdef AVX512_ROWS
+    if (use_avx512 && kind != COVERAGE_ERROR && m > 8 && m <= 16) {
+        valid = ranking_avx512(held[2].view.buf, held[0].view.buf, relevance_kind, held[1].view.buf, (int)kind, n, m,
+                               &finite);
+    }
+    else
+#endif
+    {
+        /* (a score that is not finite gives wrong values, never a read outside the tables) */
+        valid = ranking_all(held[2].view.buf, held[0].view.buf, relevance_kind, held[1].view.buf, (int)kind, n, m);
+        finite = finite_all(held[1].view.buf, n * m);
+    }
     Py_END_ALLOW_THREADS
     release_all(held, 3);
-    return PyBool_FromLong(valid);
+    /* (the relevances first: the NumPy formulas read them first) */
+    return PyLong_FromLong(!valid ? ROWS_BAD_RELEVANCE : !finite ? ROWS_NOT_FINITE : ROWS_WRITTEN);
 }
 
 /* ---------------------------------------------------------------------------- Jensen-Shannon */
@@ -1109,5 +1397,15 @@ static struct PyModuleDef rowkernels_module = {
 PyMODINIT_FUNC
 PyInit__rowkernels(void)
 {
-    return PyModule_Create(&rowkernels_module);
+#ifdef AVX512_ROWS
+    const char *off = getenv("STREAMMETRICS_NO_AVX512");
+    __builtin_cpu_init();
+    use_avx512 = __builtin_cpu_supports("avx512f") && !(off != NULL && off[0] != '\0' && strcmp(off, "0") != 0);
+#endif
+    PyObject *module = PyModule_Create(&rowkernels_module);
+    if (module != NULL && PyModule_AddIntConstant(module, "AVX512", use_avx512) < 0) {
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
 }

@@ -214,6 +214,9 @@ def _kernel_gains(relevance: np.ndarray) -> np.ndarray:
 
 #: The kinds of the compiled label-ranking kernel (``_rowkernels.label_ranking_rows``' numbering).
 COVERAGE, AVERAGE_PRECISION, RANKING_LOSS = 0, 1, 2
+#: What ``_rowkernels.label_ranking_rows`` returns: the values written; a relevance other than 0
+#: or 1; a score that is not finite.
+KERNEL_WROTE, KERNEL_BAD_RELEVANCE, KERNEL_NOT_FINITE = 0, 1, 2
 
 
 #: The narrowest rows whose label ranking average precision the compiled kernel computes (narrower
@@ -242,13 +245,14 @@ class _RowRanking(RowValueMetric, base=True):
         kind = self._kernel_kind(raw) if compiled_rows(raw) and raw.dtype in KERNEL_GAINS else None
         if kind is not None:
             # the values at once, into a fresh array (the batch keeps them), the kernel checking
-            # the relevances (0 or 1) as it reads them: no boolean copy
+            # the relevances (0 or 1) and the scores (finite) as it reads them: no boolean copy
             s = np.ascontiguousarray(_scores(inputs, raw.shape, checked=False))
             values = np.empty(len(raw))
             assert rowkernels is not None  # (compiled_rows said so)
-            if rowkernels.label_ranking_rows(kind, _kernel_gains(raw), s, values, *raw.shape):
-                inputs.confirm_finite(1, "y_score", s, rowkernels.all_finite(s, s.size))
+            if rowkernels.label_ranking_rows(kind, _kernel_gains(raw), s, values, *raw.shape) == KERNEL_WROTE:
+                inputs.confirm_finite(1, "y_score", s, True)
                 return values, inputs.weights(len(raw))
+            # (a relevance or a score refused: the checks below say which, as without the kernel)
         y = v.as_indicator(raw, "y_true")  # (after the kernel's refusal: raises, naming the value)
         return y, _scores(inputs, y.shape), inputs.weights(len(y))
 

@@ -347,13 +347,38 @@ def test_the_label_ranking_kernel_equals_its_reference_bit_for_bit(n, m, decimal
     for kind in (rowranking.COVERAGE, rowranking.AVERAGE_PRECISION, rowranking.RANKING_LOSS):
         expected = _bits(_label_ranking_reference(kind, relevant, scores))
         for dtype in GAIN_DTYPES:
-            assert kernels.label_ranking_rows(kind, relevant.astype(dtype), scores, out, n, m) is True
+            assert (
+                kernels.label_ranking_rows(kind, relevant.astype(dtype), scores, out, n, m)
+                == rowranking.KERNEL_WROTE
+            )
             assert _bits(out) == expected, (kind, dtype)
-        if n:  # a relevance other than 0 or 1 (or NaN): refused
-            for bad, dtype in ((2, np.int64), (-1, np.int32), (0.5, np.float64), (math.nan, np.float64)):
+        if n:  # a relevance other than 0 or 1 (or NaN): refused, before a score that is not finite
+            for bad, dtype in (
+                (2, np.int64),
+                (-1, np.int32),
+                (0.5, np.float64),
+                (math.nan, np.float64),
+                (3, np.uint8),
+            ):
                 wrong = relevant.astype(dtype)
                 wrong[n // 2, m // 2] = bad
-                assert kernels.label_ranking_rows(kind, wrong, scores, out, n, m) is False
+                assert (
+                    kernels.label_ranking_rows(kind, wrong, scores, out, n, m)
+                    == rowranking.KERNEL_BAD_RELEVANCE
+                )
+                not_finite = scores.copy()
+                not_finite[-1, -1] = math.nan
+                assert (
+                    kernels.label_ranking_rows(kind, wrong, not_finite, out, n, m)
+                    == rowranking.KERNEL_BAD_RELEVANCE
+                )
+            for bad in (math.nan, math.inf, -math.inf):
+                not_finite = scores.copy()
+                not_finite[n // 2, m // 2] = bad
+                assert (
+                    kernels.label_ranking_rows(kind, relevant, not_finite, out, n, m)
+                    == rowranking.KERNEL_NOT_FINITE
+                )
     with pytest.raises(ValueError, match="kind"):
         kernels.label_ranking_rows(3, relevant, scores, out, n, m)
     with pytest.raises(ValueError, match="relevant"):
@@ -395,10 +420,11 @@ def test_label_ranking_by_the_kernel_agrees_with_the_numpy_formulas_and_scikit_l
 @needs_kernels
 @pytest.mark.parametrize("bad", [math.inf, -math.inf, math.nan])
 @pytest.mark.parametrize("make", [sm.DCG, lambda: sm.NDCG(2, ignore_ties=True)])
-def test_a_score_that_is_not_finite_is_refused_as_the_numpy_path_refuses_it(bad, make, monkeypatch):
+@pytest.mark.parametrize("m", [6, 16])
+def test_a_score_that_is_not_finite_is_refused_as_the_numpy_path_refuses_it(bad, make, m, monkeypatch):
     rng = np.random.default_rng(2)
-    y, s = _ranking_batch(rng, 50, 6, np.int64)
-    s[31, 4] = bad
+    y, s = _ranking_batch(rng, 50, m, np.int64)
+    s[31, m - 2] = bad
     messages = []
     for off in (False, True):
         with monkeypatch.context() as patch:
@@ -414,8 +440,8 @@ def test_a_score_that_is_not_finite_is_refused_as_the_numpy_path_refuses_it(bad,
     assert messages[0] == messages[1]
     assert kernels.all_finite(s, s.size) is False and kernels.all_finite(s[:31], s[:31].size) is True
     out = np.full(50, -1.0)
-    table = rowranking._mean_discounts(rowranking._key(rowranking.discounts(6, None)))
-    assert kernels.dcg_rows(s, y, table, out, 50, 6) is False and (out == -1.0).all()  # (nothing read)
+    table = rowranking._mean_discounts(rowranking._key(rowranking.discounts(m, None)))
+    assert kernels.dcg_rows(s, y, table, out, 50, m) is False
 
 
 @needs_kernels
@@ -693,3 +719,57 @@ def test_a_rows_jensen_shannon_and_crps_are_the_same_in_any_batch():
         [crps._row_values((yt[i : i + 37], yp[i : i + 37], None)).copy() for i in range(0, 600, 37)]
     )
     assert whole.tobytes() == parts.tobytes()
+
+
+# ----------------------------------------------------------------------------- AVX-512 builds
+_BOTH_PATHS_SCRIPT = """
+import sys
+import numpy as np
+from streammetrics._core import compiled
+from streammetrics.ranking import rowranking
+
+kernels = compiled.rowkernels
+rng = np.random.default_rng(11)
+outputs = {"avx512": np.array([kernels.AVX512])}
+for m in range(9, 17):
+    for decimals in (0, 1, 3):  # (ties, some, almost none)
+        scores = np.round(rng.standard_normal((300, m)), decimals)
+        relevant = rng.random((300, m)) < rng.random()
+        relevant[0], relevant[1] = False, True  # (a row without a relevant label, one all relevant)
+        for dtype in (np.float64, np.int64, np.int32, np.uint8, np.bool_):
+            gains = (rng.integers(0, 4, (300, m)) if dtype != np.float64 else rng.standard_normal((300, m)))
+            for ties in (False, True):
+                key = rowranking._key(rowranking.discounts(m, None))
+                table = rowranking._position_discounts(key) if ties else rowranking._mean_discounts(key)
+                out = np.empty(300)
+                assert kernels.dcg_rows(scores, gains.astype(dtype), table, out, 300, m)
+                outputs[f"dcg {m} {decimals} {dtype.__name__} {ties}"] = out
+            for kind in (rowranking.COVERAGE, rowranking.AVERAGE_PRECISION, rowranking.RANKING_LOSS):
+                out = np.empty(300)
+                status = kernels.label_ranking_rows(kind, relevant.astype(dtype), scores, out, 300, m)
+                assert status == rowranking.KERNEL_WROTE
+                outputs[f"ranking {kind} {m} {decimals} {dtype.__name__}"] = out
+np.savez(sys.argv[1], **outputs)
+"""
+
+
+@needs_kernels
+def test_the_avx512_and_portable_builds_of_the_kernels_give_the_same_bits(tmp_path):
+    """Each build in a process of its own (the choice is made at import): the portable loops with
+    STREAMMETRICS_NO_AVX512 set, the AVX-512 ones where the CPU has them (both portable where it
+    has not: then the same code twice)."""
+    import subprocess
+    import sys
+
+    results = {}
+    for name, off in (("default", ""), ("portable", "1")):
+        path = tmp_path / f"{name}.npz"
+        env = {**os.environ, "STREAMMETRICS_NO_AVX512": off}
+        subprocess.run([sys.executable, "-c", _BOTH_PATHS_SCRIPT, str(path)], env=env, check=True)
+        with np.load(path) as saved:
+            results[name] = {key: saved[key] for key in saved.files}
+    assert results["portable"].pop("avx512")[0] == 0
+    assert results["default"].pop("avx512")[0] == kernels.AVX512
+    assert results["default"].keys() == results["portable"].keys()
+    for key, values in results["default"].items():
+        assert values.tobytes() == results["portable"][key].tobytes(), key
