@@ -421,13 +421,26 @@ dcg_avx512_loop(double *restrict out, const double *restrict s, const void *gain
     return 1;
 }
 
+/* `LOOP(width)` with each width from 9 to 16 a constant (the compiler unrolls its comparisons). */
+#define WIDE_CASES(LOOP)                                                                           \
+    switch (m) {                                                                                   \
+    case 9: return LOOP(9);                                                                        \
+    case 10: return LOOP(10);                                                                      \
+    case 11: return LOOP(11);                                                                      \
+    case 12: return LOOP(12);                                                                      \
+    case 13: return LOOP(13);                                                                      \
+    case 14: return LOOP(14);                                                                      \
+    case 15: return LOOP(15);                                                                      \
+    default: return LOOP(16);                                                                      \
+    }
+
 AVX512 static int
 dcg_avx512(double *out, const double *s, const void *gains, int kind, const double *table, Py_ssize_t n,
            Py_ssize_t m)
 {
-    /* (16 a constant: the compiler unrolls its comparisons) */
-    return m == 16 ? dcg_avx512_loop(out, s, gains, kind, table, n, 16)
-                   : dcg_avx512_loop(out, s, gains, kind, table, n, m);
+#define DCG_AVX512_LOOP(width) dcg_avx512_loop(out, s, gains, kind, table, n, width)
+    WIDE_CASES(DCG_AVX512_LOOP)
+#undef DCG_AVX512_LOOP
 }
 #endif
 
@@ -763,7 +776,7 @@ ranking_avx512_loop(double *restrict out, const void *relevant, int relevance_ki
                     const int kind, Py_ssize_t n, const Py_ssize_t m, int *restrict finite)
 {
     int zeros_and_ones = 1, all_finite = 1;
-    double only[16];
+    double only[16] __attribute__((aligned(64)));
     int64_t cells[16], steps[16];
     /* a relevant label's precision a / r at its cell r * (m + 1) + a (cell 0: 0.0) */
     double precisions[17 * 17] = {0};
@@ -803,7 +816,10 @@ ranking_avx512_loop(double *restrict out, const void *relevant, int relevance_ki
              * row with -inf for the relevant) */
             _mm512_storeu_pd(only, _mm512_mask_blend_pd(relevant_low, r.low, below_all));
             _mm512_storeu_pd(only + 8, _mm512_mask_blend_pd(relevant_high, r.high, below_all));
-            const int64_t wrong = sum16(count16(only, r, bits, m, _CMP_GE_OQ));
+            const Counts16 c = count16(only, r, (1u << m) - 1, m, _CMP_GE_OQ);
+            /* (counted in every lane: a mask per comparison measured slower than one at the end) */
+            const int64_t wrong = sum16((Counts16){_mm512_maskz_mov_epi64(relevant_low, c.low),
+                                                   _mm512_maskz_mov_epi64(relevant_high, c.high)});
             const int64_t pairs = n_relevant * (m - n_relevant);
             out[i] = (double)wrong / (double)(pairs > 1 ? pairs : 1);
         }
@@ -818,15 +834,15 @@ AVX512 static int
 ranking_avx512(double *out, const void *relevant, int relevance_kind, const double *s, int kind, Py_ssize_t n,
                Py_ssize_t m, int *finite)
 {
-    const int precision = kind == LABEL_RANKING_AVERAGE_PRECISION;
-    /* (each kind and 16 as constants: the compiler unrolls their comparisons) */
-#define RANKING_AVX512_LOOP(kind, width) ranking_avx512_loop(out, relevant, relevance_kind, s, kind, n, width, finite)
-    if (m == 16) {
-        return precision ? RANKING_AVX512_LOOP(LABEL_RANKING_AVERAGE_PRECISION, 16)
-                         : RANKING_AVX512_LOOP(LABEL_RANKING_LOSS, 16);
+#define PRECISION_AVX512_LOOP(width) \
+    ranking_avx512_loop(out, relevant, relevance_kind, s, LABEL_RANKING_AVERAGE_PRECISION, n, width, finite)
+#define LOSS_AVX512_LOOP(width) ranking_avx512_loop(out, relevant, relevance_kind, s, LABEL_RANKING_LOSS, n, width, finite)
+    if (kind == LABEL_RANKING_AVERAGE_PRECISION) {
+        WIDE_CASES(PRECISION_AVX512_LOOP)
     }
-    return precision ? RANKING_AVX512_LOOP(LABEL_RANKING_AVERAGE_PRECISION, m) : RANKING_AVX512_LOOP(LABEL_RANKING_LOSS, m);
-#undef RANKING_AVX512_LOOP
+    WIDE_CASES(LOSS_AVX512_LOOP)
+#undef PRECISION_AVX512_LOOP
+#undef LOSS_AVX512_LOOP
 }
 #endif
 
