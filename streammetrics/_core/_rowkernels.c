@@ -54,7 +54,7 @@
 #if __has_attribute(target)
 #define AVX512_ROWS 1
 #include <immintrin.h>
-#define AVX512 __attribute__((target("avx512f")))
+#define AVX512 __attribute__((target("avx512f,avx512dq")))
 #endif
 #endif
 /* Set at import: whether the AVX-512 builds run (always 0 where they are not compiled). */
@@ -382,6 +382,42 @@ store16(int64_t *out, Counts16 c)
     _mm512_storeu_si512(out + 8, c.high);
 }
 
+/* Row i's m (9 to 16) gains as doubles in two vectors (load_gains' conversions; the lanes past the
+ * row's end 0.0). */
+AVX512 static ALWAYS_INLINE void
+load_gains16(__m512d *low, __m512d *high, const void *gains, int kind, Py_ssize_t i, Py_ssize_t m)
+{
+    const __mmask16 lanes = (__mmask16)((1u << m) - 1);
+    const __mmask8 past_eight = (__mmask8)(lanes >> 8);
+    switch (kind) {
+    case GAIN_FLOAT64: {
+        const double *x = (const double *)gains + i * m;
+        *low = _mm512_loadu_pd(x);
+        *high = _mm512_maskz_loadu_pd(past_eight, x + 8);
+        break;
+    }
+    case GAIN_INT64: {
+        const int64_t *x = (const int64_t *)gains + i * m;
+        *low = _mm512_cvtepi64_pd(_mm512_loadu_si512(x));
+        *high = _mm512_cvtepi64_pd(_mm512_maskz_loadu_epi64(past_eight, x + 8));
+        break;
+    }
+    default: {
+        __m512i x;
+        if (kind == GAIN_INT32) {
+            x = _mm512_maskz_loadu_epi32(lanes, (const int32_t *)gains + i * m);
+        }
+        else { /* (bytes: copied, not loaded past the row's end) */
+            uint8_t bytes[16] = {0};
+            memcpy(bytes, (const uint8_t *)gains + i * m, (size_t)m);
+            x = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)bytes));
+        }
+        *low = _mm512_cvtepi32_pd(_mm512_castsi512_si256(x));
+        *high = _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(x, 1));
+    }
+    }
+}
+
 /* dcg_loop of rows of 9 to 16 documents, the counts by count16 (the same counts, and the same
  * sums in the same order), each row's finiteness checked as it is loaded (finite_all's pass
  * fused): 0 at the first row with a score that is not finite, out then partly written. */
@@ -390,8 +426,16 @@ dcg_avx512_loop(double *restrict out, const double *restrict s, const void *gain
                 const double *restrict table, Py_ssize_t n, const Py_ssize_t m)
 {
     const unsigned lanes = (1u << m) - 1;
-    double g[16];
-    int64_t at_least[16], at_most[16], cells[16];
+    /* a row without ties: a document with count a takes the cell (a - 1) * m + (m - a), that is
+     * a * (m - 1), looked up in two registers (lane a - 1) */
+    double by_count[16] = {0};
+    for (Py_ssize_t a = 1; a <= m; a++) {
+        by_count[a - 1] = table[a * (m - 1)];
+    }
+    const __m512d by_count_low = _mm512_loadu_pd(by_count), by_count_high = _mm512_loadu_pd(by_count + 8);
+    const __m512i one = _mm512_set1_epi64(1);
+    double g[16], terms[16];
+    int64_t at_least[16], at_most[16];
     for (Py_ssize_t i = 0; i < n; i++) {
         const double *restrict row = s + i * m;
         const Row16 r = load_row16(row, m);
@@ -399,17 +443,22 @@ dcg_avx512_loop(double *restrict out, const double *restrict s, const void *gain
             return 0; /* (a NaN's counts would index outside the table) */
         }
         const Counts16 above = count16(row, r, lanes, m, _CMP_GE_OQ);
-        load_gains(g, gains, kind, i, m);
+        __m512d g_low, g_high;
+        load_gains16(&g_low, &g_high, gains, kind, i, m);
         double total = 0.0;
         if (sum16(above) == m * (m + 1) / 2) {
-            /* (a count a's cell (a - 1) * m + (m - a) is a * (m - 1)) */
-            const __m512i stride = _mm512_set1_epi64(m - 1);
-            store16(cells, (Counts16){_mm512_mullox_epi64(above.low, stride), _mm512_mullox_epi64(above.high, stride)});
+            /* (the products as the scalar ones, then summed in order) */
+            const __m512d d_low = _mm512_permutex2var_pd(by_count_low, _mm512_sub_epi64(above.low, one), by_count_high);
+            const __m512d d_high = _mm512_permutex2var_pd(by_count_low, _mm512_sub_epi64(above.high, one), by_count_high);
+            _mm512_storeu_pd(terms, _mm512_mul_pd(d_low, g_low));
+            _mm512_storeu_pd(terms + 8, _mm512_mul_pd(d_high, g_high));
             for (Py_ssize_t j = 0; j < m; j++) {
-                total += table[cells[j]] * g[j];
+                total += terms[j];
             }
         }
         else {
+            _mm512_storeu_pd(g, g_low);
+            _mm512_storeu_pd(g + 8, g_high);
             store16(at_least, above);
             store16(at_most, count16(row, r, lanes, m, _CMP_LE_OQ));
             for (Py_ssize_t j = 0; j < m; j++) {
@@ -509,17 +558,64 @@ dcg_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return PyBool_FromLong(finite);
 }
 
+/* The number of ones in row `i`'s m gains when each is 0 or 1 (compared in its own type), else -1. */
+static ALWAYS_INLINE Py_ssize_t
+count_ones(const void *gains, int kind, Py_ssize_t i, Py_ssize_t m)
+{
+    Py_ssize_t ones = 0;
+    int binary = 1;
+    switch (kind) {
+    case GAIN_FLOAT64:
+        for (Py_ssize_t j = 0; j < m; j++) {
+            const double x = ((const double *)gains)[i * m + j];
+            binary &= (x == 0.0) | (x == 1.0);
+            ones += x == 1.0;
+        }
+        break;
+    case GAIN_INT64:
+        for (Py_ssize_t j = 0; j < m; j++) {
+            const uint64_t x = (uint64_t)((const int64_t *)gains)[i * m + j];
+            binary &= x <= 1;
+            ones += (Py_ssize_t)(x & 1);
+        }
+        break;
+    case GAIN_INT32:
+        for (Py_ssize_t j = 0; j < m; j++) {
+            const uint32_t x = (uint32_t)((const int32_t *)gains)[i * m + j];
+            binary &= x <= 1;
+            ones += (Py_ssize_t)(x & 1);
+        }
+        break;
+    default:
+        for (Py_ssize_t j = 0; j < m; j++) {
+            const uint8_t x = ((const uint8_t *)gains)[i * m + j];
+            binary &= x <= 1;
+            ones += x & 1;
+        }
+    }
+    return binary ? ones : -1;
+}
+
 /* The row's gains in decreasing order, each times its position's discount, summed from the first
  * position: the DCG of the best ranking. A gain's position is the number of gains above it, or
  * equal to it and earlier in the row (comparisons, branch-free, as dcg_loop's: no sort); only
  * the first `top` positions (those with a non-zero discount) are summed. */
-static ALWAYS_INLINE void
-ideal_loop(double *restrict out, const void *gains, int kind, const double *restrict discount, Py_ssize_t top,
-           Py_ssize_t n, const Py_ssize_t m)
+static ALWAYS_INLINE int
+ideal_loop(double *restrict out, const void *gains, int kind, const double *restrict discount,
+           const double *restrict binary, Py_ssize_t top, Py_ssize_t n, const Py_ssize_t m)
 {
     double g[MAX_ROW] = {0}, sorted[MAX_ROW] = {0}; /* (zeroed once: quiets a warning) */
+    int non_negative = 1;
     for (Py_ssize_t i = 0; i < n; i++) {
+        const Py_ssize_t ones = count_ones(gains, kind, i, m);
+        if (ones >= 0) {
+            out[i] = binary[ones < top ? ones : top];
+            continue;
+        }
         load_gains(g, gains, kind, i, m);
+        for (Py_ssize_t j = 0; j < m; j++) {
+            non_negative &= g[j] >= 0.0;
+        }
         for (Py_ssize_t j = 0; j < m; j++) {
             const double x = g[j];
             Py_ssize_t position = 0;
@@ -534,21 +630,25 @@ ideal_loop(double *restrict out, const void *gains, int kind, const double *rest
         }
         out[i] = total;
     }
+    return non_negative;
 }
 
-VECTOR_CLONES static void
-ideal_all(double *out, const void *gains, int kind, const double *discount, Py_ssize_t top, Py_ssize_t n,
-          Py_ssize_t m)
+VECTOR_CLONES static int
+ideal_all(double *out, const void *gains, int kind, const double *discount, const double *binary, Py_ssize_t top,
+          Py_ssize_t n, Py_ssize_t m)
 {
-#define IDEAL_LOOP(width) ideal_loop(out, gains, kind, discount, top, n, width)
+    int non_negative = 1;
+#define IDEAL_LOOP(width) non_negative = ideal_loop(out, gains, kind, discount, binary, top, n, width)
     BY_WIDTH_OR_8(IDEAL_LOOP, m)
 #undef IDEAL_LOOP
+    return non_negative;
 }
 
 PyDoc_STRVAR(ideal_dcg_rows_doc,
-"ideal_dcg_rows(gains, discount, top, out, n, m)\n--\n\n"
+"ideal_dcg_rows(gains, discount, top, out, n, m) -> bool\n--\n\n"
 "out[i] = sum_{p < top} sorted_i[p] * discount[p], sorted_i row i's m gains in decreasing order.\n"
-"gains: n * m float64, int64, int32, uint8 or bool (no NaN); discount: m float64; out: n float64.");
+"gains: n * m float64, int64, int32, uint8 or bool (no NaN); discount: m float64; out: n float64.\n"
+"False where a gain is negative (out then holds no values).");
 
 static PyObject *
 ideal_dcg_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
@@ -580,11 +680,20 @@ ideal_dcg_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         release_all(held, 3);
         return NULL;
     }
+    /* a row of 0/1 gains with c ones has the sum of the first min(c, top) discounts, summed as
+     * ideal_loop sums them (its further terms, 0.0 * discount, add +0.0: nothing) */
+    double binary[MAX_ROW + 1];
+    const double *discount = held[1].view.buf;
+    binary[0] = 0.0;
+    for (Py_ssize_t p = 0; p < top; p++) {
+        binary[p + 1] = binary[p] + 1.0 * discount[p];
+    }
+    int non_negative;
     Py_BEGIN_ALLOW_THREADS
-    ideal_all(held[2].view.buf, held[0].view.buf, kind, held[1].view.buf, top, n, m);
+    non_negative = ideal_all(held[2].view.buf, held[0].view.buf, kind, discount, binary, top, n, m);
     Py_END_ALLOW_THREADS
     release_all(held, 3);
-    Py_RETURN_NONE;
+    return PyBool_FromLong(non_negative);
 }
 
 /* ---------------------------------------------------------------------------- label ranking */
@@ -776,17 +885,9 @@ ranking_avx512_loop(double *restrict out, const void *relevant, int relevance_ki
                     const int kind, Py_ssize_t n, const Py_ssize_t m, int *restrict finite)
 {
     int zeros_and_ones = 1, all_finite = 1;
-    double only[16] __attribute__((aligned(64)));
-    int64_t cells[16], steps[16];
-    /* a relevant label's precision a / r at its cell r * (m + 1) + a (cell 0: 0.0) */
-    double precisions[17 * 17] = {0};
-    if (kind == LABEL_RANKING_AVERAGE_PRECISION) {
-        for (Py_ssize_t r = 1; r <= m; r++) {
-            for (Py_ssize_t a = 0; a <= r; a++) {
-                precisions[r * (m + 1) + a] = (double)a / (double)r;
-            }
-        }
-    }
+    double only[16];
+    int64_t steps[16];
+    double terms[16];
     const __m512d below_all = _mm512_set1_pd(-HUGE_VAL);
     for (Py_ssize_t i = 0; i < n; i++) {
         const double *restrict row = s + i * m;
@@ -796,18 +897,22 @@ ranking_avx512_loop(double *restrict out, const void *relevant, int relevance_ki
         const Row16 r = load_row16(row, m);
         all_finite &= finite16(r); /* (the row's values then wrong, but computed as any others) */
         if (kind == LABEL_RANKING_AVERAGE_PRECISION) {
-            /* per relevant label j, its precision's cell rank * (m + 1) + hits (the labels at least
-             * as high, the relevant ones among them): m + 1 for each label at least as high, one
-             * more for a relevant one; an irrelevant label's cell 0 */
-            const __m512i width = _mm512_set1_epi64(m + 1), one = _mm512_set1_epi64(1);
-            _mm512_storeu_si512(steps, _mm512_mask_add_epi64(width, relevant_low, width, one));
-            _mm512_storeu_si512(steps + 8, _mm512_mask_add_epi64(width, relevant_high, width, one));
+            /* per relevant label j, the labels at least as high (rank) and the relevant ones among
+             * them (hits), counted at once: rank + 256 * hits (1 for each label at least as high,
+             * 257 for a relevant one), then divided as doubles (whole numbers: exact) */
+            const __m512i step = _mm512_set1_epi64(1), relevant_step = _mm512_set1_epi64(257);
+            _mm512_storeu_si512(steps, _mm512_mask_mov_epi64(step, relevant_low, relevant_step));
+            _mm512_storeu_si512(steps + 8, _mm512_mask_mov_epi64(step, relevant_high, relevant_step));
             const Counts16 c = count16_by(row, steps, r, (1u << m) - 1, m);
-            _mm512_storeu_si512(cells, _mm512_maskz_mov_epi64(relevant_low, c.low));
-            _mm512_storeu_si512(cells + 8, _mm512_maskz_mov_epi64(relevant_high, c.high));
+            const __m512i byte = _mm512_set1_epi64(255);
+            _mm512_storeu_pd(terms, _mm512_maskz_div_pd(relevant_low, _mm512_cvtepi64_pd(_mm512_srli_epi64(c.low, 8)),
+                                                        _mm512_cvtepi64_pd(_mm512_and_si512(c.low, byte))));
+            _mm512_storeu_pd(terms + 8,
+                             _mm512_maskz_div_pd(relevant_high, _mm512_cvtepi64_pd(_mm512_srli_epi64(c.high, 8)),
+                                                 _mm512_cvtepi64_pd(_mm512_and_si512(c.high, byte))));
             double precision = 0.0;
             for (Py_ssize_t j = 0; j < m; j++) {
-                precision += precisions[cells[j]];
+                precision += terms[j];
             }
             out[i] = precision / (double)(n_relevant > 1 ? n_relevant : 1) + (n_relevant == 0 ? 1.0 : 0.0);
         }
@@ -1416,7 +1521,8 @@ PyInit__rowkernels(void)
 #ifdef AVX512_ROWS
     const char *off = getenv("STREAMMETRICS_NO_AVX512");
     __builtin_cpu_init();
-    use_avx512 = __builtin_cpu_supports("avx512f") && !(off != NULL && off[0] != '\0' && strcmp(off, "0") != 0);
+    use_avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")
+                 && !(off != NULL && off[0] != '\0' && strcmp(off, "0") != 0);
 #endif
     PyObject *module = PyModule_Create(&rowkernels_module);
     if (module != NULL && PyModule_AddIntConstant(module, "AVX512", use_avx512) < 0) {

@@ -515,15 +515,16 @@ def compiled_dcg(
     return out
 
 
-def compiled_ideal_dcg(relevance: np.ndarray, discount: np.ndarray) -> np.ndarray:
+def compiled_ideal_dcg(relevance: np.ndarray, discount: np.ndarray) -> np.ndarray | None:
     """:func:`ideal_dcg` of :func:`compiled_rows` by the compiled kernel: each row's relevances
     sorted in decreasing order, times the discounts, summed over the positions with a non-zero
-    discount; in the second :func:`scratch_row` (the first holds the DCG)."""
+    discount; in the second :func:`scratch_row` (the first holds the DCG). ``None`` where a
+    relevance is negative."""
     n, m = relevance.shape
     out = scratch_row(n, 1)
     assert rowkernels is not None  # (compiled_rows said so)
-    rowkernels.ideal_dcg_rows(_kernel_gains(relevance), discount, int(np.count_nonzero(discount)), out, n, m)
-    return out
+    top = int(np.count_nonzero(discount))
+    return out if rowkernels.ideal_dcg_rows(_kernel_gains(relevance), discount, top, out, n, m) else None
 
 
 def _argsort_dcg(gains: np.ndarray, s: np.ndarray, discount: np.ndarray) -> np.ndarray:
@@ -722,14 +723,14 @@ class _Gain(_RowRanking, base=True):
         # integer or boolean relevances are kept as they are (exact and finite; the formulas
         # convert each value where they use it): no float64 copy of the batch
         y = raw if raw.ndim == 2 and raw.dtype.kind in "iub" else inputs.floats(0, "y_true", (2,))
-        if self.non_negative and y.size and y.min() < 0:
-            raise InputError(
-                f"y_true: expected non-negative relevances for {type(self).__name__}, found {y.min()}"
-            )
-        if compiled_rows(y):
-            # the values at once, into a fresh array (the batch keeps them); the kernel checks
-            # the scores in a pass of its own, without NumPy's boolean array (kept as checked, or
-            # refused, naming the first inf or NaN)
+        compiled = compiled_rows(y)
+        if self.non_negative and y.size and not compiled and y.min() < 0:
+            raise self._negative_relevances(y)
+        if compiled:
+            # the values at once, into a fresh array (the batch keeps them); the kernels check
+            # the relevances (non-negative, where they must be) and the scores as they read them,
+            # without NumPy's boolean arrays (the scores kept as checked, or refused, naming the
+            # first inf or NaN)
             s = np.ascontiguousarray(_scores(inputs, y.shape, checked=False))
             values = self._compiled_values(y, s)  # (None: a score is not finite)
             inputs.confirm_finite(1, "y_score", s, values is not None)
@@ -740,6 +741,11 @@ class _Gain(_RowRanking, base=True):
         """Each row's value by the compiled kernels, in a fresh array (``None`` where a score is
         not finite)."""
         raise NotImplementedError
+
+    def _negative_relevances(self, y: np.ndarray) -> InputError:
+        return InputError(
+            f"y_true: expected non-negative relevances for {type(self).__name__}, found {y.min()}"
+        )
 
 
 class DCG(_Gain):
@@ -842,10 +848,12 @@ class NDCG(_Gain):
 
     def _compiled_values(self, y: np.ndarray, s: np.ndarray) -> np.ndarray | None:
         discount = discounts(y.shape[1], self.k)
+        ideal = compiled_ideal_dcg(y, discount)  # (first: the relevances are read before the scores)
+        if ideal is None:
+            raise self._negative_relevances(y)
         gain = compiled_dcg(y, s, discount, self.ignore_ties, out=np.empty(len(y)))
         if gain is None:
             return None
-        ideal = compiled_ideal_dcg(y, discount)
         ideal += ideal == 0  # (0 where no document is relevant: the gain is 0 too)
         gain /= ideal
         return gain
