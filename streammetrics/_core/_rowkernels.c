@@ -246,6 +246,95 @@ all_finite(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return PyBool_FromLong(finite);
 }
 
+/* What ndcg_rows and label_ranking_rows return: the values written; a relevance refused (negative,
+ * or not 0 or 1); a score that is not finite. */
+enum rows_status { ROWS_WRITTEN, ROWS_BAD_RELEVANCE, ROWS_NOT_FINITE };
+
+/* ---------------------------------------------------------------------------- the ideal DCG */
+
+/* What a row's ideal DCG takes: the discounts, of which the first `top` are not zero, and
+ * binary[c], the sum of the first min(c, top) (summed from the first: the sum of a row of 0/1
+ * gains with c ones, whose further terms, 0.0 * discount, add +0.0: nothing). */
+typedef struct {
+    const double *discount;
+    double binary[MAX_ROW + 1];
+    Py_ssize_t top;
+} Ideal;
+
+static void
+ideal_init(Ideal *ideal, const double *discount, Py_ssize_t top, Py_ssize_t m)
+{
+    ideal->discount = discount;
+    ideal->top = top;
+    ideal->binary[0] = 0.0;
+    for (Py_ssize_t c = 0; c < m; c++) {
+        ideal->binary[c + 1] = c < top ? ideal->binary[c] + 1.0 * discount[c] : ideal->binary[c];
+    }
+}
+
+/* The row's m gains g in decreasing order, each times its position's discount, summed from the
+ * first position: the DCG of the best ranking. A gain's position is the number of gains above it,
+ * or equal to it and earlier in the row (comparisons, branch-free, as dcg_loop's: no sort), its
+ * gain written there in `sorted` (scratch); only the first `top` positions (those with a non-zero
+ * discount) are summed. */
+static ALWAYS_INLINE double
+sorted_sum(const double *restrict g, double *restrict sorted, const Ideal *ideal, const Py_ssize_t m)
+{
+    for (Py_ssize_t j = 0; j < m; j++) {
+        const double x = g[j];
+        Py_ssize_t position = 0;
+        for (Py_ssize_t l = 0; l < m; l++) {
+            position += (g[l] > x) | ((g[l] == x) & (l < j));
+        }
+        sorted[position] = x;
+    }
+    double total = 0.0;
+    for (Py_ssize_t p = 0; p < ideal->top; p++) {
+        total += sorted[p] * ideal->discount[p];
+    }
+    return total;
+}
+
+/* The ideal DCG of a row of m gains g (as doubles), `non_negative` cleared where one is negative:
+ * binary's sum for 0/1 gains, sorted_sum's otherwise. */
+static ALWAYS_INLINE double
+ideal_of(const double *restrict g, double *restrict sorted, const Ideal *ideal, const Py_ssize_t m,
+         int *restrict non_negative)
+{
+    int binary = 1, positive = 1;
+    Py_ssize_t ones = 0;
+    for (Py_ssize_t j = 0; j < m; j++) {
+        binary &= (g[j] == 0.0) | (g[j] == 1.0);
+        ones += g[j] == 1.0;
+        positive &= g[j] >= 0.0;
+    }
+    *non_negative &= positive;
+    return binary ? ideal->binary[ones] : sorted_sum(g, sorted, ideal, m);
+}
+
+/* Rows' DCGs over their ideal DCGs (over 1 where that is 0, as rowranking's NumPy formulas: the
+ * DCG is then 0 too), a block of rows at a time: the divisions vectorized. */
+#define NORMALIZED_BLOCK 64
+
+static ALWAYS_INLINE void
+normalize(double *restrict dcg, const double *restrict best, Py_ssize_t count)
+{
+    for (Py_ssize_t k = 0; k < count; k++) {
+        dcg[k] /= best[k] == 0.0 ? 1.0 : best[k];
+    }
+}
+
+/* Row i's ideal DCG kept; the block's rows normalized at its last row (or the batch's). */
+static ALWAYS_INLINE void
+keep_best(double *restrict out, double *restrict bests, double best, Py_ssize_t i, Py_ssize_t n)
+{
+    const Py_ssize_t k = i % NORMALIZED_BLOCK;
+    bests[k] = best;
+    if (k == NORMALIZED_BLOCK - 1 || i == n - 1) {
+        normalize(out + (i - k), bests, k + 1);
+    }
+}
+
 /* ---------------------------------------------------------------------------- DCG */
 
 /* A document with `above` others scored at least as high and `below` others at most as high
@@ -257,9 +346,11 @@ all_finite(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
  * with ties. `m` a constant where inlined: the compiler unrolls the comparisons. */
 static ALWAYS_INLINE void
 dcg_loop(double *restrict out, const double *restrict s, const void *gains, int kind,
-         const double *restrict table, Py_ssize_t n, const Py_ssize_t m)
+         const double *restrict table, const Ideal *ideal, int *restrict non_negative, Py_ssize_t n,
+         const Py_ssize_t m)
 {
-    double g[MAX_ROW] = {0}; /* (zeroed once: quiets a warning) */
+    double g[MAX_ROW] = {0}, sorted[MAX_ROW] = {0}; /* (zeroed once: quiets a warning) */
+    double bests[NORMALIZED_BLOCK];
     int64_t at_least[MAX_ROW] = {0};
     for (Py_ssize_t i = 0; i < n; i++) {
         const double *restrict row = s + i * m;
@@ -291,15 +382,30 @@ dcg_loop(double *restrict out, const double *restrict s, const void *gains, int 
             }
         }
         out[i] = total;
+        if (ideal != NULL) { /* (a constant NULL in the DCG's copies, which leave this out) */
+            keep_best(out, bests, ideal_of(g, sorted, ideal, m, non_negative), i, n);
+        }
     }
 }
 
 VECTOR_CLONES static void
 dcg_all(double *out, const double *s, const void *gains, int kind, const double *table, Py_ssize_t n, Py_ssize_t m)
 {
-#define DCG_LOOP(width) dcg_loop(out, s, gains, kind, table, n, width)
+#define DCG_LOOP(width) dcg_loop(out, s, gains, kind, table, NULL, NULL, n, width)
     BY_WIDTH(DCG_LOOP, m)
 #undef DCG_LOOP
+}
+
+/* dcg_all's values over the rows' ideal DCGs; whether every gain was non-negative. */
+VECTOR_CLONES static int
+ndcg_all(double *out, const double *s, const void *gains, int kind, const double *table, const Ideal *ideal,
+         Py_ssize_t n, Py_ssize_t m)
+{
+    int non_negative = 1;
+#define NDCG_LOOP(width) dcg_loop(out, s, gains, kind, table, ideal, &non_negative, n, width)
+    BY_WIDTH(NDCG_LOOP, m)
+#undef NDCG_LOOP
+    return non_negative;
 }
 
 #ifdef AVX512_ROWS
@@ -423,7 +529,8 @@ load_gains16(__m512d *low, __m512d *high, const void *gains, int kind, Py_ssize_
  * fused): 0 at the first row with a score that is not finite, out then partly written. */
 AVX512 static ALWAYS_INLINE int
 dcg_avx512_loop(double *restrict out, const double *restrict s, const void *gains, int kind,
-                const double *restrict table, Py_ssize_t n, const Py_ssize_t m)
+                const double *restrict table, const Ideal *ideal, int *restrict non_negative, Py_ssize_t n,
+                const Py_ssize_t m)
 {
     const unsigned lanes = (1u << m) - 1;
     /* a row without ties: a document with count a takes the cell (a - 1) * m + (m - a), that is
@@ -434,7 +541,7 @@ dcg_avx512_loop(double *restrict out, const double *restrict s, const void *gain
     }
     const __m512d by_count_low = _mm512_loadu_pd(by_count), by_count_high = _mm512_loadu_pd(by_count + 8);
     const __m512i one = _mm512_set1_epi64(1);
-    double g[16], terms[16];
+    double g[16], terms[16], sorted[16], bests[NORMALIZED_BLOCK];
     int64_t at_least[16], at_most[16];
     for (Py_ssize_t i = 0; i < n; i++) {
         const double *restrict row = s + i * m;
@@ -466,6 +573,27 @@ dcg_avx512_loop(double *restrict out, const double *restrict s, const void *gain
             }
         }
         out[i] = total;
+        if (ideal == NULL) { /* (a constant in each copy) */
+            continue;
+        }
+        /* ideal_of, its 0/1 test and count on the vectors (the lanes past the row 0.0) */
+        const __m512d zero = _mm512_setzero_pd(), unit = _mm512_set1_pd(1.0);
+        const __mmask8 ones_low = _mm512_cmp_pd_mask(g_low, unit, _CMP_EQ_OQ);
+        const __mmask8 ones_high = _mm512_cmp_pd_mask(g_high, unit, _CMP_EQ_OQ);
+        const __mmask8 binary_low = ones_low | _mm512_cmp_pd_mask(g_low, zero, _CMP_EQ_OQ);
+        const __mmask8 binary_high = ones_high | _mm512_cmp_pd_mask(g_high, zero, _CMP_EQ_OQ);
+        *non_negative &= (_mm512_cmp_pd_mask(g_low, zero, _CMP_GE_OQ) & _mm512_cmp_pd_mask(g_high, zero, _CMP_GE_OQ))
+                         == 0xFF;
+        double best;
+        if ((binary_low & binary_high) == 0xFF) {
+            best = ideal->binary[__builtin_popcount(ones_low) + __builtin_popcount(ones_high)];
+        }
+        else {
+            _mm512_storeu_pd(g, g_low);
+            _mm512_storeu_pd(g + 8, g_high);
+            best = sorted_sum(g, sorted, ideal, m);
+        }
+        keep_best(out, bests, best, i, n);
     }
     return 1;
 }
@@ -483,13 +611,20 @@ dcg_avx512_loop(double *restrict out, const double *restrict s, const void *gain
     default: return LOOP(16);                                                                      \
     }
 
+/* Whether every score was finite (out holds no values where not); with an ideal, the values are
+ * normalized (ndcg_all's), `non_negative` cleared where a gain is negative. */
 AVX512 static int
-dcg_avx512(double *out, const double *s, const void *gains, int kind, const double *table, Py_ssize_t n,
-           Py_ssize_t m)
+dcg_avx512(double *out, const double *s, const void *gains, int kind, const double *table, const Ideal *ideal,
+           int *non_negative, Py_ssize_t n, Py_ssize_t m)
 {
-#define DCG_AVX512_LOOP(width) dcg_avx512_loop(out, s, gains, kind, table, n, width)
+#define DCG_AVX512_LOOP(width) dcg_avx512_loop(out, s, gains, kind, table, NULL, NULL, n, width)
+#define NDCG_AVX512_LOOP(width) dcg_avx512_loop(out, s, gains, kind, table, ideal, non_negative, n, width)
+    if (ideal != NULL) {
+        WIDE_CASES(NDCG_AVX512_LOOP)
+    }
     WIDE_CASES(DCG_AVX512_LOOP)
 #undef DCG_AVX512_LOOP
+#undef NDCG_AVX512_LOOP
 }
 #endif
 
@@ -510,52 +645,93 @@ PyDoc_STRVAR(dcg_rows_doc,
 "scores: n * m float64; gains: n * m float64, int64, int32, uint8 or bool; table: m * m float64;\n"
 "out: n float64 (written). False where a score is not finite (out then holds no values).");
 
+PyDoc_STRVAR(ndcg_rows_doc,
+"ndcg_rows(scores, gains, table, discount, top, out, n, m) -> int\n--\n\n"
+"dcg_rows' values, each over its row's ideal DCG (ideal_dcg_rows'; over 1 where that is 0).\n"
+"Returns 0 when out holds the values; 1 where a gain is negative; else 2 where a score is not\n"
+"finite (2 may be returned before every gain is read; out holds no values unless 0).");
+
+/* dcg_rows and ndcg_rows (`normalized`: the latter, with its discount and top). */
 static PyObject *
-dcg_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+dcg_call(PyObject *const *args, Py_ssize_t nargs, int normalized)
 {
-    if (nargs != 6) {
-        PyErr_SetString(PyExc_TypeError, "dcg_rows: expected 6 arguments (scores, gains, table, out, n, m)");
+    const Py_ssize_t expected = normalized ? 8 : 6, shift = normalized ? 2 : 0;
+    if (nargs != expected) {
+        PyErr_Format(PyExc_TypeError, "%s: expected %zd arguments (scores, gains, table, %sout, n, m)",
+                     normalized ? "ndcg_rows" : "dcg_rows", expected, normalized ? "discount, top, " : "");
         return NULL;
     }
-    Py_ssize_t n = PyLong_AsSsize_t(args[4]), m = PyLong_AsSsize_t(args[5]);
+    Py_ssize_t n = PyLong_AsSsize_t(args[4 + shift]), m = PyLong_AsSsize_t(args[5 + shift]);
+    Py_ssize_t top = normalized ? PyLong_AsSsize_t(args[4]) : 0;
     if (PyErr_Occurred() || check_rows(n, m) < 0) {
         return NULL;
     }
-    Held held[4];
+    if (top < 0 || top > m) {
+        PyErr_Format(PyExc_ValueError, "top: expected 0 to %zd positions, found %zd", m, top);
+        return NULL;
+    }
+    Held held[5];
     memset(held, 0, sizeof held);
     if (hold(args[0], &held[0], "d", n * m, 0, "scores") < 0
         || PyObject_GetBuffer(args[1], &held[1].view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0
         || (held[1].held = 1, 0)
         || hold(args[2], &held[2], "d", m * m, 0, "table") < 0
-        || hold(args[3], &held[3], "d", n, 1, "out") < 0) {
-        release_all(held, 4);
+        || hold(args[3 + shift], &held[3], "d", n, 1, "out") < 0
+        || (normalized && hold(args[3], &held[4], "d", m, 0, "discount") < 0)) {
+        release_all(held, 5);
         return NULL;
     }
     int kind = gain_kind(&held[1].view);
     if (kind < 0 || held[1].view.len != n * m * held[1].view.itemsize) {
         PyErr_Format(PyExc_ValueError, "gains: expected %zd float64, int64, int32, uint8 or bool items", n * m);
-        release_all(held, 4);
+        release_all(held, 5);
         return NULL;
     }
-    int finite;
+    Ideal ideal;
+    if (normalized) {
+        ideal_init(&ideal, held[4].view.buf, top, m);
+    }
+    const Ideal *by = normalized ? &ideal : NULL;
+    double *out = held[3].view.buf;
+    const double *scores = held[0].view.buf, *table = held[2].view.buf;
+    const void *gains = held[1].view.buf;
+    int finite, non_negative = 1;
     Py_BEGIN_ALLOW_THREADS
 #ifdef AVX512_ROWS
     if (use_avx512 && m > 8 && m <= 16) {
-        finite = dcg_avx512(held[3].view.buf, held[0].view.buf, held[1].view.buf, kind, held[2].view.buf, n, m);
+        finite = dcg_avx512(out, scores, gains, kind, table, by, &non_negative, n, m);
     }
     else
 #endif
     {
         /* (a NaN's counts would index outside the table: checked first, in a pass of its own,
          * which measured cheaper than a check inside the portable counting loop) */
-        finite = finite_all(held[0].view.buf, n * m);
-        if (finite) {
-            dcg_all(held[3].view.buf, held[0].view.buf, held[1].view.buf, kind, held[2].view.buf, n, m);
+        finite = finite_all(scores, n * m);
+        if (finite && normalized) {
+            non_negative = ndcg_all(out, scores, gains, kind, table, by, n, m);
+        }
+        else if (finite) {
+            dcg_all(out, scores, gains, kind, table, n, m);
         }
     }
     Py_END_ALLOW_THREADS
-    release_all(held, 4);
-    return PyBool_FromLong(finite);
+    release_all(held, 5);
+    if (!normalized) {
+        return PyBool_FromLong(finite);
+    }
+    return PyLong_FromLong(!non_negative ? ROWS_BAD_RELEVANCE : !finite ? ROWS_NOT_FINITE : ROWS_WRITTEN);
+}
+
+static PyObject *
+dcg_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    return dcg_call(args, nargs, 0);
+}
+
+static PyObject *
+ndcg_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    return dcg_call(args, nargs, 1);
 }
 
 /* The number of ones in row `i`'s m gains when each is 0 or 1 (compared in its own type), else -1. */
@@ -596,49 +772,32 @@ count_ones(const void *gains, int kind, Py_ssize_t i, Py_ssize_t m)
     return binary ? ones : -1;
 }
 
-/* The row's gains in decreasing order, each times its position's discount, summed from the first
- * position: the DCG of the best ranking. A gain's position is the number of gains above it, or
- * equal to it and earlier in the row (comparisons, branch-free, as dcg_loop's: no sort); only
- * the first `top` positions (those with a non-zero discount) are summed. */
+/* ideal_of's values, the 0/1 test and count made on the gains as they are stored (no conversion). */
 static ALWAYS_INLINE int
-ideal_loop(double *restrict out, const void *gains, int kind, const double *restrict discount,
-           const double *restrict binary, Py_ssize_t top, Py_ssize_t n, const Py_ssize_t m)
+ideal_loop(double *restrict out, const void *gains, int kind, const Ideal *ideal, Py_ssize_t n, const Py_ssize_t m)
 {
     double g[MAX_ROW] = {0}, sorted[MAX_ROW] = {0}; /* (zeroed once: quiets a warning) */
     int non_negative = 1;
     for (Py_ssize_t i = 0; i < n; i++) {
         const Py_ssize_t ones = count_ones(gains, kind, i, m);
         if (ones >= 0) {
-            out[i] = binary[ones < top ? ones : top];
+            out[i] = ideal->binary[ones];
             continue;
         }
         load_gains(g, gains, kind, i, m);
         for (Py_ssize_t j = 0; j < m; j++) {
             non_negative &= g[j] >= 0.0;
         }
-        for (Py_ssize_t j = 0; j < m; j++) {
-            const double x = g[j];
-            Py_ssize_t position = 0;
-            for (Py_ssize_t l = 0; l < m; l++) {
-                position += (g[l] > x) | ((g[l] == x) & (l < j));
-            }
-            sorted[position] = x;
-        }
-        double total = 0.0;
-        for (Py_ssize_t p = 0; p < top; p++) {
-            total += sorted[p] * discount[p];
-        }
-        out[i] = total;
+        out[i] = sorted_sum(g, sorted, ideal, m);
     }
     return non_negative;
 }
 
 VECTOR_CLONES static int
-ideal_all(double *out, const void *gains, int kind, const double *discount, const double *binary, Py_ssize_t top,
-          Py_ssize_t n, Py_ssize_t m)
+ideal_all(double *out, const void *gains, int kind, const Ideal *ideal, Py_ssize_t n, Py_ssize_t m)
 {
     int non_negative = 1;
-#define IDEAL_LOOP(width) non_negative = ideal_loop(out, gains, kind, discount, binary, top, n, width)
+#define IDEAL_LOOP(width) non_negative = ideal_loop(out, gains, kind, ideal, n, width)
     BY_WIDTH_OR_8(IDEAL_LOOP, m)
 #undef IDEAL_LOOP
     return non_negative;
@@ -680,17 +839,11 @@ ideal_dcg_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         release_all(held, 3);
         return NULL;
     }
-    /* a row of 0/1 gains with c ones has the sum of the first min(c, top) discounts, summed as
-     * ideal_loop sums them (its further terms, 0.0 * discount, add +0.0: nothing) */
-    double binary[MAX_ROW + 1];
-    const double *discount = held[1].view.buf;
-    binary[0] = 0.0;
-    for (Py_ssize_t p = 0; p < top; p++) {
-        binary[p + 1] = binary[p] + 1.0 * discount[p];
-    }
+    Ideal ideal;
+    ideal_init(&ideal, held[1].view.buf, top, m);
     int non_negative;
     Py_BEGIN_ALLOW_THREADS
-    non_negative = ideal_all(held[2].view.buf, held[0].view.buf, kind, discount, binary, top, n, m);
+    non_negative = ideal_all(held[2].view.buf, held[0].view.buf, kind, &ideal, n, m);
     Py_END_ALLOW_THREADS
     release_all(held, 3);
     return PyBool_FromLong(non_negative);
@@ -745,9 +898,6 @@ load_relevance_called(uint8_t *out, const void *relevant, int kind, Py_ssize_t i
 }
 
 enum ranking_kind { COVERAGE_ERROR, LABEL_RANKING_AVERAGE_PRECISION, LABEL_RANKING_LOSS };
-
-/* What label_ranking_rows returns. */
-enum ranking_status { ROWS_WRITTEN, ROWS_BAD_RELEVANCE, ROWS_NOT_FINITE };
 
 /* Per row of m labels (relevance 0/1, scores), as rowranking's NumPy formulas:
  * - coverage: the labels scored at least as high as the lowest-scored relevant one (0 if none);
@@ -1492,6 +1642,7 @@ moments_1d(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 static PyMethodDef rowkernels_methods[] = {
     {"all_finite", (PyCFunction)(void (*)(void))all_finite, METH_FASTCALL, all_finite_doc},
     {"dcg_rows", (PyCFunction)(void (*)(void))dcg_rows, METH_FASTCALL, dcg_rows_doc},
+    {"ndcg_rows", (PyCFunction)(void (*)(void))ndcg_rows, METH_FASTCALL, ndcg_rows_doc},
     {"ideal_dcg_rows", (PyCFunction)(void (*)(void))ideal_dcg_rows, METH_FASTCALL, ideal_dcg_rows_doc},
     {"label_ranking_rows", (PyCFunction)(void (*)(void))label_ranking_rows, METH_FASTCALL,
      label_ranking_rows_doc},

@@ -214,8 +214,8 @@ def _kernel_gains(relevance: np.ndarray) -> np.ndarray:
 
 #: The kinds of the compiled label-ranking kernel (``_rowkernels.label_ranking_rows``' numbering).
 COVERAGE, AVERAGE_PRECISION, RANKING_LOSS = 0, 1, 2
-#: What ``_rowkernels.label_ranking_rows`` returns: the values written; a relevance other than 0
-#: or 1; a score that is not finite.
+#: What ``_rowkernels.label_ranking_rows`` and ``ndcg_rows`` return: the values written; a
+#: relevance refused (not 0 or 1; negative); a score that is not finite.
 KERNEL_WROTE, KERNEL_BAD_RELEVANCE, KERNEL_NOT_FINITE = 0, 1, 2
 
 
@@ -513,6 +513,31 @@ def compiled_dcg(
         if len(tied):
             out[tied] = _argsort_dcg(relevance[tied], s[tied], discount)
     return out
+
+
+def compiled_ndcg(
+    relevance: np.ndarray, s: np.ndarray, discount: np.ndarray, ignore_ties: bool, out: np.ndarray
+) -> int:
+    """:func:`compiled_dcg`'s values over the rows' ideal DCGs (over 1 where that is 0), in one
+    pass of the kernel over both arrays, into ``out``; the kernel's status: :data:`KERNEL_WROTE`,
+    :data:`KERNEL_BAD_RELEVANCE` (a negative relevance) or :data:`KERNEL_NOT_FINITE` (a score;
+    returned before every relevance is read)."""
+    n, m = s.shape
+    key = _key(discount)
+    table = _position_discounts(key) if ignore_ties else _mean_discounts(key)
+    top = int(np.count_nonzero(discount))
+    assert rowkernels is not None  # (compiled_rows said so)
+    status = rowkernels.ndcg_rows(
+        np.ascontiguousarray(s), _kernel_gains(relevance), table, discount, top, out, n, m
+    )
+    if status == KERNEL_WROTE and ignore_ties:  # (NaN: a row with ties, ranked as by argsort)
+        tied = np.flatnonzero(np.isnan(out))
+        if len(tied):
+            ideal = compiled_ideal_dcg(relevance[tied], discount)
+            assert ideal is not None  # (non-negative: read)
+            ideal += ideal == 0
+            out[tied] = _argsort_dcg(relevance[tied], s[tied], discount) / ideal
+    return status
 
 
 def compiled_ideal_dcg(relevance: np.ndarray, discount: np.ndarray) -> np.ndarray | None:
@@ -847,13 +872,9 @@ class NDCG(_Gain):
         return gain
 
     def _compiled_values(self, y: np.ndarray, s: np.ndarray) -> np.ndarray | None:
-        discount = discounts(y.shape[1], self.k)
-        ideal = compiled_ideal_dcg(y, discount)  # (first: the relevances are read before the scores)
-        if ideal is None:
+        out = np.empty(len(y))
+        status = compiled_ndcg(y, s, discounts(y.shape[1], self.k), self.ignore_ties, out)
+        # (a negative relevance named before a score that is not finite, as the NumPy formulas do)
+        if status == KERNEL_BAD_RELEVANCE or (status == KERNEL_NOT_FINITE and y.min() < 0):
             raise self._negative_relevances(y)
-        gain = compiled_dcg(y, s, discount, self.ignore_ties, out=np.empty(len(y)))
-        if gain is None:
-            return None
-        ideal += ideal == 0  # (0 where no document is relevant: the gain is 0 too)
-        gain /= ideal
-        return gain
+        return out if status == KERNEL_WROTE else None

@@ -23,6 +23,7 @@ from sklearn.metrics import dcg_score, ndcg_score
 import streammetrics as sm
 from streammetrics._core import compiled
 from streammetrics._core.inputs import Inputs
+from streammetrics.aggregation import base as aggregation_base
 from streammetrics.classification import rowlosses
 from streammetrics.ranking import rowranking
 from streammetrics.regression import moments
@@ -119,6 +120,18 @@ def test_the_dcg_kernels_equal_their_references_bit_for_bit(n, m, decimals, dtyp
     assert kernels.ideal_dcg_rows(gains, discount, top, out, n, m) is non_negative
     if non_negative:
         assert _bits(out) == _bits(_ideal_reference(gains, discount, top))
+    # NDCG: the two in one pass, the first over the second (over 1 where that is 0)
+    status = kernels.ndcg_rows(scores, gains, table, discount, top, out, n, m)
+    assert status == (rowranking.KERNEL_WROTE if non_negative else rowranking.KERNEL_BAD_RELEVANCE)
+    if non_negative:
+        pairs = zip(_dcg_reference(scores, gains, table), _ideal_reference(gains, discount, top), strict=True)
+        assert _bits(out) == _bits([dcg / (best if best != 0 else 1.0) for dcg, best in pairs])
+    if n:  # a score that is not finite (its relevances, negative or not, maybe not all read)
+        scores[n // 2, m // 2] = math.nan
+        status = kernels.ndcg_rows(scores, gains, table, discount, top, out, n, m)
+        assert status == rowranking.KERNEL_NOT_FINITE or (
+            status == rowranking.KERNEL_BAD_RELEVANCE and not non_negative
+        )
 
 
 @needs_kernels
@@ -449,6 +462,36 @@ def test_a_score_that_is_not_finite_is_refused_as_the_numpy_path_refuses_it(bad,
 
 
 @needs_kernels
+@pytest.mark.parametrize("m", [6, 16])
+@pytest.mark.parametrize("dtype", [np.int64, np.float64])
+@pytest.mark.parametrize(("nan_row", "named"), [(None, "y_true"), (35, "y_true"), (7, "y_score")])
+def test_ndcg_refuses_a_negative_relevance_as_the_numpy_path_refuses_it(
+    m, dtype, nan_row, named, monkeypatch
+):
+    """Named before a score that is not finite in the same chunk of rows (the relevances are read
+    first; the tests' chunks are of 16 rows: the negative relevance's is rows 32 to 47, the score
+    at row 7 faults an earlier one)."""
+    assert aggregation_base.CHUNK_ROWS == 16
+    rng = np.random.default_rng(5)
+    y, s = _ranking_batch(rng, 60, m, dtype)
+    y[40, 1] = -1
+    if nan_row is not None:
+        s[nan_row, 2] = math.nan
+    messages = []
+    for off in (False, True):
+        with monkeypatch.context() as patch:
+            if off:
+                patch.setattr(rowranking, "rowkernels", None)
+            metric = sm.NDCG().update(y[:5], s[:5])
+            before = metric.to_bytes()
+            with pytest.raises(sm.InputError, match=f"^{named}: expected") as caught:
+                metric.update(y, s)
+            assert metric.to_bytes() == before
+            messages.append(str(caught.value))
+    assert messages[0] == messages[1]
+
+
+@needs_kernels
 @pytest.mark.parametrize("cls", [c for c, _ in LABEL_RANKING])
 @pytest.mark.parametrize(
     ("column", "bad", "names"),
@@ -742,12 +785,20 @@ for m in range(9, 17):
         relevant[0], relevant[1] = False, True  # (a row without a relevant label, one all relevant)
         for dtype in (np.float64, np.int64, np.int32, np.uint8, np.bool_):
             gains = (rng.integers(0, 4, (300, m)) if dtype != np.float64 else rng.standard_normal((300, m)))
-            for ties in (False, True):
-                key = rowranking._key(rowranking.discounts(m, None))
+            for ties, k in ((False, None), (True, 3)):
+                discount = rowranking.discounts(m, k)
+                key = rowranking._key(discount)
                 table = rowranking._position_discounts(key) if ties else rowranking._mean_discounts(key)
                 out = np.empty(300)
                 assert kernels.dcg_rows(scores, gains.astype(dtype), table, out, 300, m)
                 outputs[f"dcg {m} {decimals} {dtype.__name__} {ties}"] = out
+                top = int(np.count_nonzero(discount))
+                for name, graded in (("graded", gains), ("binary", relevant)):
+                    out = np.empty(300)
+                    status = kernels.ndcg_rows(scores, graded.astype(dtype), table, discount, top, out, 300, m)
+                    negative = (graded < 0).any()
+                    assert status == (rowranking.KERNEL_BAD_RELEVANCE if negative else rowranking.KERNEL_WROTE)
+                    outputs[f"ndcg {m} {decimals} {dtype.__name__} {ties} {name}"] = out
             for kind in (rowranking.COVERAGE, rowranking.AVERAGE_PRECISION, rowranking.RANKING_LOSS):
                 out = np.empty(300)
                 status = kernels.label_ranking_rows(kind, relevant.astype(dtype), scores, out, 300, m)
