@@ -129,7 +129,21 @@ CASES: list[tuple[str, Callable[[], Any], str, Any]] = [
     ("DCG (5 documents)", sm.DCG, "multilabel", None),
     ("NDCG(3) (5 documents)", lambda: sm.NDCG(3), "multilabel", None),
     ("DCG, ignore_ties (5 documents)", lambda: sm.DCG(ignore_ties=True), "multilabel", None),
+    ("NDCG (5 documents)", sm.NDCG, "multilabel", None),
     ("DCG (16 documents)", sm.DCG, "multilabel16", None),
+    ("NDCG (16 documents)", sm.NDCG, "multilabel16", None),
+    (
+        "CoverageError (L=16)",
+        sm.CoverageError,
+        "multilabel16",
+        ("classification", "MultilabelCoverageError", {"num_labels": 16}),
+    ),
+    (
+        "LabelRankingAveragePrecision (L=16)",
+        sm.LabelRankingAveragePrecision,
+        "multilabel16",
+        ("classification", "MultilabelRankingAveragePrecision", {"num_labels": 16}),
+    ),
     (
         "LabelRankingLoss (L=16)",
         sm.LabelRankingLoss,

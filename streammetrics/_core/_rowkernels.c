@@ -1027,7 +1027,7 @@ relevance_bits16(const void *relevant, int kind, Py_ssize_t i, Py_ssize_t m, int
     return bits & lanes;
 }
 
-/* ranking_loop's average precision and ranking loss for rows of 9 to 16 labels, counted by
+/* ranking_loop for rows of 9 to 16 labels, the coverage from two comparisons of vectors, the others counted by
  * count16: the same values (the average precision's terms the same quotients of the same whole
  * numbers, summed in the same order). */
 AVX512 static ALWAYS_INLINE int
@@ -1046,7 +1046,16 @@ ranking_avx512_loop(double *restrict out, const void *relevant, int relevance_ki
         const int64_t n_relevant = __builtin_popcount(bits);
         const Row16 r = load_row16(row, m);
         all_finite &= finite16(r); /* (the row's values then wrong, but computed as any others) */
-        if (kind == LABEL_RANKING_AVERAGE_PRECISION) {
+        if (kind == COVERAGE_ERROR) {
+            /* the labels at least as high as the lowest-scored relevant one (+inf without one: no
+             * label; the minimum whatever the order, and -0.0 compares as 0.0) */
+            const __m512d above_all = _mm512_set1_pd(HUGE_VAL);
+            const __m512d lowest = _mm512_set1_pd(_mm512_reduce_min_pd(_mm512_min_pd(
+                _mm512_mask_blend_pd(relevant_low, above_all, r.low), _mm512_mask_blend_pd(relevant_high, above_all, r.high))));
+            out[i] = (double)(__builtin_popcount(_mm512_cmp_pd_mask(r.low, lowest, _CMP_GE_OQ))
+                              + __builtin_popcount(_mm512_mask_cmp_pd_mask(r.high_lanes, r.high, lowest, _CMP_GE_OQ)));
+        }
+        else if (kind == LABEL_RANKING_AVERAGE_PRECISION) {
             /* per relevant label j, the labels at least as high (rank) and the relevant ones among
              * them (hits), counted at once: rank + 256 * hits (1 for each label at least as high,
              * 257 for a relevant one), then divided as doubles (whole numbers: exact) */
@@ -1092,10 +1101,15 @@ ranking_avx512(double *out, const void *relevant, int relevance_kind, const doub
 #define PRECISION_AVX512_LOOP(width) \
     ranking_avx512_loop(out, relevant, relevance_kind, s, LABEL_RANKING_AVERAGE_PRECISION, n, width, finite)
 #define LOSS_AVX512_LOOP(width) ranking_avx512_loop(out, relevant, relevance_kind, s, LABEL_RANKING_LOSS, n, width, finite)
+#define COVERAGE_AVX512_LOOP(width) ranking_avx512_loop(out, relevant, relevance_kind, s, COVERAGE_ERROR, n, width, finite)
+    if (kind == COVERAGE_ERROR) {
+        WIDE_CASES(COVERAGE_AVX512_LOOP)
+    }
     if (kind == LABEL_RANKING_AVERAGE_PRECISION) {
         WIDE_CASES(PRECISION_AVX512_LOOP)
     }
     WIDE_CASES(LOSS_AVX512_LOOP)
+#undef COVERAGE_AVX512_LOOP
 #undef PRECISION_AVX512_LOOP
 #undef LOSS_AVX512_LOOP
 }
@@ -1166,7 +1180,7 @@ label_ranking_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     int valid, finite = 1;
     Py_BEGIN_ALLOW_THREADS
 #ifdef AVX512_ROWS
-    if (use_avx512 && kind != COVERAGE_ERROR && m > 8 && m <= 16) {
+    if (use_avx512 && m > 8 && m <= 16) {
         valid = ranking_avx512(held[2].view.buf, held[0].view.buf, relevance_kind, held[1].view.buf, (int)kind, n, m,
                                &finite);
     }
