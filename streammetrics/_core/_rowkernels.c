@@ -1036,8 +1036,6 @@ ranking_avx512_loop(double *restrict out, const void *relevant, int relevance_ki
 {
     int zeros_and_ones = 1, all_finite = 1;
     double only[16];
-    int64_t steps[16];
-    double terms[16];
     const __m512d below_all = _mm512_set1_pd(-HUGE_VAL);
     for (Py_ssize_t i = 0; i < n; i++) {
         const double *restrict row = s + i * m;
@@ -1054,26 +1052,6 @@ ranking_avx512_loop(double *restrict out, const void *relevant, int relevance_ki
                 _mm512_mask_blend_pd(relevant_low, above_all, r.low), _mm512_mask_blend_pd(relevant_high, above_all, r.high))));
             out[i] = (double)(__builtin_popcount(_mm512_cmp_pd_mask(r.low, lowest, _CMP_GE_OQ))
                               + __builtin_popcount(_mm512_mask_cmp_pd_mask(r.high_lanes, r.high, lowest, _CMP_GE_OQ)));
-        }
-        else if (kind == LABEL_RANKING_AVERAGE_PRECISION) {
-            /* per relevant label j, the labels at least as high (rank) and the relevant ones among
-             * them (hits), counted at once: rank + 256 * hits (1 for each label at least as high,
-             * 257 for a relevant one), then divided as doubles (whole numbers: exact) */
-            const __m512i step = _mm512_set1_epi64(1), relevant_step = _mm512_set1_epi64(257);
-            _mm512_storeu_si512(steps, _mm512_mask_mov_epi64(step, relevant_low, relevant_step));
-            _mm512_storeu_si512(steps + 8, _mm512_mask_mov_epi64(step, relevant_high, relevant_step));
-            const Counts16 c = count16_by(row, steps, r, (1u << m) - 1, m);
-            const __m512i byte = _mm512_set1_epi64(255);
-            _mm512_storeu_pd(terms, _mm512_maskz_div_pd(relevant_low, _mm512_cvtepi64_pd(_mm512_srli_epi64(c.low, 8)),
-                                                        _mm512_cvtepi64_pd(_mm512_and_si512(c.low, byte))));
-            _mm512_storeu_pd(terms + 8,
-                             _mm512_maskz_div_pd(relevant_high, _mm512_cvtepi64_pd(_mm512_srli_epi64(c.high, 8)),
-                                                 _mm512_cvtepi64_pd(_mm512_and_si512(c.high, byte))));
-            double precision = 0.0;
-            for (Py_ssize_t j = 0; j < m; j++) {
-                precision += terms[j];
-            }
-            out[i] = precision / (double)(n_relevant > 1 ? n_relevant : 1) + (n_relevant == 0 ? 1.0 : 0.0);
         }
         else {
             /* the wrong pairs: per relevant label j, the irrelevant labels at least as high (the
@@ -1092,14 +1070,109 @@ ranking_avx512_loop(double *restrict out, const void *relevant, int relevance_ki
     return zeros_and_ones;
 }
 
+/* A row's average precision terms (ranking_loop's): per relevant label j, the labels at least as
+ * high (rank) and the relevant ones among them (hits), counted at once as rank + 256 * hits (1
+ * for each label at least as high, 257 for a relevant one), then hits / rank as doubles (whole
+ * numbers: exact); 0.0 for an irrelevant label. */
+AVX512 static ALWAYS_INLINE void
+precision_terms16(__m512d *low, __m512d *high, const double *restrict row, Row16 r, unsigned bits,
+                  int64_t *restrict steps, const Py_ssize_t m)
+{
+    const __mmask8 relevant_low = (__mmask8)bits, relevant_high = (__mmask8)(bits >> 8);
+    const __m512i step = _mm512_set1_epi64(1), relevant_step = _mm512_set1_epi64(257);
+    _mm512_storeu_si512(steps, _mm512_mask_mov_epi64(step, relevant_low, relevant_step));
+    _mm512_storeu_si512(steps + 8, _mm512_mask_mov_epi64(step, relevant_high, relevant_step));
+    const Counts16 c = count16_by(row, steps, r, (1u << m) - 1, m);
+    const __m512i byte = _mm512_set1_epi64(255);
+    *low = _mm512_maskz_div_pd(relevant_low, _mm512_cvtepi64_pd(_mm512_srli_epi64(c.low, 8)),
+                               _mm512_cvtepi64_pd(_mm512_and_si512(c.low, byte)));
+    *high = _mm512_maskz_div_pd(relevant_high, _mm512_cvtepi64_pd(_mm512_srli_epi64(c.high, 8)),
+                                _mm512_cvtepi64_pd(_mm512_and_si512(c.high, byte)));
+}
+
+/* Eight vectors of eight transposed in place: vector j then holds entry j of each. */
+AVX512 static ALWAYS_INLINE void
+transpose8(__m512d v[8])
+{
+    __m512d pairs[8], quads[8];
+    for (int k = 0; k < 4; k++) { /* (entries 2h, 2h + 1 of vectors 2k, 2k + 1) */
+        pairs[2 * k] = _mm512_unpacklo_pd(v[2 * k], v[2 * k + 1]);
+        pairs[2 * k + 1] = _mm512_unpackhi_pd(v[2 * k], v[2 * k + 1]);
+    }
+    for (int k = 0; k < 2; k++) { /* (128-bit pieces: entries e, e + 4 of four vectors) */
+        quads[4 * k] = _mm512_shuffle_f64x2(pairs[4 * k], pairs[4 * k + 2], 0x88);
+        quads[4 * k + 1] = _mm512_shuffle_f64x2(pairs[4 * k + 1], pairs[4 * k + 3], 0x88);
+        quads[4 * k + 2] = _mm512_shuffle_f64x2(pairs[4 * k], pairs[4 * k + 2], 0xDD);
+        quads[4 * k + 3] = _mm512_shuffle_f64x2(pairs[4 * k + 1], pairs[4 * k + 3], 0xDD);
+    }
+    for (int e = 0; e < 4; e++) {
+        v[e] = _mm512_shuffle_f64x2(quads[e], quads[4 + e], 0x88);
+        v[e + 4] = _mm512_shuffle_f64x2(quads[e], quads[4 + e], 0xDD);
+    }
+}
+
+/* ranking_loop's average precision for rows of 9 to 16 labels, by precision_terms16: the same
+ * terms, summed in the same order. Eight rows at a time, their terms transposed: each row's sum
+ * in a lane of its own (a vector addition per label, rather than a chain of dependent scalar
+ * ones per row). */
+AVX512 static ALWAYS_INLINE int
+precision_avx512_loop(double *restrict out, const void *relevant, int relevance_kind, const double *restrict s,
+                      Py_ssize_t n, const Py_ssize_t m, int *restrict finite)
+{
+    int zeros_and_ones = 1, all_finite = 1;
+    int64_t steps[16];
+    double counts[8], terms[16];
+    const __m512d zero = _mm512_setzero_pd(), one = _mm512_set1_pd(1.0);
+    Py_ssize_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m512d low[8], high[8];
+        for (int b = 0; b < 8; b++) {
+            const double *restrict row = s + (i + b) * m;
+            const unsigned bits = relevance_bits16(relevant, relevance_kind, i + b, m, &zeros_and_ones);
+            const Row16 r = load_row16(row, m);
+            all_finite &= finite16(r); /* (the row's values then wrong, but computed as any others) */
+            precision_terms16(&low[b], &high[b], row, r, bits, steps, m);
+            counts[b] = (double)__builtin_popcount(bits);
+        }
+        transpose8(low);
+        transpose8(high);
+        __m512d precision = zero;
+        for (Py_ssize_t j = 0; j < m; j++) {
+            precision = _mm512_add_pd(precision, j < 8 ? low[j] : high[j - 8]);
+        }
+        /* precision / max(relevant, 1), plus 1 for a row without a relevant label */
+        const __m512d relevant_labels = _mm512_loadu_pd(counts);
+        const __m512d value = _mm512_div_pd(precision, _mm512_max_pd(relevant_labels, one));
+        _mm512_storeu_pd(out + i, _mm512_add_pd(value, _mm512_mask_blend_pd(_mm512_cmp_pd_mask(relevant_labels, zero, _CMP_EQ_OQ),
+                                                                             zero, one)));
+    }
+    for (; i < n; i++) { /* (the last rows, one at a time) */
+        const double *restrict row = s + i * m;
+        const unsigned bits = relevance_bits16(relevant, relevance_kind, i, m, &zeros_and_ones);
+        const Row16 r = load_row16(row, m);
+        all_finite &= finite16(r);
+        __m512d low, high;
+        precision_terms16(&low, &high, row, r, bits, steps, m);
+        _mm512_storeu_pd(terms, low);
+        _mm512_storeu_pd(terms + 8, high);
+        double precision = 0.0;
+        for (Py_ssize_t j = 0; j < m; j++) {
+            precision += terms[j];
+        }
+        const int n_relevant = __builtin_popcount(bits);
+        out[i] = precision / (double)(n_relevant > 1 ? n_relevant : 1) + (n_relevant == 0 ? 1.0 : 0.0);
+    }
+    *finite = all_finite;
+    return zeros_and_ones;
+}
+
 /* Whether every relevance was 0 or 1; `finite`: whether every score was finite (finite_all's pass
  * fused). */
 AVX512 static int
 ranking_avx512(double *out, const void *relevant, int relevance_kind, const double *s, int kind, Py_ssize_t n,
                Py_ssize_t m, int *finite)
 {
-#define PRECISION_AVX512_LOOP(width) \
-    ranking_avx512_loop(out, relevant, relevance_kind, s, LABEL_RANKING_AVERAGE_PRECISION, n, width, finite)
+#define PRECISION_AVX512_LOOP(width) precision_avx512_loop(out, relevant, relevance_kind, s, n, width, finite)
 #define LOSS_AVX512_LOOP(width) ranking_avx512_loop(out, relevant, relevance_kind, s, LABEL_RANKING_LOSS, n, width, finite)
 #define COVERAGE_AVX512_LOOP(width) ranking_avx512_loop(out, relevant, relevance_kind, s, COVERAGE_ERROR, n, width, finite)
     if (kind == COVERAGE_ERROR) {
