@@ -524,76 +524,140 @@ load_gains16(__m512d *low, __m512d *high, const void *gains, int kind, Py_ssize_
     }
 }
 
-/* dcg_loop of rows of 9 to 16 documents, the counts by count16 (the same counts, and the same
- * sums in the same order), each row's finiteness checked as it is loaded (finite_all's pass
- * fused): 0 at the first row with a score that is not finite, out then partly written. */
+/* Eight vectors of eight transposed in place: vector j then holds entry j of each. */
+AVX512 static ALWAYS_INLINE void
+transpose8(__m512d v[8])
+{
+    __m512d pairs[8], quads[8];
+    for (int k = 0; k < 4; k++) { /* (entries 2h, 2h + 1 of vectors 2k, 2k + 1) */
+        pairs[2 * k] = _mm512_unpacklo_pd(v[2 * k], v[2 * k + 1]);
+        pairs[2 * k + 1] = _mm512_unpackhi_pd(v[2 * k], v[2 * k + 1]);
+    }
+    for (int k = 0; k < 2; k++) { /* (128-bit pieces: entries e, e + 4 of four vectors) */
+        quads[4 * k] = _mm512_shuffle_f64x2(pairs[4 * k], pairs[4 * k + 2], 0x88);
+        quads[4 * k + 1] = _mm512_shuffle_f64x2(pairs[4 * k + 1], pairs[4 * k + 3], 0x88);
+        quads[4 * k + 2] = _mm512_shuffle_f64x2(pairs[4 * k], pairs[4 * k + 2], 0xDD);
+        quads[4 * k + 3] = _mm512_shuffle_f64x2(pairs[4 * k + 1], pairs[4 * k + 3], 0xDD);
+    }
+    for (int e = 0; e < 4; e++) {
+        v[e] = _mm512_shuffle_f64x2(quads[e], quads[4 + e], 0x88);
+        v[e + 4] = _mm512_shuffle_f64x2(quads[e], quads[4 + e], 0xDD);
+    }
+}
+
+/* A row's DCG terms (dcg_loop's products, in document order) and its gains (as doubles). A row
+ * without ties: a document with count a takes the cell (a - 1) * m + (m - a), that is a * (m - 1),
+ * looked up in two registers (by_count, lane a - 1). */
+AVX512 static ALWAYS_INLINE void
+dcg_terms16(__m512d terms[2], __m512d g[2], const double *restrict row, Row16 r, const void *gains, int kind,
+            Py_ssize_t i, const double *restrict table, const __m512d by_count[2], const Py_ssize_t m)
+{
+    const unsigned lanes = (1u << m) - 1;
+    const Counts16 above = count16(row, r, lanes, m, _CMP_GE_OQ);
+    load_gains16(&g[0], &g[1], gains, kind, i, m);
+    if (sum16(above) == m * (m + 1) / 2) {
+        const __m512i one = _mm512_set1_epi64(1);
+        terms[0] = _mm512_mul_pd(_mm512_permutex2var_pd(by_count[0], _mm512_sub_epi64(above.low, one), by_count[1]), g[0]);
+        terms[1] = _mm512_mul_pd(_mm512_permutex2var_pd(by_count[0], _mm512_sub_epi64(above.high, one), by_count[1]), g[1]);
+        return;
+    }
+    int64_t at_least[16], at_most[16];
+    double by_document[16] = {0}, gain[16];
+    store16(at_least, above);
+    store16(at_most, count16(row, r, lanes, m, _CMP_LE_OQ));
+    _mm512_storeu_pd(gain, g[0]);
+    _mm512_storeu_pd(gain + 8, g[1]);
+    for (Py_ssize_t j = 0; j < m; j++) {
+        by_document[j] = table[(at_least[j] - 1) * m + (at_most[j] - 1)] * gain[j];
+    }
+    terms[0] = _mm512_loadu_pd(by_document);
+    terms[1] = _mm512_loadu_pd(by_document + 8);
+}
+
+/* ideal_of for a row's gains as two vectors (the lanes past the row 0.0): the 0/1 test and count
+ * on the vectors. */
+AVX512 static ALWAYS_INLINE double
+ideal16(const __m512d g[2], const Ideal *ideal, const Py_ssize_t m, int *restrict non_negative)
+{
+    const __m512d zero = _mm512_setzero_pd(), unit = _mm512_set1_pd(1.0);
+    const __mmask8 ones_low = _mm512_cmp_pd_mask(g[0], unit, _CMP_EQ_OQ);
+    const __mmask8 ones_high = _mm512_cmp_pd_mask(g[1], unit, _CMP_EQ_OQ);
+    const __mmask8 binary_low = ones_low | _mm512_cmp_pd_mask(g[0], zero, _CMP_EQ_OQ);
+    const __mmask8 binary_high = ones_high | _mm512_cmp_pd_mask(g[1], zero, _CMP_EQ_OQ);
+    *non_negative &= (_mm512_cmp_pd_mask(g[0], zero, _CMP_GE_OQ) & _mm512_cmp_pd_mask(g[1], zero, _CMP_GE_OQ)) == 0xFF;
+    if ((binary_low & binary_high) == 0xFF) {
+        return ideal->binary[__builtin_popcount(ones_low) + __builtin_popcount(ones_high)];
+    }
+    double gain[16], sorted[16];
+    _mm512_storeu_pd(gain, g[0]);
+    _mm512_storeu_pd(gain + 8, g[1]);
+    return sorted_sum(gain, sorted, ideal, m);
+}
+
+/* dcg_loop (and, with an ideal, ndcg_all's loop) for rows of 9 to 16 documents, the counts by
+ * count16: the same terms, summed in the same order. Eight rows at a time, their terms transposed:
+ * each row's sum in a lane of its own (a vector addition per document, rather than a chain of
+ * dependent scalar ones per row). Each row's finiteness is checked as it is loaded (finite_all's
+ * pass fused): 0 at the first row with a score that is not finite, out then partly written. */
 AVX512 static ALWAYS_INLINE int
 dcg_avx512_loop(double *restrict out, const double *restrict s, const void *gains, int kind,
                 const double *restrict table, const Ideal *ideal, int *restrict non_negative, Py_ssize_t n,
                 const Py_ssize_t m)
 {
-    const unsigned lanes = (1u << m) - 1;
-    /* a row without ties: a document with count a takes the cell (a - 1) * m + (m - a), that is
-     * a * (m - 1), looked up in two registers (lane a - 1) */
-    double by_count[16] = {0};
+    double by_count_values[16] = {0};
     for (Py_ssize_t a = 1; a <= m; a++) {
-        by_count[a - 1] = table[a * (m - 1)];
+        by_count_values[a - 1] = table[a * (m - 1)];
     }
-    const __m512d by_count_low = _mm512_loadu_pd(by_count), by_count_high = _mm512_loadu_pd(by_count + 8);
-    const __m512i one = _mm512_set1_epi64(1);
-    double g[16], terms[16], sorted[16], bests[NORMALIZED_BLOCK];
-    int64_t at_least[16], at_most[16];
-    for (Py_ssize_t i = 0; i < n; i++) {
+    const __m512d by_count[2] = {_mm512_loadu_pd(by_count_values), _mm512_loadu_pd(by_count_values + 8)};
+    const __m512d zero = _mm512_setzero_pd(), one = _mm512_set1_pd(1.0);
+    double bests[8], terms[16];
+    Py_ssize_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m512d low[8], high[8];
+        for (int b = 0; b < 8; b++) {
+            const double *restrict row = s + (i + b) * m;
+            const Row16 r = load_row16(row, m);
+            if (!finite16(r)) {
+                return 0; /* (a NaN's counts would index outside the table) */
+            }
+            __m512d t[2], g[2];
+            dcg_terms16(t, g, row, r, gains, kind, i + b, table, by_count, m);
+            low[b] = t[0];
+            high[b] = t[1];
+            if (ideal != NULL) { /* (a constant in each copy) */
+                bests[b] = ideal16(g, ideal, m, non_negative);
+            }
+        }
+        transpose8(low);
+        transpose8(high);
+        __m512d total = zero;
+        for (Py_ssize_t j = 0; j < m; j++) {
+            total = _mm512_add_pd(total, j < 8 ? low[j] : high[j - 8]);
+        }
+        if (ideal != NULL) { /* (over 1 where the ideal is 0, as normalize) */
+            const __m512d best = _mm512_loadu_pd(bests);
+            total = _mm512_div_pd(total, _mm512_mask_blend_pd(_mm512_cmp_pd_mask(best, zero, _CMP_EQ_OQ), best, one));
+        }
+        _mm512_storeu_pd(out + i, total);
+    }
+    for (; i < n; i++) { /* (the last rows, one at a time) */
         const double *restrict row = s + i * m;
         const Row16 r = load_row16(row, m);
         if (!finite16(r)) {
-            return 0; /* (a NaN's counts would index outside the table) */
+            return 0;
         }
-        const Counts16 above = count16(row, r, lanes, m, _CMP_GE_OQ);
-        __m512d g_low, g_high;
-        load_gains16(&g_low, &g_high, gains, kind, i, m);
+        __m512d t[2], g[2];
+        dcg_terms16(t, g, row, r, gains, kind, i, table, by_count, m);
+        _mm512_storeu_pd(terms, t[0]);
+        _mm512_storeu_pd(terms + 8, t[1]);
         double total = 0.0;
-        if (sum16(above) == m * (m + 1) / 2) {
-            /* (the products as the scalar ones, then summed in order) */
-            const __m512d d_low = _mm512_permutex2var_pd(by_count_low, _mm512_sub_epi64(above.low, one), by_count_high);
-            const __m512d d_high = _mm512_permutex2var_pd(by_count_low, _mm512_sub_epi64(above.high, one), by_count_high);
-            _mm512_storeu_pd(terms, _mm512_mul_pd(d_low, g_low));
-            _mm512_storeu_pd(terms + 8, _mm512_mul_pd(d_high, g_high));
-            for (Py_ssize_t j = 0; j < m; j++) {
-                total += terms[j];
-            }
-        }
-        else {
-            _mm512_storeu_pd(g, g_low);
-            _mm512_storeu_pd(g + 8, g_high);
-            store16(at_least, above);
-            store16(at_most, count16(row, r, lanes, m, _CMP_LE_OQ));
-            for (Py_ssize_t j = 0; j < m; j++) {
-                total += table[(at_least[j] - 1) * m + (at_most[j] - 1)] * g[j];
-            }
+        for (Py_ssize_t j = 0; j < m; j++) {
+            total += terms[j];
         }
         out[i] = total;
-        if (ideal == NULL) { /* (a constant in each copy) */
-            continue;
+        if (ideal != NULL) {
+            normalize(out + i, (double[1]){ideal16(g, ideal, m, non_negative)}, 1);
         }
-        /* ideal_of, its 0/1 test and count on the vectors (the lanes past the row 0.0) */
-        const __m512d zero = _mm512_setzero_pd(), unit = _mm512_set1_pd(1.0);
-        const __mmask8 ones_low = _mm512_cmp_pd_mask(g_low, unit, _CMP_EQ_OQ);
-        const __mmask8 ones_high = _mm512_cmp_pd_mask(g_high, unit, _CMP_EQ_OQ);
-        const __mmask8 binary_low = ones_low | _mm512_cmp_pd_mask(g_low, zero, _CMP_EQ_OQ);
-        const __mmask8 binary_high = ones_high | _mm512_cmp_pd_mask(g_high, zero, _CMP_EQ_OQ);
-        *non_negative &= (_mm512_cmp_pd_mask(g_low, zero, _CMP_GE_OQ) & _mm512_cmp_pd_mask(g_high, zero, _CMP_GE_OQ))
-                         == 0xFF;
-        double best;
-        if ((binary_low & binary_high) == 0xFF) {
-            best = ideal->binary[__builtin_popcount(ones_low) + __builtin_popcount(ones_high)];
-        }
-        else {
-            _mm512_storeu_pd(g, g_low);
-            _mm512_storeu_pd(g + 8, g_high);
-            best = sorted_sum(g, sorted, ideal, m);
-        }
-        keep_best(out, bests, best, i, n);
     }
     return 1;
 }
@@ -1088,27 +1152,6 @@ precision_terms16(__m512d *low, __m512d *high, const double *restrict row, Row16
                                _mm512_cvtepi64_pd(_mm512_and_si512(c.low, byte)));
     *high = _mm512_maskz_div_pd(relevant_high, _mm512_cvtepi64_pd(_mm512_srli_epi64(c.high, 8)),
                                 _mm512_cvtepi64_pd(_mm512_and_si512(c.high, byte)));
-}
-
-/* Eight vectors of eight transposed in place: vector j then holds entry j of each. */
-AVX512 static ALWAYS_INLINE void
-transpose8(__m512d v[8])
-{
-    __m512d pairs[8], quads[8];
-    for (int k = 0; k < 4; k++) { /* (entries 2h, 2h + 1 of vectors 2k, 2k + 1) */
-        pairs[2 * k] = _mm512_unpacklo_pd(v[2 * k], v[2 * k + 1]);
-        pairs[2 * k + 1] = _mm512_unpackhi_pd(v[2 * k], v[2 * k + 1]);
-    }
-    for (int k = 0; k < 2; k++) { /* (128-bit pieces: entries e, e + 4 of four vectors) */
-        quads[4 * k] = _mm512_shuffle_f64x2(pairs[4 * k], pairs[4 * k + 2], 0x88);
-        quads[4 * k + 1] = _mm512_shuffle_f64x2(pairs[4 * k + 1], pairs[4 * k + 3], 0x88);
-        quads[4 * k + 2] = _mm512_shuffle_f64x2(pairs[4 * k], pairs[4 * k + 2], 0xDD);
-        quads[4 * k + 3] = _mm512_shuffle_f64x2(pairs[4 * k + 1], pairs[4 * k + 3], 0xDD);
-    }
-    for (int e = 0; e < 4; e++) {
-        v[e] = _mm512_shuffle_f64x2(quads[e], quads[4 + e], 0x88);
-        v[e + 4] = _mm512_shuffle_f64x2(quads[e], quads[4 + e], 0xDD);
-    }
 }
 
 /* ranking_loop's average precision for rows of 9 to 16 labels, by precision_terms16: the same
