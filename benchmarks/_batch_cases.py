@@ -205,8 +205,19 @@ class Cell:
 
 def serve(rows: int, small_rows: int, min_time: float) -> None:
     """Answer one timing per key read on stdin with one JSON line (``rows`` and ``seconds``, or
-    ``error``); the first line out names the streammetrics imported."""
-    print(json.dumps({"streammetrics": sm.__file__}), flush=True)
+    ``error``); the first line out names the streammetrics imported and its compiled parts."""
+    try:  # (the compiled parts this version runs; an older one may have none)
+        from streammetrics._core import compiled
+
+        kernels = getattr(compiled, "rowkernels", None)
+        parts = {
+            "one-value path": bool(getattr(compiled, "COMPILED", False)),
+            "row kernels": bool(getattr(compiled, "ROW_KERNELS", False)),
+            "AVX-512 rows": bool(getattr(kernels, "AVX512", 0)),
+        }
+    except ImportError:
+        parts = {}
+    print(json.dumps({"streammetrics": sm.__file__, "compiled": parts}), flush=True)
     cells: dict[str, Cell] = {}  # every cell's data is kept: compare.py visits each several times
     for line in sys.stdin:
         key = line.strip()

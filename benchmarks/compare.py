@@ -4,7 +4,9 @@
     python benchmarks/compare.py --baseline HEAD~3 --modules ranking,probabilistic --quick
 
 Checks the target "batch throughput of every family within 5% of today's": the baseline is
-checked out in a temporary ``git worktree`` (removed at the end), then the cases of
+checked out in a temporary ``git worktree`` (removed at the end) and its optional C extensions
+built there, as an install would build them (the table's header says which compiled parts each
+side runs), then the cases of
 ``_batch_cases.py`` (a few per family, batches of 100k and of 256 rows) are timed in two
 subprocesses, one importing the baseline's ``streammetrics`` and one the working tree's
 (uncommitted changes included), alternating cell by cell so that the load of a shared machine
@@ -51,6 +53,10 @@ def baseline_tree(rev: str) -> Iterator[tuple[Path, str]]:
     tree = parent / "tree"
     _git("worktree", "add", "--detach", "--quiet", str(tree), sha)
     try:
+        if (tree / "setup.py").exists():  # (its compiled parts, where it has any; optional there too)
+            subprocess.run(
+                [sys.executable, "setup.py", "-q", "build_ext", "--inplace"], cwd=tree, capture_output=True
+            )
         yield tree, sha
     finally:
         subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, capture_output=True)
@@ -70,7 +76,10 @@ class Worker:
         self.proc = subprocess.Popen(
             cmd, cwd=tree, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
         )
-        imported = Path(self._read()["streammetrics"]).resolve()
+        hello = self._read()
+        imported = Path(hello["streammetrics"]).resolve()
+        #: Which compiled parts this side runs (what the build made, and the CPU allows).
+        self.compiled: dict[str, bool] = hello.get("compiled", {})
         if not imported.is_relative_to(tree.resolve()):  # an installed copy shadowed the tree
             self.close()
             raise RuntimeError(f"{tree}: the cases imported {imported}")
@@ -98,8 +107,8 @@ Timings = dict[str, list[dict[str, Any]]]  # cell key -> one answer per round
 
 def compare(
     before: Path, after: Path, families: list[str], rounds: int, sizes: dict[str, Any]
-) -> tuple[Timings, Timings]:
-    """Every timing of every cell in each tree, one per round.
+) -> tuple[Timings, Timings, dict[str, dict[str, bool]]]:
+    """Every timing of every cell in each tree, one per round, and the compiled parts each ran.
 
     The two trees alternate cell by cell (A B, then B A in the next round), and every round
     visits every cell, so that the two timings of a cell in one round are taken a moment apart,
@@ -118,7 +127,7 @@ def compare(
     finally:
         for w in workers.values():
             w.close()
-    return timings["before"], timings["after"]
+    return timings["before"], timings["after"], {side: w.compiled for side, w in workers.items()}
 
 
 def _best(answers: list[dict[str, Any]]) -> dict[str, Any]:
@@ -194,9 +203,13 @@ def main(argv: list[str] | None = None) -> int:
     dirty = " + uncommitted changes" if _git("status", "--porcelain", "--untracked-files=no") else ""
 
     def report(tree: Path, label: str) -> None:
-        before, after = compare(tree, ROOT, families, rounds, sizes)
+        before, after, compiled = compare(tree, ROOT, families, rounds, sizes)
         text, flagged = table(before, after)
         print(f"## Batch throughput: {label} (before) vs {head}{dirty} (after)\n")
+        for side, parts in compiled.items():
+            running = ", ".join(name for name, used in parts.items() if used) or "none"
+            print(f"Compiled parts {side}: {running}.")
+        print()
         print(
             f"Each tree timed {rounds} times per cell (one per round), the two alternating cell "
             f"by cell; a timing repeats the stream until it lasts {sizes['min_time']} s of CPU "

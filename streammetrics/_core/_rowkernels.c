@@ -5,10 +5,11 @@
  *
  * Each kernel reads whole C-contiguous arrays (float64, or integer relevances) through the buffer
  * protocol and runs without the GIL:
- * - per row: DCG, the ideal DCG and the label ranking metrics of rows of up to 32 entries
- *   (comparisons of a row's pairs: streammetrics/ranking/rowranking.py), Jensen-Shannon's per-row
- *   scale and sums (streammetrics/classification/rowlosses.py), a small batch's cosines and
- *   CRPS (streammetrics/regression/rowlosses.py);
+ * - per row: DCG, NDCG, the ideal DCG and the label ranking metrics of rows of up to 32 entries
+ *   (comparisons of a row's pairs: streammetrics/ranking/rowranking.py; rows of 9 to 16 by AVX-512
+ *   loops where the CPU has them), Jensen-Shannon's per-row scale and sums
+ *   (streammetrics/classification/rowlosses.py), a small batch's cosines and CRPS
+ *   (streammetrics/regression/rowlosses.py);
  * - per batch: the regression moments of a small 1-D chunk (streammetrics/regression/moments.py)
  *   and the finiteness of a float64 array (streammetrics/_core/validation.py).
  * The elementwise IEEE operations are those of the NumPy formulas, in the same order; only sums
@@ -470,7 +471,8 @@ count16_by(const double *restrict x, const int64_t *restrict steps, Row16 r, uns
         const __m512d at = _mm512_set1_pd(x[l]);
         const __m512i step = _mm512_set1_epi64(steps[l]);
         c.low = _mm512_mask_add_epi64(c.low, _mm512_mask_cmp_pd_mask(low_lanes, at, r.low, _CMP_GE_OQ), c.low, step);
-        c.high = _mm512_mask_add_epi64(c.high, _mm512_mask_cmp_pd_mask(high_lanes, at, r.high, _CMP_GE_OQ), c.high, step);
+        c.high =
+            _mm512_mask_add_epi64(c.high, _mm512_mask_cmp_pd_mask(high_lanes, at, r.high, _CMP_GE_OQ), c.high, step);
     }
     return c;
 }
@@ -557,8 +559,9 @@ dcg_terms16(__m512d terms[2], __m512d g[2], const double *restrict row, Row16 r,
     load_gains16(&g[0], &g[1], gains, kind, i, m);
     if (sum16(above) == m * (m + 1) / 2) {
         const __m512i one = _mm512_set1_epi64(1);
-        terms[0] = _mm512_mul_pd(_mm512_permutex2var_pd(by_count[0], _mm512_sub_epi64(above.low, one), by_count[1]), g[0]);
-        terms[1] = _mm512_mul_pd(_mm512_permutex2var_pd(by_count[0], _mm512_sub_epi64(above.high, one), by_count[1]), g[1]);
+        const __m512i low = _mm512_sub_epi64(above.low, one), high = _mm512_sub_epi64(above.high, one);
+        terms[0] = _mm512_mul_pd(_mm512_permutex2var_pd(by_count[0], low, by_count[1]), g[0]);
+        terms[1] = _mm512_mul_pd(_mm512_permutex2var_pd(by_count[0], high, by_count[1]), g[1]);
         return;
     }
     int64_t at_least[16], at_most[16];
@@ -1060,9 +1063,11 @@ relevance_bits16(const void *relevant, int kind, Py_ssize_t i, Py_ssize_t m, int
         const double *x = (const double *)relevant + i * m;
         const __m512d low_x = _mm512_loadu_pd(x), high_x = _mm512_maskz_loadu_pd(high, x + 8);
         const __m512d zero = _mm512_setzero_pd(), one = _mm512_set1_pd(1.0);
-        bits = _mm512_cmp_pd_mask(low_x, zero, _CMP_NEQ_UQ) | (unsigned)_mm512_mask_cmp_pd_mask(high, high_x, zero, _CMP_NEQ_UQ) << 8;
+        bits = _mm512_cmp_pd_mask(low_x, zero, _CMP_NEQ_UQ)
+               | (unsigned)_mm512_mask_cmp_pd_mask(high, high_x, zero, _CMP_NEQ_UQ) << 8;
         ok = (_mm512_cmp_pd_mask(low_x, zero, _CMP_EQ_OQ) | _mm512_cmp_pd_mask(low_x, one, _CMP_EQ_OQ))
-             | (unsigned)(_mm512_cmp_pd_mask(high_x, zero, _CMP_EQ_OQ) | _mm512_cmp_pd_mask(high_x, one, _CMP_EQ_OQ)) << 8;
+             | (unsigned)(_mm512_cmp_pd_mask(high_x, zero, _CMP_EQ_OQ) | _mm512_cmp_pd_mask(high_x, one, _CMP_EQ_OQ))
+                   << 8;
         break;
     }
     case GAIN_INT64: {
@@ -1091,9 +1096,8 @@ relevance_bits16(const void *relevant, int kind, Py_ssize_t i, Py_ssize_t m, int
     return bits & lanes;
 }
 
-/* ranking_loop for rows of 9 to 16 labels, the coverage from two comparisons of vectors, the others counted by
- * count16: the same values (the average precision's terms the same quotients of the same whole
- * numbers, summed in the same order). */
+/* ranking_loop's coverage error and ranking loss for rows of 9 to 16 labels: the coverage from a
+ * masked minimum and two comparisons, the loss counted by count16 (whole counts: the same values). */
 AVX512 static ALWAYS_INLINE int
 ranking_avx512_loop(double *restrict out, const void *relevant, int relevance_kind, const double *restrict s,
                     const int kind, Py_ssize_t n, const Py_ssize_t m, int *restrict finite)
@@ -1112,8 +1116,9 @@ ranking_avx512_loop(double *restrict out, const void *relevant, int relevance_ki
             /* the labels at least as high as the lowest-scored relevant one (+inf without one: no
              * label; the minimum whatever the order, and -0.0 compares as 0.0) */
             const __m512d above_all = _mm512_set1_pd(HUGE_VAL);
-            const __m512d lowest = _mm512_set1_pd(_mm512_reduce_min_pd(_mm512_min_pd(
-                _mm512_mask_blend_pd(relevant_low, above_all, r.low), _mm512_mask_blend_pd(relevant_high, above_all, r.high))));
+            const __m512d low = _mm512_mask_blend_pd(relevant_low, above_all, r.low);
+            const __m512d high = _mm512_mask_blend_pd(relevant_high, above_all, r.high);
+            const __m512d lowest = _mm512_set1_pd(_mm512_reduce_min_pd(_mm512_min_pd(low, high)));
             out[i] = (double)(__builtin_popcount(_mm512_cmp_pd_mask(r.low, lowest, _CMP_GE_OQ))
                               + __builtin_popcount(_mm512_mask_cmp_pd_mask(r.high_lanes, r.high, lowest, _CMP_GE_OQ)));
         }
@@ -1186,8 +1191,8 @@ precision_avx512_loop(double *restrict out, const void *relevant, int relevance_
         /* precision / max(relevant, 1), plus 1 for a row without a relevant label */
         const __m512d relevant_labels = _mm512_loadu_pd(counts);
         const __m512d value = _mm512_div_pd(precision, _mm512_max_pd(relevant_labels, one));
-        _mm512_storeu_pd(out + i, _mm512_add_pd(value, _mm512_mask_blend_pd(_mm512_cmp_pd_mask(relevant_labels, zero, _CMP_EQ_OQ),
-                                                                             zero, one)));
+        const __mmask8 none = _mm512_cmp_pd_mask(relevant_labels, zero, _CMP_EQ_OQ);
+        _mm512_storeu_pd(out + i, _mm512_add_pd(value, _mm512_mask_blend_pd(none, zero, one)));
     }
     for (; i < n; i++) { /* (the last rows, one at a time) */
         const double *restrict row = s + i * m;
@@ -1216,8 +1221,10 @@ ranking_avx512(double *out, const void *relevant, int relevance_kind, const doub
                Py_ssize_t m, int *finite)
 {
 #define PRECISION_AVX512_LOOP(width) precision_avx512_loop(out, relevant, relevance_kind, s, n, width, finite)
-#define LOSS_AVX512_LOOP(width) ranking_avx512_loop(out, relevant, relevance_kind, s, LABEL_RANKING_LOSS, n, width, finite)
-#define COVERAGE_AVX512_LOOP(width) ranking_avx512_loop(out, relevant, relevance_kind, s, COVERAGE_ERROR, n, width, finite)
+#define LOSS_AVX512_LOOP(width) \
+    ranking_avx512_loop(out, relevant, relevance_kind, s, LABEL_RANKING_LOSS, n, width, finite)
+#define COVERAGE_AVX512_LOOP(width) \
+    ranking_avx512_loop(out, relevant, relevance_kind, s, COVERAGE_ERROR, n, width, finite)
     if (kind == COVERAGE_ERROR) {
         WIDE_CASES(COVERAGE_AVX512_LOOP)
     }
@@ -1266,7 +1273,8 @@ static PyObject *
 label_ranking_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 6) {
-        PyErr_SetString(PyExc_TypeError, "label_ranking_rows: expected 6 arguments (kind, relevant, scores, out, n, m)");
+        PyErr_SetString(PyExc_TypeError,
+                        "label_ranking_rows: expected 6 arguments (kind, relevant, scores, out, n, m)");
         return NULL;
     }
     long kind = PyLong_AsLong(args[0]);
