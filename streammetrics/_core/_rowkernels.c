@@ -6,7 +6,7 @@
  * Each kernel reads whole C-contiguous arrays (float64, or integer relevances) through the buffer
  * protocol and runs without the GIL:
  * - per row: DCG, NDCG, the ideal DCG and the label ranking metrics of rows of up to 32 entries
- *   (comparisons of a row's pairs: streammetrics/ranking/rowranking.py; rows of 9 to 16 by AVX-512
+ *   (comparisons of a row's pairs: streammetrics/ranking/rowranking.py; rows of up to 16 by AVX-512
  *   loops where the CPU has them), Jensen-Shannon's per-row scale and sums
  *   (streammetrics/classification/rowlosses.py), a small batch's cosines and CRPS
  *   (streammetrics/regression/rowlosses.py);
@@ -46,11 +46,12 @@
 #define VECTOR_CLONES
 #endif
 
-/* AVX-512 builds of the comparisons of rows of 9 to 16 entries (a row in two registers, one entry
- * against all sixteen in two instructions, each count one masked add: a third fewer instructions
- * than the compiler's code for the portable loops), chosen at run time on CPUs (and systems) that
- * support AVX-512; the portable loops elsewhere and where STREAMMETRICS_NO_AVX512 is set. The
- * counts are whole numbers: the same values either way. */
+/* AVX-512 builds of the comparisons of rows of up to 16 entries (a row in one or two registers, one
+ * entry against all of them in one or two instructions, each count one masked add: a third fewer
+ * instructions than the compiler's code for the portable loops), chosen at run time on CPUs (and
+ * systems) that support AVX-512 F and DQ; the portable loops elsewhere and where
+ * STREAMMETRICS_NO_AVX512 is set. The counts are whole numbers and the sums are made in the same
+ * order: the same values either way. */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(__has_attribute)
 #if __has_attribute(target)
 #define AVX512_ROWS 1
@@ -58,6 +59,12 @@
 #define AVX512 __attribute__((target("avx512f,avx512dq")))
 #endif
 #endif
+/* The narrowest rows the AVX-512 loops take, by kernel (narrower ones: the portable loops,
+ * measured faster there, 448 against 381 M rows/s for the DCG of rows of 2, 264 against 244 for
+ * the coverage error of 4). */
+#define AVX512_NARROWEST_DCG 3
+#define AVX512_NARROWEST_COVERAGE 5
+#define AVX512_NARROWEST_RANKING 2
 /* Set at import: whether the AVX-512 builds run (always 0 where they are not compiled). */
 static int use_avx512 = 0;
 
@@ -410,20 +417,26 @@ ndcg_all(double *out, const double *s, const void *gains, int kind, const double
 }
 
 #ifdef AVX512_ROWS
-/* A row of 9 to 16 scores as two vectors of 8 (the second's lanes past the row zero: their counts
- * are never read). */
+/* The lanes of a row of m entries (up to 16) in its two vectors of 8; the second's work is left
+ * out where m <= 8 (a constant in each copy). */
+#define LOW_LANES(m) ((__mmask8)((m) >= 8 ? 0xFF : (1u << (m)) - 1))
+#define HIGH_LANES(m) ((__mmask8)((m) > 8 ? (1u << ((m) - 8)) - 1 : 0))
+
+/* A row of up to 16 scores as two vectors of 8 (the lanes past the row zero: their counts are
+ * never read; nothing is read past the row). */
 typedef struct {
     __m512d low, high;
-    __mmask8 high_lanes;
+    __mmask8 low_lanes, high_lanes;
 } Row16;
 
 AVX512 static ALWAYS_INLINE Row16
 load_row16(const double *row, Py_ssize_t m)
 {
     Row16 r;
-    r.high_lanes = (__mmask8)((1u << (m - 8)) - 1);
-    r.low = _mm512_loadu_pd(row);
-    r.high = _mm512_maskz_loadu_pd(r.high_lanes, row + 8);
+    r.low_lanes = LOW_LANES(m);
+    r.high_lanes = HIGH_LANES(m);
+    r.low = m >= 8 ? _mm512_loadu_pd(row) : _mm512_maskz_loadu_pd(r.low_lanes, row);
+    r.high = m > 8 ? _mm512_maskz_loadu_pd(r.high_lanes, row + 8) : _mm512_setzero_pd();
     return r;
 }
 
@@ -456,7 +469,10 @@ count16(const double *restrict x, Row16 r, unsigned lanes, Py_ssize_t m, const i
     for (Py_ssize_t l = 0; l < m; l++) {
         const __m512d at = _mm512_set1_pd(x[l]);
         c.low = _mm512_mask_add_epi64(c.low, _mm512_mask_cmp_pd_mask(low_lanes, at, r.low, predicate), c.low, one);
-        c.high = _mm512_mask_add_epi64(c.high, _mm512_mask_cmp_pd_mask(high_lanes, at, r.high, predicate), c.high, one);
+        if (m > 8) {
+            c.high =
+                _mm512_mask_add_epi64(c.high, _mm512_mask_cmp_pd_mask(high_lanes, at, r.high, predicate), c.high, one);
+        }
     }
     return c;
 }
@@ -471,8 +487,10 @@ count16_by(const double *restrict x, const int64_t *restrict steps, Row16 r, uns
         const __m512d at = _mm512_set1_pd(x[l]);
         const __m512i step = _mm512_set1_epi64(steps[l]);
         c.low = _mm512_mask_add_epi64(c.low, _mm512_mask_cmp_pd_mask(low_lanes, at, r.low, _CMP_GE_OQ), c.low, step);
-        c.high =
-            _mm512_mask_add_epi64(c.high, _mm512_mask_cmp_pd_mask(high_lanes, at, r.high, _CMP_GE_OQ), c.high, step);
+        if (m > 8) {
+            c.high = _mm512_mask_add_epi64(c.high, _mm512_mask_cmp_pd_mask(high_lanes, at, r.high, _CMP_GE_OQ), c.high,
+                                           step);
+        }
     }
     return c;
 }
@@ -490,24 +508,23 @@ store16(int64_t *out, Counts16 c)
     _mm512_storeu_si512(out + 8, c.high);
 }
 
-/* Row i's m (9 to 16) gains as doubles in two vectors (load_gains' conversions; the lanes past the
+/* Row i's m (up to 16) gains as doubles in two vectors (load_gains' conversions; the lanes past the
  * row's end 0.0). */
 AVX512 static ALWAYS_INLINE void
 load_gains16(__m512d *low, __m512d *high, const void *gains, int kind, Py_ssize_t i, Py_ssize_t m)
 {
     const __mmask16 lanes = (__mmask16)((1u << m) - 1);
-    const __mmask8 past_eight = (__mmask8)(lanes >> 8);
     switch (kind) {
     case GAIN_FLOAT64: {
         const double *x = (const double *)gains + i * m;
-        *low = _mm512_loadu_pd(x);
-        *high = _mm512_maskz_loadu_pd(past_eight, x + 8);
+        *low = _mm512_maskz_loadu_pd(LOW_LANES(m), x);
+        *high = m > 8 ? _mm512_maskz_loadu_pd(HIGH_LANES(m), x + 8) : _mm512_setzero_pd();
         break;
     }
     case GAIN_INT64: {
         const int64_t *x = (const int64_t *)gains + i * m;
-        *low = _mm512_cvtepi64_pd(_mm512_loadu_si512(x));
-        *high = _mm512_cvtepi64_pd(_mm512_maskz_loadu_epi64(past_eight, x + 8));
+        *low = _mm512_cvtepi64_pd(_mm512_maskz_loadu_epi64(LOW_LANES(m), x));
+        *high = m > 8 ? _mm512_cvtepi64_pd(_mm512_maskz_loadu_epi64(HIGH_LANES(m), x + 8)) : _mm512_setzero_pd();
         break;
     }
     default: {
@@ -597,7 +614,7 @@ ideal16(const __m512d g[2], const Ideal *ideal, const Py_ssize_t m, int *restric
     return sorted_sum(gain, sorted, ideal, m);
 }
 
-/* dcg_loop (and, with an ideal, ndcg_all's loop) for rows of 9 to 16 documents, the counts by
+/* dcg_loop (and, with an ideal, ndcg_all's loop) for rows of up to 16 documents, the counts by
  * count16: the same terms, summed in the same order. Eight rows at a time, their terms transposed:
  * each row's sum in a lane of its own (a vector addition per document, rather than a chain of
  * dependent scalar ones per row). Each row's finiteness is checked as it is loaded (finite_all's
@@ -665,9 +682,16 @@ dcg_avx512_loop(double *restrict out, const double *restrict s, const void *gain
     return 1;
 }
 
-/* `LOOP(width)` with each width from 9 to 16 a constant (the compiler unrolls its comparisons). */
+/* `LOOP(width)` with each width from 2 to 16 a constant (the compiler unrolls its comparisons). */
 #define WIDE_CASES(LOOP)                                                                           \
     switch (m) {                                                                                   \
+    case 2: return LOOP(2);                                                                        \
+    case 3: return LOOP(3);                                                                        \
+    case 4: return LOOP(4);                                                                        \
+    case 5: return LOOP(5);                                                                        \
+    case 6: return LOOP(6);                                                                        \
+    case 7: return LOOP(7);                                                                        \
+    case 8: return LOOP(8);                                                                        \
     case 9: return LOOP(9);                                                                        \
     case 10: return LOOP(10);                                                                      \
     case 11: return LOOP(11);                                                                      \
@@ -765,7 +789,7 @@ dcg_call(PyObject *const *args, Py_ssize_t nargs, int normalized)
     int finite, non_negative = 1;
     Py_BEGIN_ALLOW_THREADS
 #ifdef AVX512_ROWS
-    if (use_avx512 && m > 8 && m <= 16) {
+    if (use_avx512 && m >= AVX512_NARROWEST_DCG && m <= 16) {
         finite = dcg_avx512(out, scores, gains, kind, table, by, &non_negative, n, m);
     }
     else
@@ -1050,18 +1074,18 @@ ranking_loop(double *restrict out, const void *relevant, int relevance_kind, con
 }
 
 #ifdef AVX512_ROWS
-/* Row i's m (9 to 16) relevances as a bit mask of the relevant ones (bit j: label j); `valid`
+/* Row i's m (up to 16) relevances as a bit mask of the relevant ones (bit j: label j); `valid`
  * cleared unless each is 0 or 1, compared in its own type as load_relevance compares them. */
 AVX512 static ALWAYS_INLINE unsigned
 relevance_bits16(const void *relevant, int kind, Py_ssize_t i, Py_ssize_t m, int *valid)
 {
     const __mmask16 lanes = (__mmask16)((1u << m) - 1);
-    const __mmask8 high = (__mmask8)(lanes >> 8);
+    const __mmask8 high = HIGH_LANES(m);
     unsigned bits, ok;
     switch (kind) {
     case GAIN_FLOAT64: {
         const double *x = (const double *)relevant + i * m;
-        const __m512d low_x = _mm512_loadu_pd(x), high_x = _mm512_maskz_loadu_pd(high, x + 8);
+        const __m512d low_x = _mm512_maskz_loadu_pd(LOW_LANES(m), x), high_x = _mm512_maskz_loadu_pd(high, x + 8);
         const __m512d zero = _mm512_setzero_pd(), one = _mm512_set1_pd(1.0);
         bits = _mm512_cmp_pd_mask(low_x, zero, _CMP_NEQ_UQ)
                | (unsigned)_mm512_mask_cmp_pd_mask(high, high_x, zero, _CMP_NEQ_UQ) << 8;
@@ -1072,7 +1096,7 @@ relevance_bits16(const void *relevant, int kind, Py_ssize_t i, Py_ssize_t m, int
     }
     case GAIN_INT64: {
         const int64_t *x = (const int64_t *)relevant + i * m;
-        const __m512i low_x = _mm512_loadu_si512(x), high_x = _mm512_maskz_loadu_epi64(high, x + 8);
+        const __m512i low_x = _mm512_maskz_loadu_epi64(LOW_LANES(m), x), high_x = _mm512_maskz_loadu_epi64(high, x + 8);
         const __m512i one = _mm512_set1_epi64(1);
         bits = _mm512_test_epi64_mask(low_x, low_x) | (unsigned)_mm512_test_epi64_mask(high_x, high_x) << 8;
         ok = _mm512_cmple_epu64_mask(low_x, one) | (unsigned)_mm512_cmple_epu64_mask(high_x, one) << 8;
@@ -1096,7 +1120,7 @@ relevance_bits16(const void *relevant, int kind, Py_ssize_t i, Py_ssize_t m, int
     return bits & lanes;
 }
 
-/* ranking_loop's coverage error and ranking loss for rows of 9 to 16 labels: the coverage from a
+/* ranking_loop's coverage error and ranking loss for rows of up to 16 labels: the coverage from a
  * masked minimum and two comparisons, the loss counted by count16 (whole counts: the same values). */
 AVX512 static ALWAYS_INLINE int
 ranking_avx512_loop(double *restrict out, const void *relevant, int relevance_kind, const double *restrict s,
@@ -1119,7 +1143,7 @@ ranking_avx512_loop(double *restrict out, const void *relevant, int relevance_ki
             const __m512d low = _mm512_mask_blend_pd(relevant_low, above_all, r.low);
             const __m512d high = _mm512_mask_blend_pd(relevant_high, above_all, r.high);
             const __m512d lowest = _mm512_set1_pd(_mm512_reduce_min_pd(_mm512_min_pd(low, high)));
-            out[i] = (double)(__builtin_popcount(_mm512_cmp_pd_mask(r.low, lowest, _CMP_GE_OQ))
+            out[i] = (double)(__builtin_popcount(_mm512_mask_cmp_pd_mask(r.low_lanes, r.low, lowest, _CMP_GE_OQ))
                               + __builtin_popcount(_mm512_mask_cmp_pd_mask(r.high_lanes, r.high, lowest, _CMP_GE_OQ)));
         }
         else {
@@ -1159,7 +1183,7 @@ precision_terms16(__m512d *low, __m512d *high, const double *restrict row, Row16
                                 _mm512_cvtepi64_pd(_mm512_and_si512(c.high, byte)));
 }
 
-/* ranking_loop's average precision for rows of 9 to 16 labels, by precision_terms16: the same
+/* ranking_loop's average precision for rows of up to 16 labels, by precision_terms16: the same
  * terms, summed in the same order. Eight rows at a time, their terms transposed: each row's sum
  * in a lane of its own (a vector addition per label, rather than a chain of dependent scalar
  * ones per row). */
@@ -1304,7 +1328,8 @@ label_ranking_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     int valid, finite = 1;
     Py_BEGIN_ALLOW_THREADS
 #ifdef AVX512_ROWS
-    if (use_avx512 && m > 8 && m <= 16) {
+    const Py_ssize_t narrowest = kind == COVERAGE_ERROR ? AVX512_NARROWEST_COVERAGE : AVX512_NARROWEST_RANKING;
+    if (use_avx512 && m >= narrowest && m <= 16) {
         valid = ranking_avx512(held[2].view.buf, held[0].view.buf, relevance_kind, held[1].view.buf, (int)kind, n, m,
                                &finite);
     }

@@ -219,14 +219,18 @@ COVERAGE, AVERAGE_PRECISION, RANKING_LOSS = 0, 1, 2
 KERNEL_WROTE, KERNEL_BAD_RELEVANCE, KERNEL_NOT_FINITE = 0, 1, 2
 
 
+#: Whether the kernels run their AVX-512 loops (rows of 2 to 16 entries, where the CPU has them:
+#: ``_rowkernels.AVX512``); they measured faster than NumPy's passes at every width.
+AVX512_ROWS = bool(getattr(rowkernels, "AVX512", 0))
 #: The narrowest rows whose label ranking average precision the compiled kernel computes (narrower
-#: ones: NumPy's passes over label rows, measured faster on batches of 100,000 rows of 3 labels,
-#: slower from 5).
-KERNEL_PRECISION_LABELS = 5
+#: ones: NumPy's passes over label rows, measured faster than the portable loops on batches of
+#: 100,000 rows of 3 labels, slower from 5; the AVX-512 loops, faster at 2: 196 against 153 M rows/s).
+KERNEL_PRECISION_LABELS = 2 if AVX512_ROWS else 5
 #: The same for the label ranking loss on a batch of at least ``SMALL_ROWS`` rows (NumPy measured
-#: faster up to 6 labels, even at 7); a smaller batch takes the kernel at any width (the loss, from
-#: whole counts, is the same bit for bit either way). The coverage error takes it at any width.
-KERNEL_LOSS_LABELS = 8
+#: faster than the portable loops up to 6 labels, even at 7; the AVX-512 loops 124-242 M rows/s at 2
+#: to 8 labels, NumPy 233-39); a smaller batch takes the kernel at any width (the loss, from whole
+#: counts, is the same bit for bit either way). The coverage error takes it at any width.
+KERNEL_LOSS_LABELS = 2 if AVX512_ROWS else 8
 
 
 class _RowRanking(RowValueMetric, base=True):
