@@ -614,6 +614,45 @@ ideal16(const __m512d g[2], const Ideal *ideal, const Py_ssize_t m, int *restric
     return sorted_sum(gain, sorted, ideal, m);
 }
 
+/* Batcher's odd-even merge sorting networks of 4, 8 and 16 entries: compare-exchanges (a, b), a < b,
+ * the larger value to a. The tests check that NDCG's kernel sorts every row of 0s and 1s, which,
+ * by the 0-1 principle, makes a network sort any row. */
+static const unsigned char NETWORK_4[][2] = {{0, 1}, {2, 3}, {0, 2}, {1, 3}, {1, 2}};
+static const unsigned char NETWORK_8[][2] = {{0, 1}, {2, 3}, {4, 5}, {6, 7}, {0, 2}, {1, 3}, {4, 6},
+                                             {5, 7}, {1, 2}, {5, 6}, {0, 4}, {1, 5}, {2, 6}, {3, 7},
+                                             {2, 4}, {3, 5}, {1, 2}, {3, 4}, {5, 6}};
+static const unsigned char NETWORK_16[][2] = {
+    {0, 1},  {2, 3},   {4, 5},   {6, 7},   {8, 9},   {10, 11}, {12, 13}, {14, 15}, {0, 2},   {1, 3},   {4, 6},
+    {5, 7},  {8, 10},  {9, 11},  {12, 14}, {13, 15}, {1, 2},   {5, 6},   {9, 10},  {13, 14}, {0, 4},   {1, 5},
+    {2, 6},  {3, 7},   {8, 12},  {9, 13},  {10, 14}, {11, 15}, {2, 4},   {3, 5},   {10, 12}, {11, 13}, {1, 2},
+    {3, 4},  {5, 6},   {9, 10},  {11, 12}, {13, 14}, {0, 8},   {1, 9},   {2, 10},  {3, 11},  {4, 12},  {5, 13},
+    {6, 14}, {7, 15},  {4, 8},   {5, 9},   {6, 10},  {7, 11},  {2, 4},   {3, 5},   {6, 8},   {7, 9},   {10, 12},
+    {11, 13}, {1, 2},  {3, 4},   {5, 6},   {7, 8},   {9, 10},  {11, 12}, {13, 14}};
+
+/* The ideal DCGs of eight rows at once (sorted_sum's, the same bits): their gains transposed
+ * (vector j: entry j of each row, a row's lanes past its end 0.0, which sort among its zeros:
+ * NDCG's gains are non-negative), sorted across the vectors by a network (each compare-exchange
+ * a maximum and a minimum, each row in a lane of its own: no positions, no scatter), then summed
+ * from the first position. Equal gains are interchangeable, +0.0 and -0.0 too (a sum from +0.0
+ * that adds -0.0 is unchanged). */
+AVX512 static ALWAYS_INLINE __m512d
+ideal_rows8(__m512d column[16], const Ideal *ideal, const Py_ssize_t m)
+{
+    const unsigned char(*network)[2] = m <= 4 ? NETWORK_4 : m <= 8 ? NETWORK_8 : NETWORK_16;
+    const int steps = m <= 4 ? 5 : m <= 8 ? 19 : 63;
+#pragma GCC unroll 64
+    for (int c = 0; c < steps; c++) {
+        const __m512d x = column[network[c][0]], y = column[network[c][1]];
+        column[network[c][0]] = _mm512_max_pd(x, y);
+        column[network[c][1]] = _mm512_min_pd(x, y);
+    }
+    __m512d total = _mm512_setzero_pd();
+    for (Py_ssize_t p = 0; p < ideal->top; p++) {
+        total = _mm512_add_pd(total, _mm512_mul_pd(column[p], _mm512_set1_pd(ideal->discount[p])));
+    }
+    return total;
+}
+
 /* dcg_loop (and, with an ideal, ndcg_all's loop) for rows of up to 16 documents, the counts by
  * count16: the same terms, summed in the same order. Eight rows at a time, their terms transposed:
  * each row's sum in a lane of its own (a vector addition per document, rather than a chain of
@@ -630,10 +669,12 @@ dcg_avx512_loop(double *restrict out, const double *restrict s, const void *gain
     }
     const __m512d by_count[2] = {_mm512_loadu_pd(by_count_values), _mm512_loadu_pd(by_count_values + 8)};
     const __m512d zero = _mm512_setzero_pd(), one = _mm512_set1_pd(1.0);
-    double bests[8], terms[16];
+    double terms[16];
     Py_ssize_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        __m512d low[8], high[8];
+        __m512d low[8], high[8], gains_by_row[16];
+        double binary_bests[8];
+        int binary = 1;
         for (int b = 0; b < 8; b++) {
             const double *restrict row = s + (i + b) * m;
             const Row16 r = load_row16(row, m);
@@ -645,7 +686,17 @@ dcg_avx512_loop(double *restrict out, const double *restrict s, const void *gain
             low[b] = t[0];
             high[b] = t[1];
             if (ideal != NULL) { /* (a constant in each copy) */
-                bests[b] = ideal16(g, ideal, m, non_negative);
+                gains_by_row[b] = g[0];
+                gains_by_row[8 + b] = g[1];
+                *non_negative &= (_mm512_cmp_pd_mask(g[0], zero, _CMP_GE_OQ) & _mm512_cmp_pd_mask(g[1], zero, _CMP_GE_OQ))
+                                 == 0xFF;
+                /* (0/1 gains: ideal_of's sums of the first discounts, kept) */
+                const __mmask8 ones_low = _mm512_cmp_pd_mask(g[0], one, _CMP_EQ_OQ);
+                const __mmask8 ones_high = _mm512_cmp_pd_mask(g[1], one, _CMP_EQ_OQ);
+                binary &= ((ones_low | _mm512_cmp_pd_mask(g[0], zero, _CMP_EQ_OQ))
+                           & (ones_high | _mm512_cmp_pd_mask(g[1], zero, _CMP_EQ_OQ)))
+                          == 0xFF;
+                binary_bests[b] = ideal->binary[__builtin_popcount(ones_low) + __builtin_popcount(ones_high)];
             }
         }
         transpose8(low);
@@ -655,7 +706,17 @@ dcg_avx512_loop(double *restrict out, const double *restrict s, const void *gain
             total = _mm512_add_pd(total, j < 8 ? low[j] : high[j - 8]);
         }
         if (ideal != NULL) { /* (over 1 where the ideal is 0, as normalize) */
-            const __m512d best = _mm512_loadu_pd(bests);
+            __m512d best;
+            if (binary) { /* (eight rows of 0/1 gains: the network left out) */
+                best = _mm512_loadu_pd(binary_bests);
+            }
+            else {
+                transpose8(gains_by_row);
+                if (m > 8) {
+                    transpose8(gains_by_row + 8);
+                }
+                best = ideal_rows8(gains_by_row, ideal, m);
+            }
             total = _mm512_div_pd(total, _mm512_mask_blend_pd(_mm512_cmp_pd_mask(best, zero, _CMP_EQ_OQ), best, one));
         }
         _mm512_storeu_pd(out + i, total);

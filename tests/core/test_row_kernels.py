@@ -348,6 +348,27 @@ def _label_ranking_reference(kind: int, relevant: np.ndarray, scores: np.ndarray
 
 
 @needs_kernels
+@pytest.mark.parametrize("m", [3, 4, 5, 8, 9, 16])
+def test_ndcg_sorts_every_row_of_two_values(m):
+    """The 0-1 principle: a network of compare-exchanges that sorts every row of two values sorts
+    every row (the AVX-512 loops sort eight rows' relevances by one, for their ideal DCGs; 0s and
+    2s, as rows of 0s and 1s take the sums of the first discounts, unsorted)."""
+    relevance = ((np.arange(2**m)[:, None] >> np.arange(m)) & 1) * 2  # (every row of m 0s and 2s)
+    n = len(relevance)
+    scores = np.random.default_rng(m).standard_normal((n, m))
+    discount = rowranking.discounts(m, None)
+    table = rowranking._mean_discounts(rowranking._key(discount))
+    out, dcg = np.empty(n), np.empty(n)
+    assert kernels.ndcg_rows(scores, relevance, table, discount, m, out, n, m) == rowranking.KERNEL_WROTE
+    assert kernels.dcg_rows(scores, relevance, table, dcg, n, m)
+    ordered = -np.sort(-relevance.astype(np.float64), axis=1)
+    ideal = np.zeros(n)
+    for p in range(m):  # (summed from the first position, as the definition)
+        ideal = ideal + ordered[:, p] * discount[p]
+    assert out.tobytes() == (dcg / np.where(ideal == 0, 1.0, ideal)).tobytes()
+
+
+@needs_kernels
 @settings(max_examples=60, deadline=None)
 @given(
     n=st.integers(0, 40),
@@ -793,12 +814,13 @@ for m in range(2, 18):  # (the AVX-512 loops take 2 to 16 entries; 17: the porta
                 assert kernels.dcg_rows(scores, gains.astype(dtype), table, out, 300, m)
                 outputs[f"dcg {m} {decimals} {dtype.__name__} {ties}"] = out
                 top = int(np.count_nonzero(discount))
-                for name, graded in (("graded", gains), ("binary", relevant)):
+                for name, graded in (("graded", gains), ("binary", relevant), ("non-negative", np.abs(gains))):
                     out = np.empty(300)
                     status = kernels.ndcg_rows(scores, graded.astype(dtype), table, discount, top, out, 300, m)
                     negative = (graded < 0).any()
                     assert status == (rowranking.KERNEL_BAD_RELEVANCE if negative else rowranking.KERNEL_WROTE)
-                    outputs[f"ndcg {m} {decimals} {dtype.__name__} {ties} {name}"] = out
+                    if not negative:  # (refused: no values to compare)
+                        outputs[f"ndcg {m} {decimals} {dtype.__name__} {ties} {name}"] = out
             for kind in (rowranking.COVERAGE, rowranking.AVERAGE_PRECISION, rowranking.RANKING_LOSS):
                 out = np.empty(300)
                 status = kernels.label_ranking_rows(kind, relevant.astype(dtype), scores, out, 300, m)
