@@ -60,10 +60,11 @@
 #endif
 #endif
 /* The narrowest rows the AVX-512 loops take, by kernel (narrower ones: the portable loops,
- * measured faster there, 448 against 381 M rows/s for the DCG of rows of 2, 264 against 244 for
- * the coverage error of 4). */
+ * measured faster there: 448 against 381 M rows/s for the DCG of rows of 2; 247 against 171-218
+ * for the coverage error of 5, in benchmarks/compare.py's stream of batches, and about even
+ * alone). */
 #define AVX512_NARROWEST_DCG 3
-#define AVX512_NARROWEST_COVERAGE 5
+#define AVX512_NARROWEST_COVERAGE 6
 #define AVX512_NARROWEST_RANKING 2
 /* Set at import: whether the AVX-512 builds run (always 0 where they are not compiled). */
 static int use_avx512 = 0;
