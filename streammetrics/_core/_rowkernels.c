@@ -701,7 +701,9 @@ dcg_avx512_loop(double *restrict out, const double *restrict s, const void *gain
             }
         }
         transpose8(low);
-        transpose8(high);
+        if (m > 8) { /* (a row of at most 8: its second vectors are zeros, never summed) */
+            transpose8(high);
+        }
         __m512d total = zero;
         for (Py_ssize_t j = 0; j < m; j++) {
             total = _mm512_add_pd(total, j < 8 ? low[j] : high[j - 8]);
@@ -1269,7 +1271,9 @@ precision_avx512_loop(double *restrict out, const void *relevant, int relevance_
             counts[b] = (double)__builtin_popcount(bits);
         }
         transpose8(low);
-        transpose8(high);
+        if (m > 8) { /* (a row of at most 8: its second vectors are zeros, never summed) */
+            transpose8(high);
+        }
         __m512d precision = zero;
         for (Py_ssize_t j = 0; j < m; j++) {
             precision = _mm512_add_pd(precision, j < 8 ? low[j] : high[j - 8]);
