@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import math
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -835,9 +837,6 @@ def test_the_avx512_and_portable_builds_of_the_kernels_give_the_same_bits(tmp_pa
     """Each build in a process of its own (the choice is made at import): the portable loops with
     STREAMMETRICS_NO_AVX512 set, the AVX-512 ones where the CPU has them (both portable where it
     has not: then the same code twice)."""
-    import subprocess
-    import sys
-
     results = {}
     for name, off in (("default", ""), ("portable", "1")):
         path = tmp_path / f"{name}.npz"
@@ -850,3 +849,62 @@ def test_the_avx512_and_portable_builds_of_the_kernels_give_the_same_bits(tmp_pa
     assert results["default"].keys() == results["portable"].keys()
     for key, values in results["default"].items():
         assert values.tobytes() == results["portable"][key].tobytes(), key
+
+
+_PAGE_END_SCRIPT = """
+import ctypes, mmap
+import numpy as np
+from streammetrics._core import compiled
+from streammetrics.ranking import rowranking
+
+kernels = compiled.rowkernels
+PAGE = mmap.PAGESIZE
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+kept = []
+
+
+def at_page_end(values):
+    # a copy of values ending where an unreadable page begins: a read past it faults
+    values = np.ascontiguousarray(values)
+    pages = -(-values.nbytes // PAGE) + 1
+    buffer = mmap.mmap(-1, pages * PAGE)
+    raw = np.frombuffer(buffer, np.uint8)
+    assert libc.mprotect(raw.ctypes.data + (pages - 1) * PAGE, PAGE, 0) == 0
+    start = (pages - 1) * PAGE - values.nbytes
+    out = raw[start : start + values.nbytes].view(values.dtype).reshape(values.shape)
+    out[...] = values
+    kept.append(buffer)
+    return out
+
+
+rng = np.random.default_rng(3)
+for m in range(1, 18):
+    for n in (1, 7, 9):
+        scores = at_page_end(rng.standard_normal((n, m)))
+        discount = rowranking.discounts(m, None)
+        table = rowranking._mean_discounts(rowranking._key(discount))
+        out = np.empty(n)
+        for dtype in (np.float64, np.int64, np.int32, np.uint8):
+            gains = at_page_end(rng.integers(0, 3, (n, m)).astype(dtype))
+            relevant = at_page_end(rng.integers(0, 2, (n, m)).astype(dtype))
+            assert kernels.dcg_rows(scores, gains, table, out, n, m)
+            assert kernels.ndcg_rows(scores, gains, table, discount, m, out, n, m) == 0
+            kernels.ideal_dcg_rows(gains, discount, m, out, n, m)
+            for kind in (0, 1, 2):
+                assert kernels.label_ranking_rows(kind, relevant, scores, out, n, m) == 0
+print("read nothing past the end")
+"""
+
+
+@needs_kernels
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="mprotect through ctypes: Linux")
+@pytest.mark.parametrize("off", ["", "1"])
+def test_the_ranking_kernels_read_nothing_past_a_batch(off):
+    """Rows whose last bytes end a readable page, an unreadable one after: a load past a row (the
+    AVX-512 loops' masked loads, the portable ones' reads) would fault, killing the process.
+    Both builds, each in a process of its own."""
+    env = {**os.environ, "STREAMMETRICS_NO_AVX512": off}
+    done = subprocess.run([sys.executable, "-c", _PAGE_END_SCRIPT], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "read nothing past the end" in done.stdout
