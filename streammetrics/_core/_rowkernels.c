@@ -595,10 +595,11 @@ dcg_terms16(__m512d terms[2], __m512d g[2], const double *restrict row, Row16 r,
     terms[1] = _mm512_loadu_pd(by_document + 8);
 }
 
-/* ideal_of for a row's gains as two vectors (the lanes past the row 0.0): the 0/1 test and count
- * on the vectors. */
-AVX512 static ALWAYS_INLINE double
-ideal16(const __m512d g[2], const Ideal *ideal, const Py_ssize_t m, int *restrict non_negative)
+/* ideal_of's tests on a row's gains as two vectors (the lanes past the row 0.0): `non_negative`
+ * cleared where one is negative; whether they are all 0 or 1, and then their ideal DCG, the sum
+ * of the first discounts, in `best`. */
+AVX512 static ALWAYS_INLINE int
+binary_ideal16(const __m512d g[2], const Ideal *ideal, int *restrict non_negative, double *restrict best)
 {
     const __m512d zero = _mm512_setzero_pd(), unit = _mm512_set1_pd(1.0);
     const __mmask8 ones_low = _mm512_cmp_pd_mask(g[0], unit, _CMP_EQ_OQ);
@@ -606,8 +607,17 @@ ideal16(const __m512d g[2], const Ideal *ideal, const Py_ssize_t m, int *restric
     const __mmask8 binary_low = ones_low | _mm512_cmp_pd_mask(g[0], zero, _CMP_EQ_OQ);
     const __mmask8 binary_high = ones_high | _mm512_cmp_pd_mask(g[1], zero, _CMP_EQ_OQ);
     *non_negative &= (_mm512_cmp_pd_mask(g[0], zero, _CMP_GE_OQ) & _mm512_cmp_pd_mask(g[1], zero, _CMP_GE_OQ)) == 0xFF;
-    if ((binary_low & binary_high) == 0xFF) {
-        return ideal->binary[__builtin_popcount(ones_low) + __builtin_popcount(ones_high)];
+    *best = ideal->binary[__builtin_popcount(ones_low) + __builtin_popcount(ones_high)];
+    return (binary_low & binary_high) == 0xFF;
+}
+
+/* ideal_of for a row's gains as two vectors: binary_ideal16's sum, or sorted_sum's. */
+AVX512 static ALWAYS_INLINE double
+ideal16(const __m512d g[2], const Ideal *ideal, const Py_ssize_t m, int *restrict non_negative)
+{
+    double best;
+    if (binary_ideal16(g, ideal, non_negative, &best)) {
+        return best;
     }
     double gain[16], sorted[16];
     _mm512_storeu_pd(gain, g[0]);
@@ -689,15 +699,7 @@ dcg_avx512_loop(double *restrict out, const double *restrict s, const void *gain
             if (ideal != NULL) { /* (a constant in each copy) */
                 gains_by_row[b] = g[0];
                 gains_by_row[8 + b] = g[1];
-                *non_negative &= (_mm512_cmp_pd_mask(g[0], zero, _CMP_GE_OQ) & _mm512_cmp_pd_mask(g[1], zero, _CMP_GE_OQ))
-                                 == 0xFF;
-                /* (0/1 gains: ideal_of's sums of the first discounts, kept) */
-                const __mmask8 ones_low = _mm512_cmp_pd_mask(g[0], one, _CMP_EQ_OQ);
-                const __mmask8 ones_high = _mm512_cmp_pd_mask(g[1], one, _CMP_EQ_OQ);
-                binary &= ((ones_low | _mm512_cmp_pd_mask(g[0], zero, _CMP_EQ_OQ))
-                           & (ones_high | _mm512_cmp_pd_mask(g[1], zero, _CMP_EQ_OQ)))
-                          == 0xFF;
-                binary_bests[b] = ideal->binary[__builtin_popcount(ones_low) + __builtin_popcount(ones_high)];
+                binary &= binary_ideal16(g, ideal, non_negative, &binary_bests[b]);
             }
         }
         transpose8(low);

@@ -499,6 +499,13 @@ def dcg_rows(
     return terms.sum(axis=1)
 
 
+def _kernel_table(discount: np.ndarray, ignore_ties: bool) -> np.ndarray:
+    """The table the DCG kernels read a document's discount from by its counts: positions (NaN
+    at a tie, with ``ignore_ties``) or tie-averaged means, as :func:`_dcg_pairwise`'s."""
+    key = _key(discount)
+    return _position_discounts(key) if ignore_ties else _mean_discounts(key)
+
+
 def compiled_dcg(
     relevance: np.ndarray, s: np.ndarray, discount: np.ndarray, ignore_ties: bool, out: np.ndarray
 ) -> np.ndarray | None:
@@ -507,8 +514,7 @@ def compiled_dcg(
     same tables as :func:`_dcg_pairwise` (ties averaged, or, with ``ignore_ties``, rows with ties
     ranked by :func:`_argsort_dcg`). ``None`` where a score is not finite."""
     n, m = s.shape
-    key = _key(discount)
-    table = _position_discounts(key) if ignore_ties else _mean_discounts(key)
+    table = _kernel_table(discount, ignore_ties)
     assert rowkernels is not None  # (compiled_rows said so)
     if not rowkernels.dcg_rows(np.ascontiguousarray(s), _kernel_gains(relevance), table, out, n, m):
         return None
@@ -527,8 +533,7 @@ def compiled_ndcg(
     :data:`KERNEL_BAD_RELEVANCE` (a negative relevance) or :data:`KERNEL_NOT_FINITE` (a score;
     returned before every relevance is read)."""
     n, m = s.shape
-    key = _key(discount)
-    table = _position_discounts(key) if ignore_ties else _mean_discounts(key)
+    table = _kernel_table(discount, ignore_ties)
     top = int(np.count_nonzero(discount))
     assert rowkernels is not None  # (compiled_rows said so)
     status = rowkernels.ndcg_rows(

@@ -457,6 +457,23 @@ def test_label_ranking_by_the_kernel_agrees_with_the_numpy_formulas_and_scikit_l
     assert math.isclose(cls().update(y, s, w).compute(), expected, rel_tol=1e-12)
 
 
+def _refusals(make, y: np.ndarray, s: np.ndarray, match: str, monkeypatch) -> list[str]:
+    """The messages of a metric refusing ``(y, s)`` (InputError matching ``match``, its state
+    unchanged) with the kernels and with the NumPy formulas, after a first batch of 5 rows."""
+    messages = []
+    for off in (False, True):
+        with monkeypatch.context() as patch:
+            if off:
+                patch.setattr(rowranking, "rowkernels", None)
+            metric = make().update(y[:5], s[:5])
+            before = metric.to_bytes()
+            with pytest.raises(sm.InputError, match=match) as caught:
+                metric.update(y, s)
+            assert metric.to_bytes() == before
+            messages.append(str(caught.value))
+    return messages
+
+
 @needs_kernels
 @pytest.mark.parametrize("bad", [math.inf, -math.inf, math.nan])
 @pytest.mark.parametrize("make", [sm.DCG, lambda: sm.NDCG(2, ignore_ties=True)])
@@ -465,18 +482,7 @@ def test_a_score_that_is_not_finite_is_refused_as_the_numpy_path_refuses_it(bad,
     rng = np.random.default_rng(2)
     y, s = _ranking_batch(rng, 50, m, np.int64)
     s[31, m - 2] = bad
-    messages = []
-    for off in (False, True):
-        with monkeypatch.context() as patch:
-            if off:
-                patch.setattr(rowranking, "rowkernels", None)
-            metric = make().update(y[:10], s[:10])
-            before = metric.to_bytes()
-            with pytest.raises(sm.InputError, match="y_score") as caught:
-                metric.update(y, s)
-            after = metric.to_bytes()
-            assert before == after
-            messages.append(str(caught.value))
+    messages = _refusals(make, y, s, "y_score", monkeypatch)
     assert messages[0] == messages[1]
     assert kernels.all_finite(s, s.size) is False and kernels.all_finite(s[:31], s[:31].size) is True
     out = np.full(50, -1.0)
@@ -500,17 +506,7 @@ def test_ndcg_refuses_a_negative_relevance_as_the_numpy_path_refuses_it(
     y[40, 1] = -1
     if nan_row is not None:
         s[nan_row, 2] = math.nan
-    messages = []
-    for off in (False, True):
-        with monkeypatch.context() as patch:
-            if off:
-                patch.setattr(rowranking, "rowkernels", None)
-            metric = sm.NDCG().update(y[:5], s[:5])
-            before = metric.to_bytes()
-            with pytest.raises(sm.InputError, match=f"^{named}: expected") as caught:
-                metric.update(y, s)
-            assert metric.to_bytes() == before
-            messages.append(str(caught.value))
+    messages = _refusals(sm.NDCG, y, s, f"^{named}: expected", monkeypatch)
     assert messages[0] == messages[1]
 
 
@@ -531,17 +527,7 @@ def test_label_ranking_refuses_what_the_numpy_path_refuses(cls, column, bad, nam
     y = (rng.random((40, 9)) < 0.3).astype(np.float64)
     s = rng.standard_normal((40, 9))
     (y, s)[column][17, 3] = bad
-    messages = []
-    for off in (False, True):
-        with monkeypatch.context() as patch:
-            if off:
-                patch.setattr(rowranking, "rowkernels", None)
-            metric = cls().update(y[:5], s[:5])
-            before = metric.to_bytes()
-            with pytest.raises(sm.InputError, match=names) as caught:
-                metric.update(y, s)
-            assert metric.to_bytes() == before
-            messages.append(str(caught.value))
+    messages = _refusals(cls, y, s, names, monkeypatch)
     assert messages[0] == messages[1]
 
 
