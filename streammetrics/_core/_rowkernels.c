@@ -16,23 +16,7 @@
  * may round differently (sequential or pairwise here, BLAS's order there): a few units in the last
  * place. The transcendental functions stay NumPy's.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <float.h>
-#include <math.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-
-/* Inlined always (the row width then a constant in each copy); MSVC's spelling of both. */
-#if defined(__GNUC__) || defined(__clang__)
-#define ALWAYS_INLINE inline __attribute__((always_inline))
-#elif defined(_MSC_VER)
-#define ALWAYS_INLINE __forceinline
-#define restrict __restrict
-#else
-#define ALWAYS_INLINE inline
-#endif
+#include "_kernels.h"
 
 /* Vector builds of the loops, chosen at load time, where the toolchain supports it (GCC and Clang
  * on x86-64 glibc); a single build elsewhere. None changes a value: -ffp-contract=off (setup.py)
@@ -46,19 +30,12 @@
 #define VECTOR_CLONES
 #endif
 
-/* AVX-512 builds of the comparisons of rows of up to 16 entries (a row in one or two registers, one
- * entry against all of them in one or two instructions, each count one masked add: a third fewer
- * instructions than the compiler's code for the portable loops), chosen at run time on CPUs (and
- * systems) that support AVX-512 F and DQ; the portable loops elsewhere and where
- * STREAMMETRICS_NO_AVX512 is set. The counts are whole numbers and the sums are made in the same
- * order: the same values either way. */
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(__has_attribute)
-#if __has_attribute(target)
-#define AVX512_ROWS 1
-#include <immintrin.h>
-#define AVX512 __attribute__((target("avx512f,avx512dq")))
-#endif
-#endif
+/* The AVX-512 builds of the comparisons of rows of up to 16 entries (_kernels.h: AVX512_ROWS) put
+ * a row in one or two registers, compare one entry against all of them in one or two
+ * instructions, and make each count one masked add: a third fewer instructions than the
+ * compiler's code for the portable loops. The counts are whole numbers and the sums are made in
+ * the same order: the same values either way. */
+
 /* The narrowest rows the AVX-512 loops take, by kernel (narrower ones: the portable loops,
  * measured faster there: 448 against 381 M rows/s for the DCG of rows of 2; 247 against 171-218
  * for the coverage error of 5, in benchmarks/compare.py's stream of batches, and about even
@@ -103,67 +80,6 @@ static int use_avx512 = 0;
     case 16: LOOP(16); break;                                                                      \
     default: LOOP(m);                                                                              \
     }
-
-/* ---------------------------------------------------------------------------- buffers */
-
-typedef struct {
-    Py_buffer view;
-    int held;
-} Held;
-
-static void
-release_all(Held *held, int count)
-{
-    for (int i = 0; i < count; i++) {
-        if (held[i].held) {
-            PyBuffer_Release(&held[i].view);
-            held[i].held = 0;
-        }
-    }
-}
-
-/* A buffer's struct format without a prefix that says native byte order and size ("=d", "@d",
- * "<d" on a little-endian machine are "d"); NULL for another byte order. */
-static const char *
-native_format(const Py_buffer *view)
-{
-    const char *f = view->format ? view->format : "B";
-#if PY_LITTLE_ENDIAN
-    const char same = '<';
-#else
-    const char same = '>';
-#endif
-    if (f[0] == '@' || f[0] == '=' || f[0] == same) {
-        return f + 1;
-    }
-    if (f[0] == '<' || f[0] == '>' || f[0] == '!') {
-        return NULL;
-    }
-    return f;
-}
-
-/* A C-contiguous buffer of `count` items of the struct format `format` ("d": float64), or an
- * error naming the argument. */
-static int
-hold(PyObject *obj, Held *held, const char *format, Py_ssize_t count, int writable, const char *name)
-{
-    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(obj, &held->view, flags) < 0) {
-        return -1;
-    }
-    held->held = 1;
-    if (count < 0 || count > PY_SSIZE_T_MAX / 8) {
-        PyErr_Format(PyExc_ValueError, "%s: %zd items is out of range", name, count);
-        return -1;
-    }
-    const char *native = native_format(&held->view), *found = held->view.format ? held->view.format : "B";
-    if (native == NULL || strcmp(native, format) != 0 || held->view.len != count * held->view.itemsize) {
-        PyErr_Format(PyExc_ValueError, "%s: expected %zd items of format '%s', found %zd of '%s'", name, count,
-                     format, held->view.len / (held->view.itemsize ? held->view.itemsize : 1), found);
-        return -1;
-    }
-    return 0;
-}
 
 /* The gain types dcg_rows reads (NumPy's bool and uint8 share "B" once viewed as uint8). */
 enum gain_kind { GAIN_FLOAT64, GAIN_INT64, GAIN_INT32, GAIN_UINT8 };
@@ -1900,12 +1816,7 @@ static struct PyModuleDef rowkernels_module = {
 PyMODINIT_FUNC
 PyInit__rowkernels(void)
 {
-#ifdef AVX512_ROWS
-    const char *off = getenv("STREAMMETRICS_NO_AVX512");
-    __builtin_cpu_init();
-    use_avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")
-                 && !(off != NULL && off[0] != '\0' && strcmp(off, "0") != 0);
-#endif
+    use_avx512 = avx512_wanted();
     PyObject *module = PyModule_Create(&rowkernels_module);
     if (module != NULL && PyModule_AddIntConstant(module, "AVX512", use_avx512) < 0) {
         Py_DECREF(module);

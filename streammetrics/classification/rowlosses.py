@@ -17,7 +17,7 @@ import numpy as np
 
 from .._core import narrow as N
 from .._core import validation as v
-from .._core.compiled import rowkernels
+from .._core.compiled import divergences, rowkernels
 from .._core.inputs import Inputs
 from .._core.labels import check_label_list
 from .._core.params import check_option, plain
@@ -317,10 +317,9 @@ class ZeroOneLoss(_ClassRows):
         return float(self._means(state)[0] if self.normalize else state.totals[0])
 
 
-def _distributions(inputs: Inputs, log_prob: bool) -> tuple[np.ndarray, np.ndarray, Any, bool]:
-    """Two ``(n, d)`` distributions, checked, their row sums and whether every value of both is
-    positive: rows of non-negative weights with a positive sum (normalized by the formulas), or
-    log-probabilities (sums ``None``)."""
+def _pair(inputs: Inputs, log_prob: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The two ``(n, d)`` arrays, of the same shape: log-probabilities checked finite, weights
+    not yet checked (:func:`_distributions` or :func:`_one_pass` checks them)."""
     if log_prob:
         p = inputs.floats(0, "y_true", (2,))
         q = inputs.floats(1, "y_pred", (2,))
@@ -330,6 +329,14 @@ def _distributions(inputs: Inputs, log_prob: bool) -> tuple[np.ndarray, np.ndarr
     v.check_length(q, len(p), "y_pred")
     if q.shape != p.shape:
         raise InputError(f"y_pred: expected shape {p.shape} (that of y_true), found {q.shape}")
+    return p, q
+
+
+def _distributions(inputs: Inputs, log_prob: bool) -> tuple[np.ndarray, np.ndarray, Any, bool]:
+    """Two ``(n, d)`` distributions, checked, their row sums and whether every value of both is
+    positive: rows of non-negative weights with a positive sum (normalized by the formulas), or
+    log-probabilities (sums ``None``)."""
+    p, q = _pair(inputs, log_prob)
     if log_prob:
         return p, q, None, True
     sums, positive = [], True
@@ -345,6 +352,31 @@ def _distributions(inputs: Inputs, log_prob: bool) -> tuple[np.ndarray, np.ndarr
             raise InputError(f"{name}: expected rows with a positive sum, found a row of zeros")
         sums.append(total)
     return p, q, sums, bool(positive)
+
+
+#: The one-pass kernels' divergences (``_divergences.c``) and what they return.
+KULLBACK_LEIBLER, JENSEN_SHANNON = 0, 1
+KERNEL_WROTE = 0
+
+
+def _one_pass(inputs: Inputs, p: np.ndarray, q: np.ndarray, kind: int) -> np.ndarray | None:
+    """Each row's divergence of the weights ``p`` and ``q`` (:func:`_pair`'s) by the compiled
+    one-pass kernel: the values :func:`_kl_of_weights` or :func:`_js_by_ratios` compute, with
+    glibc's vector logarithms (a few units in the last place apart), a row's checks and sums
+    included. ``None`` where the kernel does not run (not built, no AVX-512, rows wider than it
+    takes) or finds a weight or a row sum it must not take: the NumPy formulas then check the
+    batch, and name what is wrong."""
+    n, k = p.shape
+    if divergences is None or not 1 <= k <= divergences.MAX_COLUMNS:
+        return None
+    out = np.empty(n)
+    both = [np.ascontiguousarray(p), np.ascontiguousarray(q)]
+    if divergences.divergence_rows(*both, out, n, k, kind) != KERNEL_WROTE:
+        return None
+    # (every weight non-negative and every row sum finite: so are the weights)
+    inputs.confirm_finite(0, "y_true", p, True)
+    inputs.confirm_finite(1, "y_pred", q, True)
+    return out
 
 
 def _kl_rows(p: np.ndarray, q: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
@@ -437,9 +469,18 @@ def _js_of_weights(p: np.ndarray, q: np.ndarray, sums: list[np.ndarray], positiv
         take = ~redo
         out[take] = _js_by_ratios(N.keep_rows(p, take), N.keep_rows(q, take), total_p[take], total_q[take])
         redo |= ~np.isfinite(out)
+    return _js_redo(p, q, out, redo, sums)
+
+
+def _js_redo(
+    p: np.ndarray, q: np.ndarray, out: np.ndarray, redo: np.ndarray, sums: list[np.ndarray] | None
+) -> np.ndarray:
+    """``out`` with the rows ``redo`` (a zero weight, or a ratio beyond the float range) computed
+    by :func:`_js_rows` of the normalized rows, by their sums ``sums`` (computed here if ``None``)."""
     if redo.any():
-        rows = [N.keep_rows(a, redo) / total[redo][:, None] for a, total in ((p, total_p), (q, total_q))]
-        out[redo] = _js_rows(*rows)
+        rows = [N.keep_rows(a, redo) for a in (p, q)]
+        totals = [rows[i] @ N.ones(p.shape[1]) for i in range(2)] if sums is None else [t[redo] for t in sums]
+        out[redo] = _js_rows(*(a / total[:, None] for a, total in zip(rows, totals, strict=True)))
     return out
 
 
@@ -478,8 +519,11 @@ class KLDivergence(_Divergence):
     """
 
     def _parse_rows(self, inputs: Inputs) -> tuple[Any, ...]:
-        p, q, sums, _ = _distributions(inputs, self.log_prob)
-        values = N.row_sum(np.exp(p) * (p - q)) if sums is None else _kl_of_weights(p, q, sums)
+        p, q = _pair(inputs, self.log_prob)
+        values = None if self.log_prob else _one_pass(inputs, p, q, KULLBACK_LEIBLER)
+        if values is None:
+            p, q, sums, _ = _distributions(inputs, self.log_prob)
+            values = N.row_sum(np.exp(p) * (p - q)) if sums is None else _kl_of_weights(p, q, sums)
         if len(values) and not np.isfinite(values).all():
             raise InputError("y_pred: expected q_j > 0 wherever p_j > 0, found a zero (infinite divergence)")
         return values, inputs.weights(len(p))
@@ -504,6 +548,10 @@ class JensenShannonDivergence(_Divergence):
     """
 
     def _parse_rows(self, inputs: Inputs) -> tuple[Any, ...]:
+        p, q = _pair(inputs, self.log_prob)
+        values = None if self.log_prob else _one_pass(inputs, p, q, JENSEN_SHANNON)
+        if values is not None:
+            return _js_redo(p, q, values, ~np.isfinite(values), None), inputs.weights(len(p))
         p, q, sums, positive = _distributions(inputs, self.log_prob)
         if sums is None:
             # (the two distributions in work arrays: fresh ones would cost more in page faults)

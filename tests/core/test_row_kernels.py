@@ -48,6 +48,7 @@ def numpy_formulas(monkeypatch):
     """The metrics' NumPy formulas: the kernels switched off where the metrics look them up."""
     monkeypatch.setattr(rowranking, "rowkernels", None)
     monkeypatch.setattr(rowlosses, "rowkernels", None)
+    monkeypatch.setattr(rowlosses, "divergences", None)
     monkeypatch.setattr(rowlosses_regression, "rowkernels", None)
 
 
@@ -252,6 +253,7 @@ def test_jensen_shannon_by_the_kernels_agrees_with_the_numpy_formulas_and_scipy(
     if zeros:
         p[rng.random(p.shape) < 0.1] = 0.0
         p[:, 0] += p.sum(axis=1) == 0  # (no row of zeros)
+    monkeypatch.setattr(rowlosses, "divergences", None)  # (this file's kernels: _divergences.c's apart)
     by_kernels = _js_values(p, q)
     with monkeypatch.context() as patch:
         patch.setattr(rowlosses, "rowkernels", None)
@@ -879,6 +881,10 @@ for m in range(1, 18):
             kernels.ideal_dcg_rows(gains, discount, m, out, n, m)
             for kind in (0, 1, 2):
                 assert kernels.label_ranking_rows(kind, relevant, scores, out, n, m) == 0
+        if compiled.divergences is not None and m <= compiled.divergences.MAX_COLUMNS:
+            p, q = (at_page_end(rng.uniform(0.1, 1.0, (n, m))) for _ in range(2))
+            for kind in (0, 1):
+                assert compiled.divergences.divergence_rows(p, q, out, n, m, kind) == 0
 print("read nothing past the end")
 """
 
@@ -886,9 +892,10 @@ print("read nothing past the end")
 @needs_kernels
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="mprotect through ctypes: Linux")
 @pytest.mark.parametrize("off", ["", "1"])
-def test_the_ranking_kernels_read_nothing_past_a_batch(off):
+def test_the_kernels_read_nothing_past_a_batch(off):
     """Rows whose last bytes end a readable page, an unreadable one after: a load past a row (the
-    AVX-512 loops' masked loads, the portable ones' reads) would fault, killing the process.
+    AVX-512 loops' masked loads and gathers, the portable ones' reads) would fault, killing the
+    process (the ranking kernels, and the divergence kernels where they run).
     Both builds, each in a process of its own."""
     env = {**os.environ, "STREAMMETRICS_NO_AVX512": off}
     done = subprocess.run([sys.executable, "-c", _PAGE_END_SCRIPT], env=env, capture_output=True, text=True)

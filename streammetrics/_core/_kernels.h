@@ -1,0 +1,113 @@
+/*
+ * What the compiled kernels share (streammetrics/_core/_rowkernels.c, _divergences.c): the
+ * buffers they read (whole C-contiguous arrays, through the buffer protocol), the spelling of
+ * inlining, and whether AVX-512 loops are compiled and chosen.
+ */
+#ifndef STREAMMETRICS_KERNELS_H
+#define STREAMMETRICS_KERNELS_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Inlined always (the row width then a constant in each copy); MSVC's spelling of both. */
+#if defined(__GNUC__) || defined(__clang__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#elif defined(_MSC_VER)
+#define ALWAYS_INLINE __forceinline
+#define restrict __restrict
+#else
+#define ALWAYS_INLINE inline
+#endif
+
+/* AVX-512 loops (intrinsics), compiled with GCC and Clang on x86-64 and chosen at run time on CPUs
+ * (and systems) that support AVX-512 F and DQ, unless STREAMMETRICS_NO_AVX512 is set; the portable
+ * loops elsewhere. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(__has_attribute)
+#if __has_attribute(target)
+#define AVX512_ROWS 1
+#include <immintrin.h>
+#define AVX512 __attribute__((target("avx512f,avx512dq")))
+#endif
+#endif
+
+/* Whether the AVX-512 loops should run: compiled, supported, and not switched off. */
+static int
+avx512_wanted(void)
+{
+#ifdef AVX512_ROWS
+    const char *off = getenv("STREAMMETRICS_NO_AVX512");
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")
+           && !(off != NULL && off[0] != '\0' && strcmp(off, "0") != 0);
+#else
+    return 0;
+#endif
+}
+
+/* ---------------------------------------------------------------------------- buffers */
+
+typedef struct {
+    Py_buffer view;
+    int held;
+} Held;
+
+static inline void
+release_all(Held *held, int count)
+{
+    for (int i = 0; i < count; i++) {
+        if (held[i].held) {
+            PyBuffer_Release(&held[i].view);
+            held[i].held = 0;
+        }
+    }
+}
+
+/* A buffer's struct format without a prefix that says native byte order and size ("=d", "@d",
+ * "<d" on a little-endian machine are "d"); NULL for another byte order. */
+static inline const char *
+native_format(const Py_buffer *view)
+{
+    const char *f = view->format ? view->format : "B";
+#if PY_LITTLE_ENDIAN
+    const char same = '<';
+#else
+    const char same = '>';
+#endif
+    if (f[0] == '@' || f[0] == '=' || f[0] == same) {
+        return f + 1;
+    }
+    if (f[0] == '<' || f[0] == '>' || f[0] == '!') {
+        return NULL;
+    }
+    return f;
+}
+
+/* A C-contiguous buffer of `count` items of the struct format `format` ("d": float64), or an
+ * error naming the argument. */
+static inline int
+hold(PyObject *obj, Held *held, const char *format, Py_ssize_t count, int writable, const char *name)
+{
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(obj, &held->view, flags) < 0) {
+        return -1;
+    }
+    held->held = 1;
+    if (count < 0 || count > PY_SSIZE_T_MAX / 8) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd items is out of range", name, count);
+        return -1;
+    }
+    const char *native = native_format(&held->view), *found = held->view.format ? held->view.format : "B";
+    if (native == NULL || strcmp(native, format) != 0 || held->view.len != count * held->view.itemsize) {
+        PyErr_Format(PyExc_ValueError, "%s: expected %zd items of format '%s', found %zd of '%s'", name, count,
+                     format, held->view.len / (held->view.itemsize ? held->view.itemsize : 1), found);
+        return -1;
+    }
+    return 0;
+}
+
+#endif
