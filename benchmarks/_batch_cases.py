@@ -214,6 +214,7 @@ def serve(rows: int, small_rows: int, min_time: float) -> None:
             "one-value path": bool(getattr(compiled, "COMPILED", False)),
             "row kernels": bool(getattr(compiled, "ROW_KERNELS", False)),
             "AVX-512 rows": bool(getattr(kernels, "AVX512", 0)),
+            "one-pass divergences": bool(getattr(compiled, "ONE_PASS_DIVERGENCES", False)),
         }
     except ImportError:
         parts = {}

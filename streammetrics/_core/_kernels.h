@@ -35,6 +35,34 @@
 #endif
 #endif
 
+#ifdef AVX512_ROWS
+/* The lanes of a row of m entries (up to 16) in its two vectors of 8; the second's work is left
+ * out where m <= 8 (a constant in each copy). */
+#define LOW_LANES(m) ((__mmask8)((m) >= 8 ? 0xFF : (1u << (m)) - 1))
+#define HIGH_LANES(m) ((__mmask8)((m) > 8 ? (1u << ((m) - 8)) - 1 : 0))
+
+/* Eight vectors of eight transposed in place: vector j then holds entry j of each. */
+AVX512 static ALWAYS_INLINE void
+transpose8(__m512d v[8])
+{
+    __m512d pairs[8], quads[8];
+    for (int k = 0; k < 4; k++) { /* (entries 2h, 2h + 1 of vectors 2k, 2k + 1) */
+        pairs[2 * k] = _mm512_unpacklo_pd(v[2 * k], v[2 * k + 1]);
+        pairs[2 * k + 1] = _mm512_unpackhi_pd(v[2 * k], v[2 * k + 1]);
+    }
+    for (int k = 0; k < 2; k++) { /* (128-bit pieces: entries e, e + 4 of four vectors) */
+        quads[4 * k] = _mm512_shuffle_f64x2(pairs[4 * k], pairs[4 * k + 2], 0x88);
+        quads[4 * k + 1] = _mm512_shuffle_f64x2(pairs[4 * k + 1], pairs[4 * k + 3], 0x88);
+        quads[4 * k + 2] = _mm512_shuffle_f64x2(pairs[4 * k], pairs[4 * k + 2], 0xDD);
+        quads[4 * k + 3] = _mm512_shuffle_f64x2(pairs[4 * k + 1], pairs[4 * k + 3], 0xDD);
+    }
+    for (int e = 0; e < 4; e++) {
+        v[e] = _mm512_shuffle_f64x2(quads[e], quads[4 + e], 0x88);
+        v[e + 4] = _mm512_shuffle_f64x2(quads[e], quads[4 + e], 0xDD);
+    }
+}
+#endif
+
 /* Whether the AVX-512 loops should run: compiled, supported, and not switched off. */
 static int
 avx512_wanted(void)

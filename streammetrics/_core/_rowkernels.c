@@ -334,11 +334,6 @@ ndcg_all(double *out, const double *s, const void *gains, int kind, const double
 }
 
 #ifdef AVX512_ROWS
-/* The lanes of a row of m entries (up to 16) in its two vectors of 8; the second's work is left
- * out where m <= 8 (a constant in each copy). */
-#define LOW_LANES(m) ((__mmask8)((m) >= 8 ? 0xFF : (1u << (m)) - 1))
-#define HIGH_LANES(m) ((__mmask8)((m) > 8 ? (1u << ((m) - 8)) - 1 : 0))
-
 /* A row of up to 16 scores as two vectors of 8 (the lanes past the row zero: their counts are
  * never read; nothing is read past the row). */
 typedef struct {
@@ -457,27 +452,6 @@ load_gains16(__m512d *low, __m512d *high, const void *gains, int kind, Py_ssize_
         *low = _mm512_cvtepi32_pd(_mm512_castsi512_si256(x));
         *high = _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(x, 1));
     }
-    }
-}
-
-/* Eight vectors of eight transposed in place: vector j then holds entry j of each. */
-AVX512 static ALWAYS_INLINE void
-transpose8(__m512d v[8])
-{
-    __m512d pairs[8], quads[8];
-    for (int k = 0; k < 4; k++) { /* (entries 2h, 2h + 1 of vectors 2k, 2k + 1) */
-        pairs[2 * k] = _mm512_unpacklo_pd(v[2 * k], v[2 * k + 1]);
-        pairs[2 * k + 1] = _mm512_unpackhi_pd(v[2 * k], v[2 * k + 1]);
-    }
-    for (int k = 0; k < 2; k++) { /* (128-bit pieces: entries e, e + 4 of four vectors) */
-        quads[4 * k] = _mm512_shuffle_f64x2(pairs[4 * k], pairs[4 * k + 2], 0x88);
-        quads[4 * k + 1] = _mm512_shuffle_f64x2(pairs[4 * k + 1], pairs[4 * k + 3], 0x88);
-        quads[4 * k + 2] = _mm512_shuffle_f64x2(pairs[4 * k], pairs[4 * k + 2], 0xDD);
-        quads[4 * k + 3] = _mm512_shuffle_f64x2(pairs[4 * k + 1], pairs[4 * k + 3], 0xDD);
-    }
-    for (int e = 0; e < 4; e++) {
-        v[e] = _mm512_shuffle_f64x2(quads[e], quads[4 + e], 0x88);
-        v[e + 4] = _mm512_shuffle_f64x2(quads[e], quads[4 + e], 0xDD);
     }
 }
 
