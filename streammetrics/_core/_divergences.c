@@ -27,10 +27,6 @@
 
 /* The widest rows the kernels take (columns held in registers, or spilled next to them). */
 #define MAX_COLUMNS 16
-/* How far ahead the rows are fetched into the cache: the CPU's own prefetching did not keep up
- * with the masked loads (on a batch not yet in the cache: 50-54 M rows/s for JS of 5 classes, 103
- * with this; 64 and 128 rows measured the same). */
-#define PREFETCH_ROWS 64
 
 #define LOG_2 0.693147180559945309417232121458176568
 
@@ -144,10 +140,8 @@ divergence_loop(double *restrict out, const double *restrict p, const double *re
         const __mmask8 live = n - i >= 8 ? 0xFF : (__mmask8)((1u << (n - i)) - 1);
         __m512d total_p = zero, total_q = zero;
         __mmask8 valid = live;
-        for (Py_ssize_t line = 0; line < 8 * k; line += 8) { /* (never faults, past the end too) */
-            _mm_prefetch((const char *)(p + (i + PREFETCH_ROWS) * k + line), _MM_HINT_T0);
-            _mm_prefetch((const char *)(q + (i + PREFETCH_ROWS) * k + line), _MM_HINT_T0);
-        }
+        fetch_rows(p, i + FETCH_AHEAD_ROWS, 8, k * 8);
+        fetch_rows(q, i + FETCH_AHEAD_ROWS, 8, k * 8);
         columns8(pc, p + i * k, live, k);
         columns8(qc, q + i * k, live, k);
         for (Py_ssize_t j = 0; j < k; j++) {

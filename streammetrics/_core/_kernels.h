@@ -63,6 +63,26 @@ transpose8(__m512d v[8])
 }
 #endif
 
+/* How many rows ahead the AVX-512 loops ask the cache for: their masked loads (a row at a time,
+ * nothing read past it) left the CPU's own prefetching behind on a batch not yet in the cache
+ * (the divergences of 5 classes: 50-54 M rows/s, 103 with it; 64 and 128 rows measured alike). */
+#define FETCH_AHEAD_ROWS 64
+
+/* Asks the cache for `rows` rows of `row_bytes` bytes each from row `first` of an array (a
+ * prefetch never faults: past the array's end, the request is dropped). */
+static ALWAYS_INLINE void
+fetch_rows(const void *array, Py_ssize_t first, Py_ssize_t rows, Py_ssize_t row_bytes)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    const uintptr_t start = (uintptr_t)array + (uintptr_t)(first * row_bytes);
+    for (Py_ssize_t b = 0; b < rows * row_bytes; b += 64) {
+        __builtin_prefetch((const void *)(start + (uintptr_t)b));
+    }
+#else
+    (void)array, (void)first, (void)rows, (void)row_bytes;
+#endif
+}
+
 /* Whether the AVX-512 loops should run: compiled, supported, and not switched off. */
 static int
 avx512_wanted(void)

@@ -106,6 +106,13 @@ gain_kind(const Py_buffer *view)
     return -1;
 }
 
+/* The bytes of one gain or relevance of a kind. */
+static ALWAYS_INLINE Py_ssize_t
+gain_size(int kind)
+{
+    return kind == GAIN_UINT8 ? 1 : kind == GAIN_INT32 ? 4 : 8;
+}
+
 /* Row `i`'s m gains as doubles (the exact conversion NumPy's astype(float64) makes). */
 static ALWAYS_INLINE void
 load_gains(double *out, const void *gains, int kind, Py_ssize_t i, Py_ssize_t m)
@@ -576,6 +583,8 @@ dcg_avx512_loop(double *restrict out, const double *restrict s, const void *gain
         __m512d low[8], high[8], gains_by_row[16];
         double binary_bests[8];
         int binary = 1;
+        fetch_rows(s, i + FETCH_AHEAD_ROWS, 8, m * 8);
+        fetch_rows(gains, i + FETCH_AHEAD_ROWS, 8, m * gain_size(kind));
         for (int b = 0; b < 8; b++) {
             const double *restrict row = s + (i + b) * m;
             const Row16 r = load_row16(row, m);
@@ -1087,6 +1096,8 @@ ranking_avx512_loop(double *restrict out, const void *relevant, int relevance_ki
     const __m512d below_all = _mm512_set1_pd(-HUGE_VAL);
     for (Py_ssize_t i = 0; i < n; i++) {
         const double *restrict row = s + i * m;
+        fetch_rows(s, i + FETCH_AHEAD_ROWS, 1, m * 8);
+        fetch_rows(relevant, i + FETCH_AHEAD_ROWS, 1, m * gain_size(relevance_kind));
         const unsigned bits = relevance_bits16(relevant, relevance_kind, i, m, &zeros_and_ones);
         const __mmask8 relevant_low = (__mmask8)bits, relevant_high = (__mmask8)(bits >> 8);
         const int64_t n_relevant = __builtin_popcount(bits);
@@ -1154,6 +1165,8 @@ precision_avx512_loop(double *restrict out, const void *relevant, int relevance_
     Py_ssize_t i = 0;
     for (; i + 8 <= n; i += 8) {
         __m512d low[8], high[8];
+        fetch_rows(s, i + FETCH_AHEAD_ROWS, 8, m * 8);
+        fetch_rows(relevant, i + FETCH_AHEAD_ROWS, 8, m * gain_size(relevance_kind));
         for (int b = 0; b < 8; b++) {
             const double *restrict row = s + (i + b) * m;
             const unsigned bits = relevance_bits16(relevant, relevance_kind, i + b, m, &zeros_and_ones);
