@@ -178,8 +178,8 @@ all_finite(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return PyBool_FromLong(finite);
 }
 
-/* What ndcg_rows and label_ranking_rows return: the values written; a relevance refused (negative,
- * or not 0 or 1); a score that is not finite. */
+/* What ndcg_rows and label_ranking_rows return: the values written; a relevance refused (negative
+ * or not finite, or not 0 or 1); a score that is not finite. */
 enum rows_status { ROWS_WRITTEN, ROWS_BAD_RELEVANCE, ROWS_NOT_FINITE };
 
 /* ---------------------------------------------------------------------------- the ideal DCG */
@@ -227,20 +227,21 @@ sorted_sum(const double *restrict g, double *restrict sorted, const Ideal *ideal
     return total;
 }
 
-/* The ideal DCG of a row of m gains g (as doubles), `non_negative` cleared where one is negative:
- * binary's sum for 0/1 gains, sorted_sum's otherwise. */
+/* The ideal DCG of a row of m gains g (as doubles), `gains_valid` cleared where one is negative
+ * or not finite (NDCG's float relevances are checked here, as they are read): binary's sum for
+ * 0/1 gains, sorted_sum's otherwise. */
 static ALWAYS_INLINE double
 ideal_of(const double *restrict g, double *restrict sorted, const Ideal *ideal, const Py_ssize_t m,
-         int *restrict non_negative)
+         int *restrict gains_valid)
 {
-    int binary = 1, positive = 1;
+    int binary = 1, valid = 1;
     Py_ssize_t ones = 0;
     for (Py_ssize_t j = 0; j < m; j++) {
         binary &= (g[j] == 0.0) | (g[j] == 1.0);
         ones += g[j] == 1.0;
-        positive &= g[j] >= 0.0;
+        valid &= (g[j] >= 0.0) & (g[j] < HUGE_VAL);
     }
-    *non_negative &= positive;
+    *gains_valid &= valid;
     return binary ? ideal->binary[ones] : sorted_sum(g, sorted, ideal, m);
 }
 
@@ -278,7 +279,7 @@ keep_best(double *restrict out, double *restrict bests, double best, Py_ssize_t 
  * with ties. `m` a constant where inlined: the compiler unrolls the comparisons. */
 static ALWAYS_INLINE void
 dcg_loop(double *restrict out, const double *restrict s, const void *gains, int kind,
-         const double *restrict table, const Ideal *ideal, int *restrict non_negative, Py_ssize_t n,
+         const double *restrict table, const Ideal *ideal, int *restrict gains_valid, Py_ssize_t n,
          const Py_ssize_t m)
 {
     double g[MAX_ROW] = {0}, sorted[MAX_ROW] = {0}; /* (zeroed once: quiets a warning) */
@@ -315,7 +316,7 @@ dcg_loop(double *restrict out, const double *restrict s, const void *gains, int 
         }
         out[i] = total;
         if (ideal != NULL) { /* (a constant NULL in the DCG's copies, which leave this out) */
-            keep_best(out, bests, ideal_of(g, sorted, ideal, m, non_negative), i, n);
+            keep_best(out, bests, ideal_of(g, sorted, ideal, m, gains_valid), i, n);
         }
     }
 }
@@ -328,16 +329,16 @@ dcg_all(double *out, const double *s, const void *gains, int kind, const double 
 #undef DCG_LOOP
 }
 
-/* dcg_all's values over the rows' ideal DCGs; whether every gain was non-negative. */
+/* dcg_all's values over the rows' ideal DCGs; whether every gain was non-negative and finite. */
 VECTOR_CLONES static int
 ndcg_all(double *out, const double *s, const void *gains, int kind, const double *table, const Ideal *ideal,
          Py_ssize_t n, Py_ssize_t m)
 {
-    int non_negative = 1;
-#define NDCG_LOOP(width) dcg_loop(out, s, gains, kind, table, ideal, &non_negative, n, width)
+    int gains_valid = 1;
+#define NDCG_LOOP(width) dcg_loop(out, s, gains, kind, table, ideal, &gains_valid, n, width)
     BY_WIDTH(NDCG_LOOP, m)
 #undef NDCG_LOOP
-    return non_negative;
+    return gains_valid;
 }
 
 #ifdef AVX512_ROWS
@@ -492,28 +493,31 @@ dcg_terms16(__m512d terms[2], __m512d g[2], const double *restrict row, Row16 r,
     terms[1] = _mm512_loadu_pd(by_document + 8);
 }
 
-/* ideal_of's tests on a row's gains as two vectors (the lanes past the row 0.0): `non_negative`
- * cleared where one is negative; whether they are all 0 or 1, and then their ideal DCG, the sum
- * of the first discounts, in `best`. */
+/* ideal_of's tests on a row's gains as two vectors (the lanes past the row 0.0): `gains_valid`
+ * cleared where one is negative or not finite; whether they are all 0 or 1, and then their ideal
+ * DCG, the sum of the first discounts, in `best`. */
 AVX512 static ALWAYS_INLINE int
-binary_ideal16(const __m512d g[2], const Ideal *ideal, int *restrict non_negative, double *restrict best)
+binary_ideal16(const __m512d g[2], const Ideal *ideal, int *restrict gains_valid, double *restrict best)
 {
     const __m512d zero = _mm512_setzero_pd(), unit = _mm512_set1_pd(1.0);
     const __mmask8 ones_low = _mm512_cmp_pd_mask(g[0], unit, _CMP_EQ_OQ);
     const __mmask8 ones_high = _mm512_cmp_pd_mask(g[1], unit, _CMP_EQ_OQ);
     const __mmask8 binary_low = ones_low | _mm512_cmp_pd_mask(g[0], zero, _CMP_EQ_OQ);
     const __mmask8 binary_high = ones_high | _mm512_cmp_pd_mask(g[1], zero, _CMP_EQ_OQ);
-    *non_negative &= (_mm512_cmp_pd_mask(g[0], zero, _CMP_GE_OQ) & _mm512_cmp_pd_mask(g[1], zero, _CMP_GE_OQ)) == 0xFF;
+    const __m512d infinity = _mm512_set1_pd(HUGE_VAL);
+    const __mmask8 valid_low = _mm512_cmp_pd_mask(g[0], zero, _CMP_GE_OQ) & _mm512_cmp_pd_mask(g[0], infinity, _CMP_LT_OQ);
+    const __mmask8 valid_high = _mm512_cmp_pd_mask(g[1], zero, _CMP_GE_OQ) & _mm512_cmp_pd_mask(g[1], infinity, _CMP_LT_OQ);
+    *gains_valid &= (valid_low & valid_high) == 0xFF;
     *best = ideal->binary[__builtin_popcount(ones_low) + __builtin_popcount(ones_high)];
     return (binary_low & binary_high) == 0xFF;
 }
 
 /* ideal_of for a row's gains as two vectors: binary_ideal16's sum, or sorted_sum's. */
 AVX512 static ALWAYS_INLINE double
-ideal16(const __m512d g[2], const Ideal *ideal, const Py_ssize_t m, int *restrict non_negative)
+ideal16(const __m512d g[2], const Ideal *ideal, const Py_ssize_t m, int *restrict gains_valid)
 {
     double best;
-    if (binary_ideal16(g, ideal, non_negative, &best)) {
+    if (binary_ideal16(g, ideal, gains_valid, &best)) {
         return best;
     }
     double gain[16], sorted[16];
@@ -568,7 +572,7 @@ ideal_rows8(__m512d column[16], const Ideal *ideal, const Py_ssize_t m)
  * pass fused): 0 at the first row with a score that is not finite, out then partly written. */
 AVX512 static ALWAYS_INLINE int
 dcg_avx512_loop(double *restrict out, const double *restrict s, const void *gains, int kind,
-                const double *restrict table, const Ideal *ideal, int *restrict non_negative, Py_ssize_t n,
+                const double *restrict table, const Ideal *ideal, int *restrict gains_valid, Py_ssize_t n,
                 const Py_ssize_t m)
 {
     double by_count_values[16] = {0};
@@ -598,7 +602,7 @@ dcg_avx512_loop(double *restrict out, const double *restrict s, const void *gain
             if (ideal != NULL) { /* (a constant in each copy) */
                 gains_by_row[b] = g[0];
                 gains_by_row[8 + b] = g[1];
-                binary &= binary_ideal16(g, ideal, non_negative, &binary_bests[b]);
+                binary &= binary_ideal16(g, ideal, gains_valid, &binary_bests[b]);
             }
         }
         transpose8(low);
@@ -641,7 +645,7 @@ dcg_avx512_loop(double *restrict out, const double *restrict s, const void *gain
         }
         out[i] = total;
         if (ideal != NULL) {
-            normalize(out + i, (double[1]){ideal16(g, ideal, m, non_negative)}, 1);
+            normalize(out + i, (double[1]){ideal16(g, ideal, m, gains_valid)}, 1);
         }
     }
     return 1;
@@ -668,13 +672,13 @@ dcg_avx512_loop(double *restrict out, const double *restrict s, const void *gain
     }
 
 /* Whether every score was finite (out holds no values where not); with an ideal, the values are
- * normalized (ndcg_all's), `non_negative` cleared where a gain is negative. */
+ * normalized (ndcg_all's), `gains_valid` cleared where a gain is negative or not finite. */
 AVX512 static int
 dcg_avx512(double *out, const double *s, const void *gains, int kind, const double *table, const Ideal *ideal,
-           int *non_negative, Py_ssize_t n, Py_ssize_t m)
+           int *gains_valid, Py_ssize_t n, Py_ssize_t m)
 {
 #define DCG_AVX512_LOOP(width) dcg_avx512_loop(out, s, gains, kind, table, NULL, NULL, n, width)
-#define NDCG_AVX512_LOOP(width) dcg_avx512_loop(out, s, gains, kind, table, ideal, non_negative, n, width)
+#define NDCG_AVX512_LOOP(width) dcg_avx512_loop(out, s, gains, kind, table, ideal, gains_valid, n, width)
     if (ideal != NULL) {
         WIDE_CASES(NDCG_AVX512_LOOP)
     }
@@ -704,8 +708,8 @@ PyDoc_STRVAR(dcg_rows_doc,
 PyDoc_STRVAR(ndcg_rows_doc,
 "ndcg_rows(scores, gains, table, discount, top, out, n, m) -> int\n--\n\n"
 "dcg_rows' values, each over its row's ideal DCG (ideal_dcg_rows'; over 1 where that is 0).\n"
-"Returns 0 when out holds the values; 1 where a gain is negative; else 2 where a score is not\n"
-"finite (2 may be returned before every gain is read; out holds no values unless 0).");
+"Returns 0 when out holds the values; 1 where a gain is negative or not finite; else 2 where a\n"
+"score is not finite (2 may be returned before every gain is read; out holds no values unless 0).");
 
 /* dcg_rows and ndcg_rows (`normalized`: the latter, with its discount and top). */
 static PyObject *
@@ -751,11 +755,11 @@ dcg_call(PyObject *const *args, Py_ssize_t nargs, int normalized)
     double *out = held[3].view.buf;
     const double *scores = held[0].view.buf, *table = held[2].view.buf;
     const void *gains = held[1].view.buf;
-    int finite, non_negative = 1;
+    int finite, gains_valid = 1;
     Py_BEGIN_ALLOW_THREADS
 #ifdef AVX512_ROWS
     if (use_avx512 && m >= AVX512_NARROWEST_DCG && m <= 16) {
-        finite = dcg_avx512(out, scores, gains, kind, table, by, &non_negative, n, m);
+        finite = dcg_avx512(out, scores, gains, kind, table, by, &gains_valid, n, m);
     }
     else
 #endif
@@ -764,7 +768,7 @@ dcg_call(PyObject *const *args, Py_ssize_t nargs, int normalized)
          * which measured cheaper than a check inside the portable counting loop) */
         finite = finite_all(scores, n * m);
         if (finite && normalized) {
-            non_negative = ndcg_all(out, scores, gains, kind, table, by, n, m);
+            gains_valid = ndcg_all(out, scores, gains, kind, table, by, n, m);
         }
         else if (finite) {
             dcg_all(out, scores, gains, kind, table, n, m);
@@ -775,7 +779,7 @@ dcg_call(PyObject *const *args, Py_ssize_t nargs, int normalized)
     if (!normalized) {
         return PyBool_FromLong(finite);
     }
-    return PyLong_FromLong(!non_negative ? ROWS_BAD_RELEVANCE : !finite ? ROWS_NOT_FINITE : ROWS_WRITTEN);
+    return PyLong_FromLong(!gains_valid ? ROWS_BAD_RELEVANCE : !finite ? ROWS_NOT_FINITE : ROWS_WRITTEN);
 }
 
 static PyObject *
@@ -833,7 +837,7 @@ static ALWAYS_INLINE int
 ideal_loop(double *restrict out, const void *gains, int kind, const Ideal *ideal, Py_ssize_t n, const Py_ssize_t m)
 {
     double g[MAX_ROW] = {0}, sorted[MAX_ROW] = {0}; /* (zeroed once: quiets a warning) */
-    int non_negative = 1;
+    int gains_valid = 1;
     for (Py_ssize_t i = 0; i < n; i++) {
         const Py_ssize_t ones = count_ones(gains, kind, i, m);
         if (ones >= 0) {
@@ -842,28 +846,28 @@ ideal_loop(double *restrict out, const void *gains, int kind, const Ideal *ideal
         }
         load_gains(g, gains, kind, i, m);
         for (Py_ssize_t j = 0; j < m; j++) {
-            non_negative &= g[j] >= 0.0;
+            gains_valid &= (g[j] >= 0.0) & (g[j] < HUGE_VAL);
         }
         out[i] = sorted_sum(g, sorted, ideal, m);
     }
-    return non_negative;
+    return gains_valid;
 }
 
 VECTOR_CLONES static int
 ideal_all(double *out, const void *gains, int kind, const Ideal *ideal, Py_ssize_t n, Py_ssize_t m)
 {
-    int non_negative = 1;
-#define IDEAL_LOOP(width) non_negative = ideal_loop(out, gains, kind, ideal, n, width)
+    int gains_valid = 1;
+#define IDEAL_LOOP(width) gains_valid = ideal_loop(out, gains, kind, ideal, n, width)
     BY_WIDTH_OR_8(IDEAL_LOOP, m)
 #undef IDEAL_LOOP
-    return non_negative;
+    return gains_valid;
 }
 
 PyDoc_STRVAR(ideal_dcg_rows_doc,
 "ideal_dcg_rows(gains, discount, top, out, n, m) -> bool\n--\n\n"
 "out[i] = sum_{p < top} sorted_i[p] * discount[p], sorted_i row i's m gains in decreasing order.\n"
 "gains: n * m float64, int64, int32, uint8 or bool (no NaN); discount: m float64; out: n float64.\n"
-"False where a gain is negative (out then holds no values).");
+"False where a gain is negative or not finite (out then holds no values).");
 
 static PyObject *
 ideal_dcg_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
@@ -897,12 +901,12 @@ ideal_dcg_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     Ideal ideal;
     ideal_init(&ideal, held[1].view.buf, top, m);
-    int non_negative;
+    int gains_valid;
     Py_BEGIN_ALLOW_THREADS
-    non_negative = ideal_all(held[2].view.buf, held[0].view.buf, kind, &ideal, n, m);
+    gains_valid = ideal_all(held[2].view.buf, held[0].view.buf, kind, &ideal, n, m);
     Py_END_ALLOW_THREADS
     release_all(held, 3);
-    return PyBool_FromLong(non_negative);
+    return PyBool_FromLong(gains_valid);
 }
 
 /* ---------------------------------------------------------------------------- label ranking */

@@ -530,7 +530,8 @@ def compiled_ndcg(
 ) -> int:
     """:func:`compiled_dcg`'s values over the rows' ideal DCGs (over 1 where that is 0), in one
     pass of the kernel over both arrays, into ``out``; the kernel's status: :data:`KERNEL_WROTE`,
-    :data:`KERNEL_BAD_RELEVANCE` (a negative relevance) or :data:`KERNEL_NOT_FINITE` (a score;
+    :data:`KERNEL_BAD_RELEVANCE` (a negative relevance, or one not finite) or
+    :data:`KERNEL_NOT_FINITE` (a score;
     returned before every relevance is read)."""
     n, m = s.shape
     table = _kernel_table(discount, ignore_ties)
@@ -755,9 +756,14 @@ class _Gain(_RowRanking, base=True):
         raw = inputs.array(0, "y_true")
         _columns(raw, "y_true", "documents")
         # integer or boolean relevances are kept as they are (exact and finite; the formulas
-        # convert each value where they use it): no float64 copy of the batch
-        y = raw if raw.ndim == 2 and raw.dtype.kind in "iub" else inputs.floats(0, "y_true", (2,))
+        # convert each value where they use it): no float64 copy of the batch. NDCG's kernel
+        # checks float relevances itself (non-negative and finite) as it reads them.
+        integral = raw.ndim == 2 and raw.dtype.kind in "iub"
+        y = raw if integral else inputs.unchecked_floats(0, "y_true", (2,))
         compiled = compiled_rows(y)
+        checked_by_kernel = compiled and self.non_negative and not integral
+        if not (integral or checked_by_kernel):
+            y = inputs.floats(0, "y_true", (2,))
         if self.non_negative and y.size and not compiled and y.min() < 0:
             raise self._negative_relevances(y)
         if compiled:
@@ -767,6 +773,8 @@ class _Gain(_RowRanking, base=True):
             # first inf or NaN)
             s = np.ascontiguousarray(_scores(inputs, y.shape, checked=False))
             values = self._compiled_values(y, s)  # (None: a score is not finite)
+            if checked_by_kernel:
+                inputs.confirm_finite(0, "y_true", y, True)  # (or refused by _compiled_values)
             inputs.confirm_finite(1, "y_score", s, values is not None)
             return values, inputs.weights(len(y))
         return y, _scores(inputs, y.shape), inputs.weights(len(y))
@@ -883,7 +891,10 @@ class NDCG(_Gain):
     def _compiled_values(self, y: np.ndarray, s: np.ndarray) -> np.ndarray | None:
         out = np.empty(len(y))
         status = compiled_ndcg(y, s, discounts(y.shape[1], self.k), self.ignore_ties, out)
-        # (a negative relevance named before a score that is not finite, as the NumPy formulas do)
-        if status == KERNEL_BAD_RELEVANCE or (status == KERNEL_NOT_FINITE and y.min() < 0):
-            raise self._negative_relevances(y)
+        if status != KERNEL_WROTE:
+            # (named as the NumPy formulas name them: a relevance not finite, then a negative
+            # one, then a score; the kernel may have stopped at a score before every relevance)
+            v.check_finite(y, "y_true")
+            if status == KERNEL_BAD_RELEVANCE or y.min() < 0:
+                raise self._negative_relevances(y)
         return out if status == KERNEL_WROTE else None

@@ -513,6 +513,44 @@ def test_ndcg_refuses_a_negative_relevance_as_the_numpy_path_refuses_it(
 
 
 @needs_kernels
+@pytest.mark.parametrize("m", [6, 16, 20])
+@pytest.mark.parametrize("bad", [math.inf, math.nan])
+@pytest.mark.parametrize(
+    ("negative_row", "nan_score_row", "named"),
+    [
+        (None, None, "y_true: expected finite"),
+        (41, None, "y_true: expected finite"),
+        (None, 42, "y_true: expected finite"),
+        (41, 42, "y_true: expected finite"),
+        (10, None, "y_true: expected non-negative"),
+        (None, 7, "y_score: expected finite"),
+    ],
+)
+def test_ndcg_refuses_a_relevance_that_is_not_finite_as_the_numpy_path_refuses_it(
+    m, bad, negative_row, nan_score_row, named, monkeypatch
+):
+    """The kernel checks float relevances as it reads them (no pass of their own): one that is
+    not finite (row 40) is named before a negative relevance or a score that is not finite in the
+    same chunk of rows (32 to 47), and after those of an earlier chunk, wherever they are (the
+    kernel may stop at the score before it reads the relevance)."""
+    assert aggregation_base.CHUNK_ROWS == 16
+    rng = np.random.default_rng(6)
+    y, s = _ranking_batch(rng, 60, m, np.float64)
+    discount = rowranking.discounts(m, None)
+    table = rowranking._mean_discounts(rowranking._key(discount))
+    bad_y = y.copy()
+    bad_y[40, m - 2] = bad  # (m = 16: in a row's second vector)
+    status = kernels.ndcg_rows(s, bad_y, table, discount, m, np.empty(60), 60, m)
+    assert status == rowranking.KERNEL_BAD_RELEVANCE
+    if negative_row is not None:
+        bad_y[negative_row, 1] = -1.0
+    if nan_score_row is not None:
+        s[nan_score_row, 3] = math.nan
+    messages = _refusals(sm.NDCG, bad_y, s, f"^{named}", monkeypatch)
+    assert messages[0] == messages[1]
+
+
+@needs_kernels
 @pytest.mark.parametrize("cls", [c for c, _ in LABEL_RANKING])
 @pytest.mark.parametrize(
     ("column", "bad", "names"),
