@@ -506,6 +506,22 @@ class _Pooled(_RowRegression, base=True):
         return {}
 
 
+#: The pair losses whose batch sums the compiled kernel makes (``_rowkernels.pair_sum``' kinds).
+PAIR_SMAPE, PAIR_ABSOLUTE, PAIR_MAGNITUDE, PAIR_SQUARE, PAIR_CUBE, PAIR_FOURTH = range(6)
+
+
+def _compiled_pair_sums(batch: tuple[Any, ...], *kinds: int) -> np.ndarray | None:
+    """The batch's value sums of one output, unweighted, by the compiled kernel (a column per
+    kind): each value by the NumPy formula's operations and the sums by NumPy's pairwise
+    summation (the same bits as the values' column sums), in one pass over the two arrays per
+    column. ``None`` where it does not apply."""
+    yt, yp, w = batch
+    if rowkernels is None or w is not None or yt.shape[1] != 1:
+        return None
+    t, p = np.ascontiguousarray(yt[:, 0]), np.ascontiguousarray(yp[:, 0])
+    return np.array([rowkernels.pair_sum(kind, t, p, TORCH_EPS, len(t)) for kind in kinds])
+
+
 class SMAPE(_Pooled):
     """The symmetric mean absolute percentage error ``mean 2 |ŷ - y| / max(|y| + |ŷ|, eps)``
     (torchmetrics ``SymmetricMeanAbsolutePercentageError``, eps = 1.17e-6), over every value.
@@ -536,6 +552,10 @@ class SMAPE(_Pooled):
         np.maximum(scale, TORCH_EPS, out=scale)
         d += d  # 2 |r|, exactly
         return np.divide(d, scale, out=d)
+
+    def _value_sums(self, batch: tuple[Any, ...]) -> np.ndarray:
+        sums = _compiled_pair_sums(batch, PAIR_SMAPE)
+        return super()._value_sums(batch) if sums is None else sums
 
     def _compute(self, state: RowSums) -> float:
         return float(self._means(state)[0])
@@ -570,6 +590,10 @@ class WMAPE(_Pooled):
         np.abs(out[0], out=out[0])
         np.abs(yt, out=out[1])
         return out.T
+
+    def _value_sums(self, batch: tuple[Any, ...]) -> np.ndarray:
+        sums = _compiled_pair_sums(batch, PAIR_ABSOLUTE, PAIR_MAGNITUDE)
+        return super()._value_sums(batch) if sums is None else sums
 
     def _compute(self, state: RowSums) -> float:
         err, scale = state.totals
@@ -618,6 +642,10 @@ class MinkowskiDistance(_Pooled):
         yt, yp, w = batch
         if w is not None or yt.shape[1] != 1 or self.p not in (2.0, 3.0, 4.0):
             return super()._value_sums(batch)
+        kind = {2.0: PAIR_SQUARE, 3.0: PAIR_CUBE, 4.0: PAIR_FOURTH}[self.p]
+        sums = _compiled_pair_sums(batch, kind)  # (the values' pairwise sums: not the dot's bits)
+        if sums is not None:
+            return sums
         # one output, unweighted, a small integer order: the sum of |d|^p as one dot product
         # (|d|^2 . |d| or |d|^2 . |d|^2), without the per-row values
         d, square, *_ = scratch(len(yt))

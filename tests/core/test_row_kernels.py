@@ -798,6 +798,85 @@ def test_crps_by_the_kernel_agrees_with_the_numpy_path(m, weighted, monkeypatch)
     assert math.isclose(by_kernel, by_numpy, rel_tol=1e-14)
 
 
+def _pair_values(kind: int, t: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """The values whose sum ``pair_sum`` makes, by the NumPy formulas' operations."""
+    d = p - t
+    return {
+        rowlosses_regression.PAIR_SMAPE: (2 * np.abs(d)) / np.maximum(np.abs(t) + np.abs(p), 1.17e-6),
+        rowlosses_regression.PAIR_ABSOLUTE: np.abs(d),
+        rowlosses_regression.PAIR_MAGNITUDE: np.abs(t),
+        rowlosses_regression.PAIR_SQUARE: d * d,
+        rowlosses_regression.PAIR_CUBE: (d * d) * np.abs(d),
+        rowlosses_regression.PAIR_FOURTH: (d * d) * (d * d),
+    }[kind]
+
+
+@needs_kernels
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(rowlosses_regression.PAIR_SMAPE, rowlosses_regression.PAIR_FOURTH),
+    st.sampled_from([0, 1, 7, 8, 9, 127, 128, 129, 136, 1000, 4099, 65536, 100_003]),
+    st.integers(0, 2**32 - 1),
+)
+def test_the_pair_sum_kernel_is_numpys_pairwise_sum_of_the_values_bit_for_bit(kind, n, seed):
+    """NumPy's reduction of a contiguous float64 array is its pairwise sum (eight accumulators
+    over blocks of up to 128, halves at multiples of 8): the kernel's, on values it computes as
+    it goes, gives the same bits at every length around the block edges."""
+    rng = np.random.default_rng(seed)
+    t = rng.standard_normal(n) * 10.0 ** rng.integers(-3, 4, n)
+    p = t + rng.standard_normal(n) * rng.random()
+    t[rng.random(n) < 0.05] = 0.0
+    p[rng.random(n) < 0.05] = 0.0
+    expected = np.add.reduce(_pair_values(kind, t, p))
+    assert np.float64(kernels.pair_sum(kind, t, p, 1.17e-6, n)).tobytes() == np.float64(expected).tobytes()
+
+
+@needs_kernels
+@pytest.mark.parametrize(
+    "make",
+    [
+        sm.SMAPE,
+        sm.WMAPE,
+        lambda: sm.MinkowskiDistance(2),
+        lambda: sm.MinkowskiDistance(3),
+        lambda: sm.MinkowskiDistance(4),
+    ],
+)
+@pytest.mark.parametrize("chunk", [16, 131_072])
+def test_pooled_losses_by_the_pair_sum_kernel_agree_with_the_numpy_path(make, chunk, monkeypatch):
+    """SMAPE and WMAPE: the same state bytes (the same values, the same pairwise sums);
+    Minkowski: to a few units in the last place (BLAS's dot products there). A value that is
+    not finite is refused with the same message."""
+    monkeypatch.setattr(aggregation_base, "CHUNK_ROWS", chunk)
+    rng = np.random.default_rng(8)
+    yt = rng.gamma(2.0, 2.0, 3001)
+    yp = yt + rng.standard_normal(3001)
+    yt[:40] = 0.0  # (SMAPE's eps: |y| + |ŷ| = 0 where both are)
+    yp[:20] = 0.0
+    by_kernel = make().update(yt, yp)
+    with monkeypatch.context() as patch:
+        patch.setattr(rowlosses_regression, "rowkernels", None)
+        by_numpy = make().update(yt, yp)
+    if isinstance(by_kernel, (sm.SMAPE, sm.WMAPE)):
+        assert by_kernel.to_bytes() == by_numpy.to_bytes()
+    assert math.isclose(by_kernel.compute(), by_numpy.compute(), rel_tol=1e-14)
+    for bad in (math.nan, math.inf, -math.inf):
+        wrong = yp.copy()
+        wrong[2000] = bad
+        messages = []
+        for off in (False, True):
+            with monkeypatch.context() as patch:
+                if off:
+                    patch.setattr(rowlosses_regression, "rowkernels", None)
+                metric = make().update(yt[:10], yp[:10])
+                before = metric.to_bytes()
+                with pytest.raises(sm.InputError) as caught:
+                    metric.update(yt, wrong)
+                assert metric.to_bytes() == before
+                messages.append(str(caught.value))
+        assert messages[0] == messages[1]
+
+
 @needs_kernels
 def test_a_rows_jensen_shannon_and_crps_are_the_same_in_any_batch():
     rng = np.random.default_rng(12)
