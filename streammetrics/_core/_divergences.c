@@ -6,12 +6,13 @@
  * The NumPy formulas make seven to ten passes over batch-sized arrays (minimum, row sums,
  * quotients, logarithms, products, sums); at 100,000 rows of 5 classes they wait on memory more
  * than they compute. Here eight rows are read at a time and transposed in registers, each of
- * their columns one AVX-512 vector, so a row's sums are one lane of vector additions, and every
- * quotient, logarithm and product stays in registers. The elementwise operations are the NumPy formulas', in their
- * order, and a row's sums are sequential (BLAS's order there). The logarithms are glibc's vector
- * ones (libmvec's `log` and `log1p` of eight doubles, within 2 units in the last place), loaded
- * at import: where they are not found, on CPUs without AVX-512, and where STREAMMETRICS_NO_AVX512
- * is set, VECTOR_LOGS is 0 and the NumPy formulas run.
+ * their columns one AVX-512 vector (four rows and AVX2 vectors on CPUs without AVX-512, or where
+ * STREAMMETRICS_NO_AVX512 is set), so a row's sums are one lane of vector additions, and every
+ * quotient, logarithm and product stays in registers. The elementwise operations are the NumPy
+ * formulas', in their order, and a row's sums are sequential (BLAS's order there). The
+ * logarithms are glibc's vector ones (libmvec's `log` and `log1p` of eight or four doubles,
+ * within 2 units in the last place), loaded at import: where they are not found, or the CPU has
+ * neither AVX-512 nor AVX2, VECTOR_LOGS is 0 and the NumPy formulas run.
  *
  * A kernel checks what the NumPy formulas check (every weight non-negative, each row's sums
  * positive and finite) and reports a batch that fails: the caller then runs the NumPy formulas,
@@ -34,17 +35,24 @@ enum divergence { KULLBACK_LEIBLER = 0, JENSEN_SHANNON = 1 };
 /* What a kernel returns: every row written, or a batch the NumPy formulas must check. */
 enum status { WRITTEN = 0, REFUSED = 1 };
 
-/* Set at import: whether the kernels run (AVX-512 and libmvec's logarithms found). */
-static int vector_logs = 0;
+/* Set at import: the rows the kernels take at a time, 8 (AVX-512) or 4 (AVX2), with libmvec's
+ * logarithms of as many doubles; 0 where they do not run. */
+static int vector_width = 0;
 
 #ifdef DIVERGENCE_LOOPS
 
-/* libmvec's AVX-512 variants (the x86-64 vector function ABI: eight doubles in, eight out). */
-typedef __m512d (*VectorFunction)(__m512d);
-static VectorFunction vector_log = NULL, vector_log1p = NULL;
+#define AVX2 __attribute__((target("avx2")))
 
-/* libmvec's log and log1p, found by name (glibc 2.35 and later ship both); the library stays
- * loaded for the process's life. */
+/* libmvec's AVX-512 and AVX2 variants (the x86-64 vector function ABI: eight or four doubles in,
+ * as many out). */
+typedef __m512d (*Vector8)(__m512d);
+typedef __m256d (*Vector4)(__m256d);
+static Vector8 vector_log = NULL, vector_log1p = NULL;
+static Vector4 vector_log4 = NULL, vector_log1p4 = NULL;
+
+/* libmvec's log and log1p, found by name (glibc 2.35 and later ship both), for the widest vectors
+ * the CPU has (AVX-512 unless STREAMMETRICS_NO_AVX512 is set, else AVX2); the library stays
+ * loaded for the process's life. The width, or 0. */
 static int
 load_vector_logs(void)
 {
@@ -52,14 +60,23 @@ load_vector_logs(void)
     if (library == NULL) {
         return 0;
     }
-    vector_log = (VectorFunction)dlsym(library, "_ZGVeN8v_log");
-    vector_log1p = (VectorFunction)dlsym(library, "_ZGVeN8v_log1p");
-    if (vector_log == NULL || vector_log1p == NULL) {
-        vector_log = vector_log1p = NULL;
-        dlclose(library);
-        return 0;
+    if (avx512_wanted()) {
+        vector_log = (Vector8)dlsym(library, "_ZGVeN8v_log");
+        vector_log1p = (Vector8)dlsym(library, "_ZGVeN8v_log1p");
+        if (vector_log != NULL && vector_log1p != NULL) {
+            return 8;
+        }
     }
-    return 1;
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) {
+        vector_log4 = (Vector4)dlsym(library, "_ZGVdN4v_log");
+        vector_log1p4 = (Vector4)dlsym(library, "_ZGVdN4v_log1p");
+        if (vector_log4 != NULL && vector_log1p4 != NULL) {
+            return 4;
+        }
+    }
+    dlclose(library);
+    return 0;
 }
 
 /* Eight rows' k columns (k up to 16, a constant in each copy): row r's entries loaded into
@@ -159,18 +176,145 @@ divergence_loop(double *restrict out, const double *restrict p, const double *re
     return WRITTEN;
 }
 
-/* divergence_loop with the row width a constant (1 to 16: the loads, transposes and sums unrolled). */
-AVX512 static int
-divergence_all(double *out, const double *p, const double *q, Py_ssize_t n, Py_ssize_t k, int kind)
+/* The same, four rows at a time, for CPUs with AVX2 but not AVX-512 (AVX has no mask registers:
+ * the masks are vectors, and the lanes' tests are read with movemask). */
+
+/* The lanes of entries `from` to `from + 3` of a row of k, as maskload's mask (the sign bit). */
+AVX2 static ALWAYS_INLINE __m256i
+lanes4(Py_ssize_t from, Py_ssize_t k)
 {
-    switch (k) {
-#define WIDTH(w)                                                                                   \
-    case w: return divergence_loop(out, p, q, n, w, kind);
-        WIDTH(1) WIDTH(2) WIDTH(3) WIDTH(4) WIDTH(5) WIDTH(6) WIDTH(7) WIDTH(8)
-        WIDTH(9) WIDTH(10) WIDTH(11) WIDTH(12) WIDTH(13) WIDTH(14) WIDTH(15)
-#undef WIDTH
-    default: return divergence_loop(out, p, q, n, MAX_COLUMNS, kind);
+    return _mm256_cmpgt_epi64(_mm256_set1_epi64x((long long)(k - from)), _mm256_set_epi64x(3, 2, 1, 0));
+}
+
+/* Four vectors of four transposed in place: vector j then holds entry j of each. */
+AVX2 static ALWAYS_INLINE void
+transpose4(__m256d v[4])
+{
+    const __m256d low01 = _mm256_unpacklo_pd(v[0], v[1]), high01 = _mm256_unpackhi_pd(v[0], v[1]);
+    const __m256d low23 = _mm256_unpacklo_pd(v[2], v[3]), high23 = _mm256_unpackhi_pd(v[2], v[3]);
+    v[0] = _mm256_permute2f128_pd(low01, low23, 0x20);
+    v[1] = _mm256_permute2f128_pd(high01, high23, 0x20);
+    v[2] = _mm256_permute2f128_pd(low01, low23, 0x31);
+    v[3] = _mm256_permute2f128_pd(high01, high23, 0x31);
+}
+
+/* columns8's for four rows (`live` of them in the batch): each row's entries four at a time,
+ * masked, then each block of four transposed. */
+AVX2 static ALWAYS_INLINE void
+columns4(__m256d columns[MAX_COLUMNS], const double *restrict rows, int live, const Py_ssize_t k)
+{
+    for (Py_ssize_t from = 0; from < k; from += 4) {
+        const __m256i lanes = lanes4(from, k);
+        __m256d block[4];
+        for (int r = 0; r < 4; r++) {
+            block[r] = r < live ? _mm256_maskload_pd(rows + r * k + from, lanes) : _mm256_setzero_pd();
+        }
+        transpose4(block);
+        for (int j = 0; j < 4; j++) {
+            columns[from + j] = block[j];
+        }
     }
+}
+
+/* The lanes of a vector whose comparison holds, as bits. */
+#define HOLDS4(a, b, predicate) _mm256_movemask_pd(_mm256_cmp_pd((a), (b), (predicate)))
+
+/* jensen_shannon8's operations on four rows. */
+AVX2 static ALWAYS_INLINE __m256d
+jensen_shannon4(const __m256d *pc, const __m256d *qc, __m256d total_p, __m256d total_q, Py_ssize_t k)
+{
+    const __m256d factor = _mm256_div_pd(total_p, total_q), log_2 = _mm256_set1_pd(LOG_2);
+    __m256d first = _mm256_setzero_pd(), second = _mm256_setzero_pd();
+    for (Py_ssize_t j = 0; j < k; j++) {
+        const __m256d u = _mm256_mul_pd(_mm256_div_pd(qc[j], pc[j]), factor);
+        const __m256d log_p_over_m = _mm256_sub_pd(log_2, vector_log1p4(u));
+        first = _mm256_add_pd(first, _mm256_mul_pd(log_p_over_m, pc[j]));
+        second = _mm256_add_pd(second, _mm256_mul_pd(_mm256_add_pd(vector_log4(u), log_p_over_m), qc[j]));
+    }
+    const __m256d both = _mm256_add_pd(_mm256_div_pd(first, total_p), _mm256_div_pd(second, total_q));
+    return _mm256_mul_pd(both, _mm256_set1_pd(0.5));
+}
+
+/* kullback_leibler8's operations on four rows. */
+AVX2 static ALWAYS_INLINE __m256d
+kullback_leibler4(const __m256d *pc, const __m256d *qc, __m256d total_p, __m256d total_q, Py_ssize_t k)
+{
+    __m256d sum = _mm256_setzero_pd();
+    for (Py_ssize_t j = 0; j < k; j++) {
+        const __m256d terms = _mm256_mul_pd(vector_log4(_mm256_div_pd(pc[j], qc[j])), pc[j]);
+        const __m256d held = _mm256_cmp_pd(pc[j], _mm256_setzero_pd(), _CMP_GT_OQ);
+        sum = _mm256_add_pd(sum, _mm256_and_pd(held, terms));
+    }
+    return _mm256_add_pd(_mm256_div_pd(sum, total_p), vector_log4(_mm256_div_pd(total_q, total_p)));
+}
+
+/* divergence_loop, four rows at a time. */
+AVX2 static ALWAYS_INLINE int
+divergence_loop4(double *restrict out, const double *restrict p, const double *restrict q, Py_ssize_t n,
+                 const Py_ssize_t k, int kind)
+{
+    const __m256d zero = _mm256_setzero_pd(), infinity = _mm256_set1_pd(HUGE_VAL);
+    __m256d pc[MAX_COLUMNS], qc[MAX_COLUMNS];
+    for (Py_ssize_t i = 0; i < n; i += 4) {
+        const int live = n - i >= 4 ? 4 : (int)(n - i), all = (1 << live) - 1;
+        fetch_rows(p, i + FETCH_AHEAD_ROWS, 4, k * 8);
+        fetch_rows(q, i + FETCH_AHEAD_ROWS, 4, k * 8);
+        columns4(pc, p + i * k, live, k);
+        columns4(qc, q + i * k, live, k);
+        __m256d total_p = zero, total_q = zero;
+        int valid = all;
+        for (Py_ssize_t j = 0; j < k; j++) {
+            valid &= HOLDS4(pc[j], zero, _CMP_GE_OQ) & HOLDS4(qc[j], zero, _CMP_GE_OQ);
+            total_p = _mm256_add_pd(total_p, pc[j]);
+            total_q = _mm256_add_pd(total_q, qc[j]);
+        }
+        valid &= HOLDS4(total_p, zero, _CMP_GT_OQ) & HOLDS4(total_p, infinity, _CMP_LT_OQ);
+        valid &= HOLDS4(total_q, zero, _CMP_GT_OQ) & HOLDS4(total_q, infinity, _CMP_LT_OQ);
+        if (valid != all) {
+            return REFUSED;
+        }
+        const __m256d value = kind == JENSEN_SHANNON ? jensen_shannon4(pc, qc, total_p, total_q, k)
+                                                     : kullback_leibler4(pc, qc, total_p, total_q, k);
+        _mm256_maskstore_pd(out + i, lanes4(0, live), value);
+    }
+    return WRITTEN;
+}
+
+/* The loops with the row width a constant (1 to 16: the loads, transposes and sums unrolled). */
+#define BY_COLUMNS(LOOP)                                                                           \
+    switch (k) {                                                                                   \
+    case 1: return LOOP(1);                                                                        \
+    case 2: return LOOP(2);                                                                        \
+    case 3: return LOOP(3);                                                                        \
+    case 4: return LOOP(4);                                                                        \
+    case 5: return LOOP(5);                                                                        \
+    case 6: return LOOP(6);                                                                        \
+    case 7: return LOOP(7);                                                                        \
+    case 8: return LOOP(8);                                                                        \
+    case 9: return LOOP(9);                                                                        \
+    case 10: return LOOP(10);                                                                      \
+    case 11: return LOOP(11);                                                                      \
+    case 12: return LOOP(12);                                                                      \
+    case 13: return LOOP(13);                                                                      \
+    case 14: return LOOP(14);                                                                      \
+    case 15: return LOOP(15);                                                                      \
+    default: return LOOP(MAX_COLUMNS);                                                             \
+    }
+
+AVX512 static int
+divergence_all8(double *out, const double *p, const double *q, Py_ssize_t n, Py_ssize_t k, int kind)
+{
+#define LOOP8(w) divergence_loop(out, p, q, n, w, kind)
+    BY_COLUMNS(LOOP8)
+#undef LOOP8
+}
+
+AVX2 static int
+divergence_all4(double *out, const double *p, const double *q, Py_ssize_t n, Py_ssize_t k, int kind)
+{
+#define LOOP4(w) divergence_loop4(out, p, q, n, w, kind)
+    BY_COLUMNS(LOOP4)
+#undef LOOP4
 }
 
 #endif /* DIVERGENCE_LOOPS */
@@ -194,7 +338,7 @@ divergence_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (PyErr_Occurred()) {
         return NULL;
     }
-    if (!vector_logs) {
+    if (!vector_width) {
         PyErr_SetString(PyExc_RuntimeError, "divergence_rows: the vector logarithms are not available here");
         return NULL;
     }
@@ -212,7 +356,12 @@ divergence_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     int status = WRITTEN;
 #ifdef DIVERGENCE_LOOPS
     Py_BEGIN_ALLOW_THREADS
-    status = divergence_all(held[2].view.buf, held[0].view.buf, held[1].view.buf, n, k, (int)kind);
+    if (vector_width == 8) {
+        status = divergence_all8(held[2].view.buf, held[0].view.buf, held[1].view.buf, n, k, (int)kind);
+    }
+    else {
+        status = divergence_all4(held[2].view.buf, held[0].view.buf, held[1].view.buf, n, k, (int)kind);
+    }
     Py_END_ALLOW_THREADS
 #endif
     release_all(held, 3);
@@ -240,13 +389,14 @@ PyMODINIT_FUNC
 PyInit__divergences(void)
 {
 #ifdef DIVERGENCE_LOOPS
-    vector_logs = avx512_wanted() && load_vector_logs();
+    vector_width = load_vector_logs();
 #endif
     PyObject *module = PyModule_Create(&divergences_module);
     if (module == NULL) {
         return NULL;
     }
-    if (PyModule_AddIntConstant(module, "VECTOR_LOGS", vector_logs) < 0
+    if (PyModule_AddIntConstant(module, "VECTOR_LOGS", vector_width != 0) < 0
+        || PyModule_AddIntConstant(module, "VECTOR_WIDTH", vector_width) < 0
         || PyModule_AddIntConstant(module, "MAX_COLUMNS", MAX_COLUMNS) < 0) {
         Py_DECREF(module);
         return NULL;

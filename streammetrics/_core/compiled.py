@@ -4,8 +4,8 @@
 , :mod:`streammetrics._core._rowkernels` (per-row kernels of the ranking metrics on short rows,
 CRPS, Jensen-Shannon and a small batch's cosines; a small batch's regression moments; the
 finiteness test of float64 batches) and :mod:`streammetrics._core._divergences` (the KL and
-Jensen-Shannon divergences of rows in one pass, where AVX-512 and glibc's vector logarithms are
-found) where a C compiler is found. Without them (or with the environment
+Jensen-Shannon divergences of rows in one pass, where AVX-512 or AVX2 and glibc's vector
+logarithms are found) where a C compiler is found. Without them (or with the environment
 variable ``STREAMMETRICS_PURE_PYTHON`` set to anything but ``""`` or ``"0"`` when streammetrics is
 imported) the same paths run in pure Python and NumPy:
 
@@ -39,7 +39,7 @@ if os.environ.get("STREAMMETRICS_PURE_PYTHON", "") in ("", "0"):
         from . import _divergences
     except ImportError:  # not built: the NumPy formulas run
         pass
-    else:  # (built everywhere, its kernels run only with AVX-512 and glibc's vector logarithms)
+    else:  # (built everywhere; its kernels run with AVX-512 or AVX2 and glibc's vector logarithms)
         divergences = _divergences if _divergences.VECTOR_LOGS else None
 
 #: Whether the compiled one-value path is in use.

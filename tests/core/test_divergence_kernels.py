@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import math
 import os
+import subprocess
+import sys
 
 import mpmath
 import numpy as np
@@ -241,3 +243,74 @@ def test_the_metrics_refuse_what_their_numpy_formulas_refuse_with_the_same_messa
         math.isclose(value, numpy_value, rel_tol=1e-13)
         or math.isnan(value) == math.isnan(numpy_value) is True
     )
+
+
+# ----------------------------------------------------------------------------- the AVX2 loops
+_AVX2_SCRIPT = """
+import sys
+import numpy as np
+from streammetrics._core import compiled
+
+d = compiled.divergences
+rng = np.random.default_rng(21)
+saved = {"width": np.array([0 if d is None else d.VECTOR_WIDTH])}
+if d is not None:
+    for k in range(1, d.MAX_COLUMNS + 1):
+        for n in (1, 3, 4, 5, 9, 38):
+            p = rng.dirichlet(np.ones(k), n) * 10.0 ** rng.integers(-5, 5, (n, 1))
+            q = rng.dirichlet(np.ones(k) * 0.5, n)
+            p[rng.random((n, k)) < 0.05] = 0.0
+            p[:, 0] += p.sum(axis=1) == 0  # (no row of zeros)
+            for kind in (0, 1):
+                out = np.full(n, -1.0)
+                status = d.divergence_rows(p, q, out, n, k, kind)
+                saved[f"{k} {n} {kind}"] = np.concatenate([[status], out])
+                saved[f"{k} {n} {kind} p"], saved[f"{k} {n} {kind} q"] = p, q
+            statuses = []
+            for value in (-1.0, np.nan, np.inf, "zeros", "overflow")[: 5 if k > 1 else 4]:
+                for first in (True, False):  # (the bad row in p, or in q)
+                    bad = (p if first else q).copy()
+                    if value == "zeros":
+                        bad[-1] = 0.0
+                    elif value == "overflow":
+                        bad[-1] = 1e308
+                    else:
+                        bad[-1, -1] = value
+                    pair = (bad, q) if first else (p, bad)
+                    statuses += [d.divergence_rows(*pair, np.empty(n), n, k, kind) for kind in (0, 1)]
+            saved[f"{k} {n} refused"] = np.array(statuses)
+np.savez(sys.argv[1], **saved)
+"""
+
+
+@needs_kernels
+def test_the_avx2_loops_agree_with_exact_arithmetic_too(tmp_path):
+    """On a CPU without AVX-512 (here: STREAMMETRICS_NO_AVX512 set, in a process of its own) the
+    kernels take four rows at a time with libmvec's AVX2 logarithms: each row within the same
+    bound of exact arithmetic, every width and a batch's last rows, zeros left to the caller as
+    the NumPy formulas leave them, and a batch whose last row holds a negative, NaN or infinite
+    weight, only zeros, or weights whose sum overflows (in either argument) refused."""
+    path = tmp_path / "avx2.npz"
+    env = {**os.environ, "STREAMMETRICS_NO_AVX512": "1"}
+    subprocess.run([sys.executable, "-c", _AVX2_SCRIPT, str(path)], env=env, check=True)
+    with np.load(path) as saved:
+        results = {key: saved[key] for key in saved.files}
+    if results.pop("width")[0] != 4:
+        pytest.skip("no AVX2, or no libmvec AVX2 logarithms, here")
+    checked = 0
+    for key, found in results.items():
+        if key.endswith((" p", " q")):
+            continue
+        if key.endswith("refused"):
+            assert (found != rowlosses.KERNEL_WROTE).all(), key
+            continue
+        kind = "kl" if key.endswith(" 0") else "js"
+        p, q = results[f"{key} p"], results[f"{key} q"]
+        status, out = found[0], found[1:]
+        assert status == rowlosses.KERNEL_WROTE, key
+        by_numpy = _by_numpy(p, q, kind)
+        assert np.array_equal(np.isfinite(out), np.isfinite(by_numpy)), key
+        for i in np.flatnonzero(np.isfinite(by_numpy)):
+            assert abs(out[i] - _exact(p[i], q[i], kind)) <= _bound(p[i], q[i], kind), (key, i)
+            checked += 1
+    assert checked > 1000
