@@ -4,7 +4,7 @@ Python: the same results, slower). Everything else is declared in pyproject.toml
 
 - ``streammetrics/_core/_fastrows.c``: the aggregators' one-value ``update``;
 - ``streammetrics/_core/_rowkernels.c``: per-row kernels of the row-value metrics (DCG and NDCG
-  of short rows, Jensen-Shannon), built with ``-ffp-contract=off`` so that no product and sum are
+  of short rows, Jensen-Shannon, the pooled regression sums), built with ``-ffp-contract=off`` so that no product and sum are
   fused into one rounding (the NumPy formulas round each);
 - ``streammetrics/_core/_divergences.c``: the KL and Jensen-Shannon divergences of rows in one
   pass, with glibc's vector logarithms (``libmvec``, loaded at import: ``dlopen`` is in ``libdl``

@@ -47,7 +47,7 @@ static int vector_width = 0;
  * as many out). */
 typedef __m512d (*Vector8)(__m512d);
 typedef __m256d (*Vector4)(__m256d);
-static Vector8 vector_log = NULL, vector_log1p = NULL;
+static Vector8 vector_log8 = NULL, vector_log1p8 = NULL;
 static Vector4 vector_log4 = NULL, vector_log1p4 = NULL;
 
 /* libmvec's log and log1p, found by name (glibc 2.35 and later ship both), for the widest vectors
@@ -61,9 +61,9 @@ load_vector_logs(void)
         return 0;
     }
     if (avx512_wanted()) {
-        vector_log = (Vector8)dlsym(library, "_ZGVeN8v_log");
-        vector_log1p = (Vector8)dlsym(library, "_ZGVeN8v_log1p");
-        if (vector_log != NULL && vector_log1p != NULL) {
+        vector_log8 = (Vector8)dlsym(library, "_ZGVeN8v_log");
+        vector_log1p8 = (Vector8)dlsym(library, "_ZGVeN8v_log1p");
+        if (vector_log8 != NULL && vector_log1p8 != NULL) {
             return 8;
         }
     }
@@ -123,9 +123,9 @@ jensen_shannon8(const __m512d *pc, const __m512d *qc, __m512d total_p, __m512d t
     __m512d first = _mm512_setzero_pd(), second = _mm512_setzero_pd();
     for (Py_ssize_t j = 0; j < k; j++) {
         const __m512d u = _mm512_mul_pd(_mm512_div_pd(qc[j], pc[j]), factor);
-        const __m512d log_p_over_m = _mm512_sub_pd(log_2, vector_log1p(u));
+        const __m512d log_p_over_m = _mm512_sub_pd(log_2, vector_log1p8(u));
         first = _mm512_add_pd(first, _mm512_mul_pd(log_p_over_m, pc[j]));
-        second = _mm512_add_pd(second, _mm512_mul_pd(_mm512_add_pd(vector_log(u), log_p_over_m), qc[j]));
+        second = _mm512_add_pd(second, _mm512_mul_pd(_mm512_add_pd(vector_log8(u), log_p_over_m), qc[j]));
     }
     const __m512d both = _mm512_add_pd(_mm512_div_pd(first, total_p), _mm512_div_pd(second, total_q));
     return _mm512_mul_pd(both, _mm512_set1_pd(0.5));
@@ -138,18 +138,18 @@ kullback_leibler8(const __m512d *pc, const __m512d *qc, __m512d total_p, __m512d
 {
     __m512d sum = _mm512_setzero_pd();
     for (Py_ssize_t j = 0; j < k; j++) {
-        const __m512d terms = _mm512_mul_pd(vector_log(_mm512_div_pd(pc[j], qc[j])), pc[j]);
+        const __m512d terms = _mm512_mul_pd(vector_log8(_mm512_div_pd(pc[j], qc[j])), pc[j]);
         const __mmask8 held = _mm512_cmp_pd_mask(pc[j], _mm512_setzero_pd(), _CMP_GT_OQ);
         sum = _mm512_add_pd(sum, _mm512_maskz_mov_pd(held, terms));
     }
-    return _mm512_add_pd(_mm512_div_pd(sum, total_p), vector_log(_mm512_div_pd(total_q, total_p)));
+    return _mm512_add_pd(_mm512_div_pd(sum, total_p), vector_log8(_mm512_div_pd(total_q, total_p)));
 }
 
 /* Every row's divergence into out; REFUSED (out partly written) at the first eight rows with a
  * negative or NaN weight, or a row sum that is not positive and finite. */
 AVX512 static ALWAYS_INLINE int
-divergence_loop(double *restrict out, const double *restrict p, const double *restrict q, Py_ssize_t n,
-                const Py_ssize_t k, int kind)
+divergence_loop8(double *restrict out, const double *restrict p, const double *restrict q, Py_ssize_t n,
+                 const Py_ssize_t k, int kind)
 {
     const __m512d zero = _mm512_setzero_pd();
     __m512d pc[MAX_COLUMNS], qc[MAX_COLUMNS];
@@ -248,7 +248,7 @@ kullback_leibler4(const __m256d *pc, const __m256d *qc, __m256d total_p, __m256d
     return _mm256_add_pd(_mm256_div_pd(sum, total_p), vector_log4(_mm256_div_pd(total_q, total_p)));
 }
 
-/* divergence_loop, four rows at a time. */
+/* divergence_loop8, four rows at a time. */
 AVX2 static ALWAYS_INLINE int
 divergence_loop4(double *restrict out, const double *restrict p, const double *restrict q, Py_ssize_t n,
                  const Py_ssize_t k, int kind)
@@ -304,7 +304,7 @@ divergence_loop4(double *restrict out, const double *restrict p, const double *r
 AVX512 static int
 divergence_all8(double *out, const double *p, const double *q, Py_ssize_t n, Py_ssize_t k, int kind)
 {
-#define LOOP8(w) divergence_loop(out, p, q, n, w, kind)
+#define LOOP8(w) divergence_loop8(out, p, q, n, w, kind)
     BY_COLUMNS(LOOP8)
 #undef LOOP8
 }

@@ -1,7 +1,7 @@
 """The optional compiled parts, and the switch that turns them off.
 
-``setup.py`` builds :mod:`streammetrics._core._fastrows` (the aggregators' one-value ``update``)
-, :mod:`streammetrics._core._rowkernels` (per-row kernels of the ranking metrics on short rows,
+``setup.py`` builds :mod:`streammetrics._core._fastrows` (the aggregators' one-value
+``update``), :mod:`streammetrics._core._rowkernels` (per-row kernels of the ranking metrics on short rows,
 CRPS, Jensen-Shannon and a small batch's cosines; a small batch's regression moments; the
 finiteness test of float64 batches) and :mod:`streammetrics._core._divergences` (the KL and
 Jensen-Shannon divergences of rows in one pass, where AVX-512 or AVX2 and glibc's vector

@@ -332,11 +332,12 @@ def _pair(inputs: Inputs, log_prob: bool) -> tuple[np.ndarray, np.ndarray]:
     return p, q
 
 
-def _distributions(inputs: Inputs, log_prob: bool) -> tuple[np.ndarray, np.ndarray, Any, bool]:
-    """Two ``(n, d)`` distributions, checked, their row sums and whether every value of both is
-    positive: rows of non-negative weights with a positive sum (normalized by the formulas), or
-    log-probabilities (sums ``None``)."""
-    p, q = _pair(inputs, log_prob)
+def _distributions(
+    inputs: Inputs, p: np.ndarray, q: np.ndarray, log_prob: bool
+) -> tuple[np.ndarray, np.ndarray, Any, bool]:
+    """The two ``(n, d)`` distributions of :func:`_pair`, checked, their row sums and whether
+    every value of both is positive: rows of non-negative weights with a positive sum (normalized
+    by the formulas), or log-probabilities (sums ``None``)."""
     if log_prob:
         return p, q, None, True
     sums, positive = [], True
@@ -363,8 +364,8 @@ def _one_pass(inputs: Inputs, p: np.ndarray, q: np.ndarray, kind: int) -> np.nda
     """Each row's divergence of the weights ``p`` and ``q`` (:func:`_pair`'s) by the compiled
     one-pass kernel: the values :func:`_kl_of_weights` or :func:`_js_by_ratios` compute, with
     glibc's vector logarithms (a few units in the last place apart), a row's checks and sums
-    included. ``None`` where the kernel does not run (not built, no AVX-512, rows wider than it
-    takes) or finds a weight or a row sum it must not take: the NumPy formulas then check the
+    included. ``None`` where the kernel does not run (not built, neither AVX-512 nor AVX2, rows
+    wider than it takes) or finds a weight or a row sum it must not take: the NumPy formulas then check the
     batch, and name what is wrong."""
     n, k = p.shape
     if divergences is None or not 1 <= k <= divergences.MAX_COLUMNS:
@@ -479,7 +480,7 @@ def _js_redo(
     by :func:`_js_rows` of the normalized rows, by their sums ``sums`` (computed here if ``None``)."""
     if redo.any():
         rows = [N.keep_rows(a, redo) for a in (p, q)]
-        totals = [rows[i] @ N.ones(p.shape[1]) for i in range(2)] if sums is None else [t[redo] for t in sums]
+        totals = [a @ N.ones(p.shape[1]) for a in rows] if sums is None else [t[redo] for t in sums]
         out[redo] = _js_rows(*(a / total[:, None] for a, total in zip(rows, totals, strict=True)))
     return out
 
@@ -522,7 +523,7 @@ class KLDivergence(_Divergence):
         p, q = _pair(inputs, self.log_prob)
         values = None if self.log_prob else _one_pass(inputs, p, q, KULLBACK_LEIBLER)
         if values is None:
-            p, q, sums, _ = _distributions(inputs, self.log_prob)
+            p, q, sums, _ = _distributions(inputs, p, q, self.log_prob)
             values = N.row_sum(np.exp(p) * (p - q)) if sums is None else _kl_of_weights(p, q, sums)
         if len(values) and not np.isfinite(values).all():
             raise InputError("y_pred: expected q_j > 0 wherever p_j > 0, found a zero (infinite divergence)")
@@ -552,7 +553,7 @@ class JensenShannonDivergence(_Divergence):
         values = None if self.log_prob else _one_pass(inputs, p, q, JENSEN_SHANNON)
         if values is not None:
             return _js_redo(p, q, values, ~np.isfinite(values), None), inputs.weights(len(p))
-        p, q, sums, positive = _distributions(inputs, self.log_prob)
+        p, q, sums, positive = _distributions(inputs, p, q, self.log_prob)
         if sums is None:
             # (the two distributions in work arrays: fresh ones would cost more in page faults)
             p, q = (np.exp(a, out=work(("js", i), a.shape)) for i, a in enumerate((p, q)))

@@ -531,8 +531,7 @@ def compiled_ndcg(
     """:func:`compiled_dcg`'s values over the rows' ideal DCGs (over 1 where that is 0), in one
     pass of the kernel over both arrays, into ``out``; the kernel's status: :data:`KERNEL_WROTE`,
     :data:`KERNEL_BAD_RELEVANCE` (a negative relevance, or one not finite) or
-    :data:`KERNEL_NOT_FINITE` (a score;
-    returned before every relevance is read)."""
+    :data:`KERNEL_NOT_FINITE` (a score; returned before every relevance is read)."""
     n, m = s.shape
     table = _kernel_table(discount, ignore_ties)
     top = int(np.count_nonzero(discount))
@@ -758,12 +757,13 @@ class _Gain(_RowRanking, base=True):
         # integer or boolean relevances are kept as they are (exact and finite; the formulas
         # convert each value where they use it): no float64 copy of the batch. NDCG's kernel
         # checks float relevances itself (non-negative and finite) as it reads them.
-        integral = raw.ndim == 2 and raw.dtype.kind in "iub"
-        y = raw if integral else inputs.unchecked_floats(0, "y_true", (2,))
-        compiled = compiled_rows(y)
+        integral = raw.dtype.kind in "iub"
+        compiled = compiled_rows(raw)
         checked_by_kernel = compiled and self.non_negative and not integral
-        if not (integral or checked_by_kernel):
-            y = inputs.floats(0, "y_true", (2,))
+        if integral:
+            y = raw
+        else:
+            y = (inputs.unchecked_floats if checked_by_kernel else inputs.floats)(0, "y_true", (2,))
         if self.non_negative and y.size and not compiled and y.min() < 0:
             raise self._negative_relevances(y)
         if compiled:
