@@ -755,15 +755,14 @@ class _Gain(_RowRanking, base=True):
         raw = inputs.array(0, "y_true")
         _columns(raw, "y_true", "documents")
         # integer or boolean relevances are kept as they are (exact and finite; the formulas
-        # convert each value where they use it): no float64 copy of the batch. NDCG's kernel
-        # checks float relevances itself (non-negative and finite) as it reads them.
+        # convert each value where they use it): no float64 copy of the batch. Float ones the
+        # kernels' values settle (no pass of their own: _relevances_finite)
         integral = raw.dtype.kind in "iub"
         compiled = compiled_rows(raw)
-        checked_by_kernel = compiled and self.non_negative and not integral
         if integral:
             y = raw
         else:
-            y = (inputs.unchecked_floats if checked_by_kernel else inputs.floats)(0, "y_true", (2,))
+            y = (inputs.unchecked_floats if compiled else inputs.floats)(0, "y_true", (2,))
         if self.non_negative and y.size and not compiled and y.min() < 0:
             raise self._negative_relevances(y)
         if compiled:
@@ -773,8 +772,9 @@ class _Gain(_RowRanking, base=True):
             # first inf or NaN)
             s = np.ascontiguousarray(_scores(inputs, y.shape, checked=False))
             values = self._compiled_values(y, s)  # (None: a score is not finite)
-            if checked_by_kernel:
-                inputs.confirm_finite(0, "y_true", y, True)  # (or refused by _compiled_values)
+            if not integral:  # (named before a score, as the NumPy formulas name them)
+                finite = values is not None and self._relevances_finite(values)
+                inputs.confirm_finite(0, "y_true", y, finite)
             inputs.confirm_finite(1, "y_score", s, values is not None)
             return values, inputs.weights(len(y))
         return y, _scores(inputs, y.shape), inputs.weights(len(y))
@@ -783,6 +783,13 @@ class _Gain(_RowRanking, base=True):
         """Each row's value by the compiled kernels, in a fresh array (``None`` where a score is
         not finite)."""
         raise NotImplementedError
+
+    def _relevances_finite(self, values: np.ndarray) -> bool:
+        """Whether the float relevances the kernel's ``values`` came from are finite, as far as
+        the values tell (else each is checked): a relevance that is not finite makes its row's
+        DCG so (every discount, 0 past ``k`` too, times it is), and finite relevances whose sum
+        overflows pass the check that follows."""
+        return bool(np.isfinite(values).all())
 
     def _negative_relevances(self, y: np.ndarray) -> InputError:
         return InputError(
@@ -887,6 +894,9 @@ class NDCG(_Gain):
         ideal += ideal == 0  # (0 where no document is relevant: the gain is 0 too)
         gain /= ideal
         return gain
+
+    def _relevances_finite(self, values: np.ndarray) -> bool:
+        return True  # (the kernel refused any that is not: _compiled_values raised)
 
     def _compiled_values(self, y: np.ndarray, s: np.ndarray) -> np.ndarray | None:
         out = np.empty(len(y))

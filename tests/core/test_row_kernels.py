@@ -551,6 +551,42 @@ def test_ndcg_refuses_a_relevance_that_is_not_finite_as_the_numpy_path_refuses_i
 
 
 @needs_kernels
+@pytest.mark.parametrize("make", [sm.DCG, lambda: sm.DCG(3), lambda: sm.DCG(ignore_ties=True)])
+@pytest.mark.parametrize("m", [6, 16, 20])
+@pytest.mark.parametrize("bad", [math.inf, -math.inf, math.nan])
+@pytest.mark.parametrize(("nan_score_row", "named"), [(None, "y_true"), (42, "y_true"), (7, "y_score")])
+def test_dcg_refuses_a_relevance_that_is_not_finite_as_the_numpy_path_refuses_it(
+    make, m, bad, nan_score_row, named, monkeypatch
+):
+    """DCG's float relevances have no finiteness pass of their own: one that is not finite makes
+    its row's value so (past ``k`` too: 0 times it is NaN), and only then are they checked value
+    by value, before the scores, as the NumPy formulas check them (same chunk: relevances first;
+    a score in an earlier chunk: the score)."""
+    assert aggregation_base.CHUNK_ROWS == 16
+    rng = np.random.default_rng(7)
+    y, s = _ranking_batch(rng, 60, m, np.float64)
+    y[40, m - 1] = bad  # (the last document: past k = 3, scored anywhere)
+    if nan_score_row is not None:
+        s[nan_score_row, 3] = math.nan
+    messages = _refusals(make, y, s, f"^{named}: expected finite", monkeypatch)
+    assert messages[0] == messages[1]
+
+
+@needs_kernels
+@pytest.mark.parametrize("make", [sm.DCG, sm.NDCG])
+def test_finite_relevances_whose_sum_overflows_are_taken_as_the_numpy_path_takes_them(make, monkeypatch):
+    rng = np.random.default_rng(8)
+    y, s = _ranking_batch(rng, 40, 6, np.float64)
+    y[5] = 1e308  # (finite; the row's DCG overflows)
+    by_kernel = make().update(y, s)
+    with monkeypatch.context() as patch:
+        patch.setattr(rowranking, "rowkernels", None)
+        by_numpy = make().update(y, s)
+    a, b = by_kernel.compute(), by_numpy.compute()  # (accepted by both: no InputError)
+    assert a == b or (math.isnan(a) and math.isnan(b))
+
+
+@needs_kernels
 @pytest.mark.parametrize("cls", [c for c, _ in LABEL_RANKING])
 @pytest.mark.parametrize(
     ("column", "bad", "names"),
