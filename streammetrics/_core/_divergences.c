@@ -1,7 +1,8 @@
 /*
  * The Kullback-Leibler and Jensen-Shannon divergences of rows of non-negative weights
- * (streammetrics/classification/rowlosses.py: _kl_of_weights, _js_by_ratios), in one pass over
- * the two arrays, compiled (optional: the NumPy formulas compute the same values otherwise).
+ * (streammetrics/classification/rowlosses.py: _kl_of_weights, _js_by_ratios), and Jensen-Shannon
+ * of rows of log-probabilities (_js_rows of their exponentials), in one pass over the two arrays,
+ * compiled (optional: the NumPy formulas compute the same values otherwise).
  *
  * The NumPy formulas make seven to ten passes over batch-sized arrays (minimum, row sums,
  * quotients, logarithms, products, sums); at 100,000 rows of 5 classes they wait on memory more
@@ -31,7 +32,9 @@
 
 #define LOG_2 0.693147180559945309417232121458176568
 
-enum divergence { KULLBACK_LEIBLER = 0, JENSEN_SHANNON = 1 };
+/* KL and JS of weights; JS of log-probabilities (torchmetrics' log_prob: the rows as they are,
+ * every finite value taken). */
+enum divergence { KULLBACK_LEIBLER = 0, JENSEN_SHANNON = 1, JENSEN_SHANNON_OF_LOGS = 2 };
 /* What a kernel returns: every row written, or a batch the NumPy formulas must check. */
 enum status { WRITTEN = 0, REFUSED = 1 };
 
@@ -47,10 +50,10 @@ static int vector_width = 0;
  * as many out). */
 typedef __m512d (*Vector8)(__m512d);
 typedef __m256d (*Vector4)(__m256d);
-static Vector8 vector_log8 = NULL, vector_log1p8 = NULL;
-static Vector4 vector_log4 = NULL, vector_log1p4 = NULL;
+static Vector8 vector_log8 = NULL, vector_log1p8 = NULL, vector_exp8 = NULL;
+static Vector4 vector_log4 = NULL, vector_log1p4 = NULL, vector_exp4 = NULL;
 
-/* libmvec's log and log1p, found by name (glibc 2.35 and later ship both), for the widest vectors
+/* libmvec's log, log1p and exp, found by name (glibc 2.35 and later ship both), for the widest vectors
  * the CPU has (AVX-512 unless STREAMMETRICS_NO_AVX512 is set, else AVX2); the library stays
  * loaded for the process's life. The width, or 0. */
 static int
@@ -63,7 +66,8 @@ load_vector_logs(void)
     if (avx512_wanted()) {
         vector_log8 = (Vector8)dlsym(library, "_ZGVeN8v_log");
         vector_log1p8 = (Vector8)dlsym(library, "_ZGVeN8v_log1p");
-        if (vector_log8 != NULL && vector_log1p8 != NULL) {
+        vector_exp8 = (Vector8)dlsym(library, "_ZGVeN8v_exp");
+        if (vector_log8 != NULL && vector_log1p8 != NULL && vector_exp8 != NULL) {
             return 8;
         }
     }
@@ -71,7 +75,8 @@ load_vector_logs(void)
     if (__builtin_cpu_supports("avx2")) {
         vector_log4 = (Vector4)dlsym(library, "_ZGVdN4v_log");
         vector_log1p4 = (Vector4)dlsym(library, "_ZGVdN4v_log1p");
-        if (vector_log4 != NULL && vector_log1p4 != NULL) {
+        vector_exp4 = (Vector4)dlsym(library, "_ZGVdN4v_exp");
+        if (vector_log4 != NULL && vector_log1p4 != NULL && vector_exp4 != NULL) {
             return 4;
         }
     }
@@ -145,8 +150,28 @@ kullback_leibler8(const __m512d *pc, const __m512d *qc, __m512d total_p, __m512d
     return _mm512_add_pd(_mm512_div_pd(sum, total_p), vector_log8(_mm512_div_pd(total_q, total_p)));
 }
 
+/* JS of log-probabilities a, b: p = exp(a), q = exp(b), m = (p + q) / 2, then
+ * (sum_j p_j log(p_j / m_j) + sum_j q_j log(q_j / m_j)) / 2, a term 0 where its p_j (q_j) is 0:
+ * _js_rows' operations on the exponentials, in its order. */
+AVX512 static ALWAYS_INLINE __m512d
+jensen_shannon_of_logs8(const __m512d *a, const __m512d *b, Py_ssize_t k)
+{
+    const __m512d zero = _mm512_setzero_pd(), two = _mm512_set1_pd(2.0);
+    __m512d first = zero, second = zero;
+    for (Py_ssize_t j = 0; j < k; j++) {
+        const __m512d p = vector_exp8(a[j]), q = vector_exp8(b[j]);
+        const __m512d m = _mm512_div_pd(_mm512_add_pd(p, q), two);
+        const __m512d to_p = _mm512_mul_pd(vector_log8(_mm512_div_pd(p, m)), p);
+        const __m512d to_q = _mm512_mul_pd(vector_log8(_mm512_div_pd(q, m)), q);
+        first = _mm512_add_pd(first, _mm512_maskz_mov_pd(_mm512_cmp_pd_mask(p, zero, _CMP_GT_OQ), to_p));
+        second = _mm512_add_pd(second, _mm512_maskz_mov_pd(_mm512_cmp_pd_mask(q, zero, _CMP_GT_OQ), to_q));
+    }
+    return _mm512_mul_pd(_mm512_add_pd(first, second), _mm512_set1_pd(0.5));
+}
+
 /* Every row's divergence into out; REFUSED (out partly written) at the first eight rows with a
- * negative or NaN weight, or a row sum that is not positive and finite. */
+ * negative or NaN weight, or a row sum that is not positive and finite (weights only: every
+ * finite log-probability is taken, the caller having checked them finite). */
 AVX512 static ALWAYS_INLINE int
 divergence_loop8(double *restrict out, const double *restrict p, const double *restrict q, Py_ssize_t n,
                  const Py_ssize_t k, int kind)
@@ -161,6 +186,10 @@ divergence_loop8(double *restrict out, const double *restrict p, const double *r
         fetch_rows(q, i + FETCH_AHEAD_ROWS, 8, k * 8);
         columns8(pc, p + i * k, live, k);
         columns8(qc, q + i * k, live, k);
+        if (kind == JENSEN_SHANNON_OF_LOGS) {
+            _mm512_mask_storeu_pd(out + i, live, jensen_shannon_of_logs8(pc, qc, k));
+            continue;
+        }
         for (Py_ssize_t j = 0; j < k; j++) {
             valid &= _mm512_cmp_pd_mask(pc[j], zero, _CMP_GE_OQ) & _mm512_cmp_pd_mask(qc[j], zero, _CMP_GE_OQ);
             total_p = _mm512_add_pd(total_p, pc[j]);
@@ -248,6 +277,23 @@ kullback_leibler4(const __m256d *pc, const __m256d *qc, __m256d total_p, __m256d
     return _mm256_add_pd(_mm256_div_pd(sum, total_p), vector_log4(_mm256_div_pd(total_q, total_p)));
 }
 
+/* jensen_shannon_of_logs8's operations on four rows. */
+AVX2 static ALWAYS_INLINE __m256d
+jensen_shannon_of_logs4(const __m256d *a, const __m256d *b, Py_ssize_t k)
+{
+    const __m256d zero = _mm256_setzero_pd(), two = _mm256_set1_pd(2.0);
+    __m256d first = zero, second = zero;
+    for (Py_ssize_t j = 0; j < k; j++) {
+        const __m256d p = vector_exp4(a[j]), q = vector_exp4(b[j]);
+        const __m256d m = _mm256_div_pd(_mm256_add_pd(p, q), two);
+        const __m256d to_p = _mm256_mul_pd(vector_log4(_mm256_div_pd(p, m)), p);
+        const __m256d to_q = _mm256_mul_pd(vector_log4(_mm256_div_pd(q, m)), q);
+        first = _mm256_add_pd(first, _mm256_and_pd(_mm256_cmp_pd(p, zero, _CMP_GT_OQ), to_p));
+        second = _mm256_add_pd(second, _mm256_and_pd(_mm256_cmp_pd(q, zero, _CMP_GT_OQ), to_q));
+    }
+    return _mm256_mul_pd(_mm256_add_pd(first, second), _mm256_set1_pd(0.5));
+}
+
 /* divergence_loop8, four rows at a time. */
 AVX2 static ALWAYS_INLINE int
 divergence_loop4(double *restrict out, const double *restrict p, const double *restrict q, Py_ssize_t n,
@@ -261,6 +307,10 @@ divergence_loop4(double *restrict out, const double *restrict p, const double *r
         fetch_rows(q, i + FETCH_AHEAD_ROWS, 4, k * 8);
         columns4(pc, p + i * k, live, k);
         columns4(qc, q + i * k, live, k);
+        if (kind == JENSEN_SHANNON_OF_LOGS) {
+            _mm256_maskstore_pd(out + i, lanes4(0, live), jensen_shannon_of_logs4(pc, qc, k));
+            continue;
+        }
         __m256d total_p = zero, total_q = zero;
         int valid = all;
         for (Py_ssize_t j = 0; j < k; j++) {
@@ -321,10 +371,11 @@ divergence_all4(double *out, const double *p, const double *q, Py_ssize_t n, Py_
 
 PyDoc_STRVAR(divergence_rows_doc,
 "divergence_rows(p, q, out, n, k, kind) -> int\n--\n\n"
-"Each row's divergence of two n * k float64 arrays of non-negative weights into the n float64\n"
-"array out: kind 0 Kullback-Leibler, 1 Jensen-Shannon, of the rows normalized to sum to 1.\n"
-"Returns 0 (written) or 1 (a negative or NaN weight, or a row sum not positive and finite,\n"
-"found: check the batch otherwise). Only where VECTOR_LOGS is 1, for 1 <= k <= MAX_COLUMNS.");
+"Each row's divergence of two n * k float64 arrays into the n float64 array out: kind 0\n"
+"Kullback-Leibler, 1 Jensen-Shannon, of non-negative weights, the rows normalized to sum to 1;\n"
+"kind 2 Jensen-Shannon of finite log-probabilities (the rows as they are). Returns 0 (written)\n"
+"or 1 (a negative or NaN weight, or a row sum not positive and finite, found: check the batch\n"
+"otherwise). Only where VECTOR_LOGS is 1, for 1 <= k <= MAX_COLUMNS.");
 
 static PyObject *
 divergence_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
@@ -342,8 +393,8 @@ divergence_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_RuntimeError, "divergence_rows: the vector logarithms are not available here");
         return NULL;
     }
-    if (n < 0 || k < 1 || k > MAX_COLUMNS || (kind != KULLBACK_LEIBLER && kind != JENSEN_SHANNON)) {
-        PyErr_SetString(PyExc_ValueError, "divergence_rows: expected n >= 0, 1 <= k <= MAX_COLUMNS, kind 0 or 1");
+    if (n < 0 || k < 1 || k > MAX_COLUMNS || kind < KULLBACK_LEIBLER || kind > JENSEN_SHANNON_OF_LOGS) {
+        PyErr_SetString(PyExc_ValueError, "divergence_rows: expected n >= 0, 1 <= k <= MAX_COLUMNS, kind 0 to 2");
         return NULL;
     }
     Held held[3];

@@ -356,15 +356,16 @@ def _distributions(
 
 
 #: The one-pass kernels' divergences (``_divergences.c``) and what they return.
-KULLBACK_LEIBLER, JENSEN_SHANNON = 0, 1
+KULLBACK_LEIBLER, JENSEN_SHANNON, JENSEN_SHANNON_OF_LOGS = 0, 1, 2
 KERNEL_WROTE = 0
 
 
 def _one_pass(inputs: Inputs, p: np.ndarray, q: np.ndarray, kind: int) -> np.ndarray | None:
-    """Each row's divergence of the weights ``p`` and ``q`` (:func:`_pair`'s) by the compiled
-    one-pass kernel: the values :func:`_kl_of_weights` or :func:`_js_by_ratios` compute, with
-    glibc's vector logarithms (a few units in the last place apart), a row's checks and sums
-    included. ``None`` where the kernel does not run (not built, neither AVX-512 nor AVX2, rows
+    """Each row's divergence of ``p`` and ``q`` (:func:`_pair`'s) by the compiled one-pass
+    kernel: the values :func:`_kl_of_weights` or :func:`_js_by_ratios` compute of weights, or
+    :func:`_js_rows` of the exponentials of log-probabilities (checked finite by :func:`_pair`),
+    with glibc's vector logarithms and exponentials (a few units in the last place apart), a
+    row's checks and sums included. ``None`` where the kernel does not run (not built, neither AVX-512 nor AVX2, rows
     wider than it takes) or finds a weight or a row sum it must not take: the NumPy formulas then check the
     batch, and name what is wrong."""
     n, k = p.shape
@@ -374,9 +375,11 @@ def _one_pass(inputs: Inputs, p: np.ndarray, q: np.ndarray, kind: int) -> np.nda
     both = [np.ascontiguousarray(p), np.ascontiguousarray(q)]
     if divergences.divergence_rows(*both, out, n, k, kind) != KERNEL_WROTE:
         return None
-    # (every weight non-negative and every row sum finite: so are the weights)
-    inputs.confirm_finite(0, "y_true", p, True)
-    inputs.confirm_finite(1, "y_pred", q, True)
+    if (
+        kind != JENSEN_SHANNON_OF_LOGS
+    ):  # (every weight non-negative, every row sum finite: so are the weights)
+        inputs.confirm_finite(0, "y_true", p, True)
+        inputs.confirm_finite(1, "y_pred", q, True)
     return out
 
 
@@ -550,9 +553,11 @@ class JensenShannonDivergence(_Divergence):
 
     def _parse_rows(self, inputs: Inputs) -> tuple[Any, ...]:
         p, q = _pair(inputs, self.log_prob)
-        values = None if self.log_prob else _one_pass(inputs, p, q, JENSEN_SHANNON)
+        values = _one_pass(inputs, p, q, JENSEN_SHANNON_OF_LOGS if self.log_prob else JENSEN_SHANNON)
         if values is not None:
-            return _js_redo(p, q, values, ~np.isfinite(values), None), inputs.weights(len(p))
+            if not self.log_prob:  # (a zero weight, or a ratio beyond the float range: redone)
+                values = _js_redo(p, q, values, ~np.isfinite(values), None)
+            return values, inputs.weights(len(p))
         p, q, sums, positive = _distributions(inputs, p, q, self.log_prob)
         if sums is None:
             # (the two distributions in work arrays: fresh ones would cost more in page faults)

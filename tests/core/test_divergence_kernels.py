@@ -14,6 +14,7 @@ import math
 import os
 import subprocess
 import sys
+from typing import Any
 
 import mpmath
 import numpy as np
@@ -24,6 +25,7 @@ from scipy.spatial.distance import jensenshannon
 
 import streammetrics as sm
 from streammetrics._core import compiled
+from streammetrics._core.inputs import Inputs
 from streammetrics.classification import rowlosses
 from streammetrics.errors import InputError
 
@@ -32,7 +34,11 @@ needs_kernels = pytest.mark.skipif(
     divergences is None,
     reason="the one-pass divergence kernels do not run here (not built, no AVX-512, or no libmvec)",
 )
-KINDS = {"kl": rowlosses.KULLBACK_LEIBLER, "js": rowlosses.JENSEN_SHANNON}
+KINDS = {
+    "kl": rowlosses.KULLBACK_LEIBLER,
+    "js": rowlosses.JENSEN_SHANNON,
+    "js of logs": rowlosses.JENSEN_SHANNON_OF_LOGS,
+}
 EPS = np.finfo(float).eps
 
 
@@ -44,12 +50,16 @@ def test_ci_builds_the_divergence_module():
 
 # ----------------------------------------------------------------------------- references
 def _exact(p: np.ndarray, q: np.ndarray, kind: str) -> float:
-    """The divergence of one row's normalized weights, in 40-digit arithmetic."""
+    """The divergence of one row's normalized weights (of the exponentials of its
+    log-probabilities, as they are, for ``"js of logs"``), in 40-digit arithmetic."""
     with mpmath.workdps(40):
         a = [mpmath.mpf(x) for x in p.tolist()]
         b = [mpmath.mpf(x) for x in q.tolist()]
-        total_a, total_b = mpmath.fsum(a), mpmath.fsum(b)
-        a, b = [x / total_a for x in a], [x / total_b for x in b]
+        if kind == "js of logs":
+            a, b = [mpmath.exp(x) for x in a], [mpmath.exp(x) for x in b]
+        else:
+            total_a, total_b = mpmath.fsum(a), mpmath.fsum(b)
+            a, b = [x / total_a for x in a], [x / total_b for x in b]
 
         def kl(x: list, y: list) -> mpmath.mpf:
             return mpmath.fsum(s * mpmath.log(s / t) for s, t in zip(x, y, strict=True) if s > 0)
@@ -66,7 +76,13 @@ def _bound(p: np.ndarray, q: np.ndarray, kind: str) -> float:
     k roundings; the terms add with their weights. (The divergence itself may be far smaller
     than its terms: p and q close, the terms cancel; the bound is on the terms.)"""
     k = len(p)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if kind == "js of logs":  # (each exponential off by a few units too: its terms' own size)
+            a, b = np.exp(p), np.exp(q)
+            m = (a + b) / 2
+            scale = np.sum(np.where(a > 0, a * (np.abs(np.log(a / m)) + 1.0), 0.0))
+            scale += np.sum(np.where(b > 0, b * (np.abs(np.log(b / m)) + 1.0), 0.0))
+            return 8.0 * (k + 4) * EPS * scale
         a, b = p / p.sum(), q / q.sum()
         if kind == "kl":
             logs = np.where(a > 0, np.abs(np.log(a / b)), 0.0)
@@ -86,6 +102,8 @@ def _by_kernel(p: np.ndarray, q: np.ndarray, kind: str) -> tuple[int, np.ndarray
 
 
 def _by_numpy(p: np.ndarray, q: np.ndarray, kind: str) -> np.ndarray:
+    if kind == "js of logs":
+        return rowlosses._js_rows(np.exp(p), np.exp(q))
     ones = np.ones(p.shape[1])
     sums = [p @ ones, q @ ones]
     if kind == "kl":
@@ -109,6 +127,20 @@ def _weights(draw) -> tuple[np.ndarray, np.ndarray]:
     return p, q
 
 
+@st.composite
+def _log_probabilities(draw) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of log-probabilities (some far below any float's exponential: those terms are 0),
+    some pairs close, some rows not summing to 1 (taken as they are, as torchmetrics takes them)."""
+    p, q = draw(_weights())
+    n, k = p.shape
+    rng = np.random.default_rng(n * 31 + k)
+    a = np.log(p / p.sum(axis=1, keepdims=True)) if n else p
+    b = np.log(q / q.sum(axis=1, keepdims=True)) if n else q
+    a[rng.random((n, k)) < 0.05] = -800.0
+    b += rng.uniform(-0.5, 0.1, (n, 1)) * (rng.random((n, 1)) < 0.3)
+    return a, b
+
+
 # ----------------------------------------------------------------------------- the kernels
 @needs_kernels
 @settings(max_examples=120, deadline=None)
@@ -120,6 +152,20 @@ def test_the_kernels_agree_with_exact_arithmetic_within_the_rounding_of_the_term
     by_numpy = _by_numpy(p, q, kind)
     for i in range(len(p)):
         exact, bound = _exact(p[i], q[i], kind), _bound(p[i], q[i], kind)
+        assert abs(by_numpy[i] - exact) <= bound, ("the bound is too tight for NumPy", i)
+        assert abs(out[i] - exact) <= bound, i
+
+
+@needs_kernels
+@settings(max_examples=60, deadline=None)
+@given(_log_probabilities())
+def test_the_kernel_of_log_probabilities_agrees_with_exact_arithmetic_too(batch):
+    a, b = batch
+    status, out = _by_kernel(a, b, "js of logs")
+    assert status == rowlosses.KERNEL_WROTE
+    by_numpy = _by_numpy(a, b, "js of logs")
+    for i in range(len(a)):
+        exact, bound = _exact(a[i], b[i], "js of logs"), _bound(a[i], b[i], "js of logs")
         assert abs(by_numpy[i] - exact) <= bound, ("the bound is too tight for NumPy", i)
         assert abs(out[i] - exact) <= bound, i
 
@@ -156,7 +202,7 @@ def test_the_kernels_report_a_batch_they_must_not_take(bad, row):
         p[row] = 1e308
     else:
         p[row, 1] = bad
-    for kind in KINDS:
+    for kind in ("kl", "js"):  # (log-probabilities: every finite value taken)
         assert _by_kernel(p, q, kind)[0] != rowlosses.KERNEL_WROTE
         assert _by_kernel(q, p, kind)[0] != rowlosses.KERNEL_WROTE
 
@@ -166,7 +212,7 @@ def test_the_kernels_take_only_what_they_are_built_for():
         pytest.skip("the kernels do not run here")
     p = np.full((2, 3), 0.5)
     with pytest.raises(ValueError, match="MAX_COLUMNS"):
-        divergences.divergence_rows(p, p, np.empty(2), 2, 3, 2)
+        divergences.divergence_rows(p, p, np.empty(2), 2, 3, 3)
     wide = np.full((2, divergences.MAX_COLUMNS + 1), 0.5)
     with pytest.raises(ValueError, match="MAX_COLUMNS"):
         divergences.divergence_rows(wide, wide, np.empty(2), 2, wide.shape[1], 0)
@@ -175,9 +221,7 @@ def test_the_kernels_take_only_what_they_are_built_for():
 
 
 # ----------------------------------------------------------------------------- the metrics
-def _values(metric: type, p: np.ndarray, q: np.ndarray) -> np.ndarray:
-    from streammetrics._core.inputs import Inputs
-
+def _values(metric: Any, p: np.ndarray, q: np.ndarray) -> np.ndarray:
     return metric()._parse_rows(Inputs((p, q)))[0].copy()
 
 
@@ -204,6 +248,19 @@ def test_the_metrics_by_the_kernels_agree_with_their_numpy_formulas_and_scipy(me
         with np.errstate(divide="ignore", invalid="ignore"):
             reference = np.where(a > 0, a * np.log(a / b), 0.0).sum(axis=1)
     np.testing.assert_allclose(by_kernels, reference, rtol=1e-9, atol=1e-15)
+
+
+@needs_kernels
+@pytest.mark.parametrize("k", [2, 5, 16])
+def test_jensen_shannon_of_log_probabilities_by_the_kernel_agrees_with_numpy_and_scipy(k, monkeypatch):
+    rng = np.random.default_rng(k)
+    p, q = rng.dirichlet(np.ones(k), 3001), rng.dirichlet(np.ones(k) * 0.3, 3001)
+    a, b = np.log(p), np.log(q)
+    by_kernel = _values(lambda: sm.JensenShannonDivergence(log_prob=True), a, b)
+    monkeypatch.setattr(rowlosses, "divergences", None)
+    by_numpy = _values(lambda: sm.JensenShannonDivergence(log_prob=True), a, b)
+    np.testing.assert_allclose(by_kernel, by_numpy, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(by_kernel, jensenshannon(p, q, axis=1) ** 2, rtol=1e-9, atol=1e-15)
 
 
 def _outcome(metric: type, p: np.ndarray, q: np.ndarray) -> tuple[str, float]:
@@ -261,11 +318,12 @@ if d is not None:
             q = rng.dirichlet(np.ones(k) * 0.5, n)
             p[rng.random((n, k)) < 0.05] = 0.0
             p[:, 0] += p.sum(axis=1) == 0  # (no row of zeros)
-            for kind in (0, 1):
+            logs = np.log(rng.dirichlet(np.ones(k), n)), np.log(rng.dirichlet(np.ones(k), n))
+            for kind, (x, y) in ((0, (p, q)), (1, (p, q)), (2, logs)):
                 out = np.full(n, -1.0)
-                status = d.divergence_rows(p, q, out, n, k, kind)
+                status = d.divergence_rows(x, y, out, n, k, kind)
                 saved[f"{k} {n} {kind}"] = np.concatenate([[status], out])
-                saved[f"{k} {n} {kind} p"], saved[f"{k} {n} {kind} q"] = p, q
+                saved[f"{k} {n} {kind} p"], saved[f"{k} {n} {kind} q"] = x, y
             statuses = []
             for value in (-1.0, np.nan, np.inf, "zeros", "overflow")[: 5 if k > 1 else 4]:
                 for first in (True, False):  # (the bad row in p, or in q)
@@ -304,7 +362,7 @@ def test_the_avx2_loops_agree_with_exact_arithmetic_too(tmp_path):
         if key.endswith("refused"):
             assert (found != rowlosses.KERNEL_WROTE).all(), key
             continue
-        kind = "kl" if key.endswith(" 0") else "js"
+        kind = {"0": "kl", "1": "js", "2": "js of logs"}[key[-1]]
         p, q = results[f"{key} p"], results[f"{key} q"]
         status, out = found[0], found[1:]
         assert status == rowlosses.KERNEL_WROTE, key
