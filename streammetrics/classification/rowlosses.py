@@ -365,9 +365,9 @@ def _one_pass(inputs: Inputs, p: np.ndarray, q: np.ndarray, kind: int) -> np.nda
     kernel: the values :func:`_kl_of_weights` or :func:`_js_by_ratios` compute of weights, or
     :func:`_js_rows` of the exponentials of log-probabilities (checked finite by :func:`_pair`),
     with glibc's vector logarithms and exponentials (a few units in the last place apart), a
-    row's checks and sums included. ``None`` where the kernel does not run (not built, neither AVX-512 nor AVX2, rows
-    wider than it takes) or finds a weight or a row sum it must not take: the NumPy formulas then check the
-    batch, and name what is wrong."""
+    row's checks and sums included. ``None`` where the kernel does not run (not built, neither
+    AVX-512 nor AVX2, rows wider than it takes) or finds a weight or a row sum it must not take:
+    the NumPy formulas then check the batch, and name what is wrong."""
     n, k = p.shape
     if divergences is None or not 1 <= k <= divergences.MAX_COLUMNS:
         return None
@@ -375,9 +375,8 @@ def _one_pass(inputs: Inputs, p: np.ndarray, q: np.ndarray, kind: int) -> np.nda
     both = [np.ascontiguousarray(p), np.ascontiguousarray(q)]
     if divergences.divergence_rows(*both, out, n, k, kind) != KERNEL_WROTE:
         return None
-    if (
-        kind != JENSEN_SHANNON_OF_LOGS
-    ):  # (every weight non-negative, every row sum finite: so are the weights)
+    if kind != JENSEN_SHANNON_OF_LOGS:
+        # (every weight non-negative and every row sum finite: so are the weights)
         inputs.confirm_finite(0, "y_true", p, True)
         inputs.confirm_finite(1, "y_pred", q, True)
     return out
