@@ -331,31 +331,14 @@ divergence_loop4(double *restrict out, const double *restrict p, const double *r
 }
 
 /* The loops with the row width a constant (1 to 16: the loads, transposes and sums unrolled). */
-#define BY_COLUMNS(LOOP)                                                                           \
-    switch (k) {                                                                                   \
-    case 1: return LOOP(1);                                                                        \
-    case 2: return LOOP(2);                                                                        \
-    case 3: return LOOP(3);                                                                        \
-    case 4: return LOOP(4);                                                                        \
-    case 5: return LOOP(5);                                                                        \
-    case 6: return LOOP(6);                                                                        \
-    case 7: return LOOP(7);                                                                        \
-    case 8: return LOOP(8);                                                                        \
-    case 9: return LOOP(9);                                                                        \
-    case 10: return LOOP(10);                                                                      \
-    case 11: return LOOP(11);                                                                      \
-    case 12: return LOOP(12);                                                                      \
-    case 13: return LOOP(13);                                                                      \
-    case 14: return LOOP(14);                                                                      \
-    case 15: return LOOP(15);                                                                      \
-    default: return LOOP(MAX_COLUMNS);                                                             \
-    }
-
 AVX512 static int
 divergence_all8(double *out, const double *p, const double *q, Py_ssize_t n, Py_ssize_t k, int kind)
 {
 #define LOOP8(w) divergence_loop8(out, p, q, n, w, kind)
-    BY_COLUMNS(LOOP8)
+    if (k == 1) {
+        return LOOP8(1);
+    }
+    WIDE_CASES(LOOP8, k)
 #undef LOOP8
 }
 
@@ -363,7 +346,10 @@ AVX2 static int
 divergence_all4(double *out, const double *p, const double *q, Py_ssize_t n, Py_ssize_t k, int kind)
 {
 #define LOOP4(w) divergence_loop4(out, p, q, n, w, kind)
-    BY_COLUMNS(LOOP4)
+    if (k == 1) {
+        return LOOP4(1);
+    }
+    WIDE_CASES(LOOP4, k)
 #undef LOOP4
 }
 

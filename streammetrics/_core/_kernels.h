@@ -63,6 +63,27 @@ transpose8(__m512d v[8])
 }
 #endif
 
+/* `return LOOP(width)` for the width m, each width from 2 to 16 a constant (the compiler unrolls
+ * the loops over a row: the ranking kernels' comparisons, the divergences' loads and sums). */
+#define WIDE_CASES(LOOP, m)                                                                        \
+    switch (m) {                                                                                   \
+    case 2: return LOOP(2);                                                                        \
+    case 3: return LOOP(3);                                                                        \
+    case 4: return LOOP(4);                                                                        \
+    case 5: return LOOP(5);                                                                        \
+    case 6: return LOOP(6);                                                                        \
+    case 7: return LOOP(7);                                                                        \
+    case 8: return LOOP(8);                                                                        \
+    case 9: return LOOP(9);                                                                        \
+    case 10: return LOOP(10);                                                                      \
+    case 11: return LOOP(11);                                                                      \
+    case 12: return LOOP(12);                                                                      \
+    case 13: return LOOP(13);                                                                      \
+    case 14: return LOOP(14);                                                                      \
+    case 15: return LOOP(15);                                                                      \
+    default: return LOOP(16);                                                                      \
+    }
+
 /* How many rows ahead the AVX-512 loops ask the cache for: their masked loads (a row at a time,
  * nothing read past it) left the CPU's own prefetching behind on a batch not yet in the cache
  * (the divergences of 5 classes: 50-54 M rows/s, 103 with it; 64 and 128 rows measured alike). */

@@ -653,26 +653,6 @@ dcg_avx512_loop(double *restrict out, const double *restrict s, const void *gain
     return 1;
 }
 
-/* `LOOP(width)` with each width from 2 to 16 a constant (the compiler unrolls its comparisons). */
-#define WIDE_CASES(LOOP)                                                                           \
-    switch (m) {                                                                                   \
-    case 2: return LOOP(2);                                                                        \
-    case 3: return LOOP(3);                                                                        \
-    case 4: return LOOP(4);                                                                        \
-    case 5: return LOOP(5);                                                                        \
-    case 6: return LOOP(6);                                                                        \
-    case 7: return LOOP(7);                                                                        \
-    case 8: return LOOP(8);                                                                        \
-    case 9: return LOOP(9);                                                                        \
-    case 10: return LOOP(10);                                                                      \
-    case 11: return LOOP(11);                                                                      \
-    case 12: return LOOP(12);                                                                      \
-    case 13: return LOOP(13);                                                                      \
-    case 14: return LOOP(14);                                                                      \
-    case 15: return LOOP(15);                                                                      \
-    default: return LOOP(16);                                                                      \
-    }
-
 /* Whether every score was finite (out holds no values where not); with an ideal, the values are
  * normalized (ndcg_all's), `gains_valid` cleared where a gain is negative or not finite. */
 AVX512 static int
@@ -682,9 +662,9 @@ dcg_avx512(double *out, const double *s, const void *gains, int kind, const doub
 #define DCG_AVX512_LOOP(width) dcg_avx512_loop(out, s, gains, kind, table, NULL, NULL, n, width)
 #define NDCG_AVX512_LOOP(width) dcg_avx512_loop(out, s, gains, kind, table, ideal, gains_valid, n, width)
     if (ideal != NULL) {
-        WIDE_CASES(NDCG_AVX512_LOOP)
+        WIDE_CASES(NDCG_AVX512_LOOP, m)
     }
-    WIDE_CASES(DCG_AVX512_LOOP)
+    WIDE_CASES(DCG_AVX512_LOOP, m)
 #undef DCG_AVX512_LOOP
 #undef NDCG_AVX512_LOOP
 }
@@ -1227,12 +1207,12 @@ ranking_avx512(double *out, const void *relevant, int relevance_kind, const doub
 #define COVERAGE_AVX512_LOOP(width) \
     ranking_avx512_loop(out, relevant, relevance_kind, s, COVERAGE_ERROR, n, width, finite)
     if (kind == COVERAGE_ERROR) {
-        WIDE_CASES(COVERAGE_AVX512_LOOP)
+        WIDE_CASES(COVERAGE_AVX512_LOOP, m)
     }
     if (kind == LABEL_RANKING_AVERAGE_PRECISION) {
-        WIDE_CASES(PRECISION_AVX512_LOOP)
+        WIDE_CASES(PRECISION_AVX512_LOOP, m)
     }
-    WIDE_CASES(LOSS_AVX512_LOOP)
+    WIDE_CASES(LOSS_AVX512_LOOP, m)
 #undef COVERAGE_AVX512_LOOP
 #undef PRECISION_AVX512_LOOP
 #undef LOSS_AVX512_LOOP

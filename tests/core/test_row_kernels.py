@@ -459,15 +459,18 @@ def test_label_ranking_by_the_kernel_agrees_with_the_numpy_formulas_and_scikit_l
     assert math.isclose(cls().update(y, s, w).compute(), expected, rel_tol=1e-12)
 
 
-def _refusals(make, y: np.ndarray, s: np.ndarray, match: str, monkeypatch) -> list[str]:
+def _refusals(
+    make, y: np.ndarray, s: np.ndarray, match: str, monkeypatch, module=rowranking, first: int = 5
+) -> list[str]:
     """The messages of a metric refusing ``(y, s)`` (InputError matching ``match``, its state
-    unchanged) with the kernels and with the NumPy formulas, after a first batch of 5 rows."""
+    unchanged) with the kernels and with the NumPy formulas (``module``'s kernels switched off),
+    after a first batch of ``first`` rows."""
     messages = []
     for off in (False, True):
         with monkeypatch.context() as patch:
             if off:
-                patch.setattr(rowranking, "rowkernels", None)
-            metric = make().update(y[:5], s[:5])
+                patch.setattr(module, "rowkernels", None)
+            metric = make().update(y[:first], s[:first])
             before = metric.to_bytes()
             with pytest.raises(sm.InputError, match=match) as caught:
                 metric.update(y, s)
@@ -899,17 +902,7 @@ def test_pooled_losses_by_the_pair_sum_kernel_agree_with_the_numpy_path(make, ch
     for bad in (math.nan, math.inf, -math.inf):
         wrong = yp.copy()
         wrong[2000] = bad
-        messages = []
-        for off in (False, True):
-            with monkeypatch.context() as patch:
-                if off:
-                    patch.setattr(rowlosses_regression, "rowkernels", None)
-                metric = make().update(yt[:10], yp[:10])
-                before = metric.to_bytes()
-                with pytest.raises(sm.InputError) as caught:
-                    metric.update(yt, wrong)
-                assert metric.to_bytes() == before
-                messages.append(str(caught.value))
+        messages = _refusals(make, yt, wrong, "", monkeypatch, rowlosses_regression, first=10)
         assert messages[0] == messages[1]
 
 
